@@ -1,0 +1,6 @@
+//! rnt's relational layer: the data model, the rule language and its checks, evaluation,
+//! and incremental maintenance.
+
+pub mod value;
+
+pub use value::{Type, Value};

@@ -1,0 +1,127 @@
+//! The in-memory backend, for tests and ephemeral stores.
+
+use super::{check_ref_name, describe, verify};
+use crate::{Address, Chunk, ChunkStore, StoreError, StoreResult};
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+
+/// A [`ChunkStore`] held in memory; cloning shares the same store.
+#[derive(Clone, Default)]
+pub struct MemoryStore {
+    inner: Arc<RwLock<Inner>>,
+}
+
+#[derive(Default)]
+struct Inner {
+    chunks: BTreeMap<Address, Chunk>,
+    refs: BTreeMap<String, Address>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+
+    /// Number of chunks stored.
+    pub fn chunk_count(&self) -> usize {
+        self.read().chunks.len()
+    }
+
+    /// Replaces the bytes stored under `address` without re-hashing: a test hook that
+    /// simulates disk corruption. Returns false when nothing is stored there.
+    #[doc(hidden)]
+    pub fn overwrite_raw_for_test(&self, address: &Address, bytes: &[u8]) -> bool {
+        let mut inner = self.write();
+        match inner.chunks.get_mut(address) {
+            Some(slot) => {
+                *slot = Arc::from(bytes);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave `Inner` half-updated (every write is
+        // a single map operation), so a poisoned lock is still safe to use.
+        self.inner.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl ChunkStore for MemoryStore {
+    fn get(&self, address: &Address) -> StoreResult<Chunk> {
+        let chunk = self
+            .read()
+            .chunks
+            .get(address)
+            .cloned()
+            .ok_or(StoreError::NotFound(*address))?;
+        verify(address, &chunk)?;
+        Ok(chunk)
+    }
+
+    fn put_batch(&self, chunks: &[&[u8]]) -> StoreResult<Vec<Address>> {
+        let addressed: Vec<(Address, &[u8])> =
+            chunks.iter().map(|bytes| (Address::of(bytes), *bytes)).collect();
+        let mut inner = self.write();
+        for (address, bytes) in &addressed {
+            inner.chunks.entry(*address).or_insert_with(|| Arc::from(*bytes));
+        }
+        Ok(addressed.into_iter().map(|(address, _)| address).collect())
+    }
+
+    fn contains(&self, address: &Address) -> StoreResult<bool> {
+        Ok(self.read().chunks.contains_key(address))
+    }
+
+    fn addresses_with_prefix(&self, hex_prefix: &str) -> StoreResult<Vec<Address>> {
+        Ok(self
+            .read()
+            .chunks
+            .keys()
+            .filter(|address| address.has_hex_prefix(hex_prefix))
+            .copied()
+            .collect())
+    }
+
+    fn flush(&self) -> StoreResult<()> {
+        Ok(())
+    }
+
+    fn get_ref(&self, name: &str) -> StoreResult<Option<Address>> {
+        check_ref_name(name)?;
+        Ok(self.read().refs.get(name).copied())
+    }
+
+    fn compare_and_swap_ref(
+        &self,
+        name: &str,
+        expected: Option<Address>,
+        new: Option<Address>,
+    ) -> StoreResult<()> {
+        check_ref_name(name)?;
+        let mut inner = self.write();
+        let actual = inner.refs.get(name).copied();
+        if actual != expected {
+            return Err(StoreError::RefConflict {
+                name: name.to_string(),
+                expected: describe(expected),
+                actual: describe(actual),
+            });
+        }
+        match new {
+            Some(address) => inner.refs.insert(name.to_string(), address),
+            None => inner.refs.remove(name),
+        };
+        Ok(())
+    }
+
+    fn list_refs(&self) -> StoreResult<Vec<(String, Address)>> {
+        Ok(self.read().refs.iter().map(|(n, a)| (n.clone(), *a)).collect())
+    }
+}

@@ -1,0 +1,36 @@
+//! Backends of [`crate::ChunkStore`]: one file each, all checked by one conformance suite.
+
+pub mod memory;
+pub mod sled;
+
+/// Checks a ref name: 1 to 255 characters of ASCII letters, digits, `_`, `-`, `.`, `/`.
+pub(crate) fn check_ref_name(name: &str) -> crate::StoreResult<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 255
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+    if ok {
+        Ok(())
+    } else {
+        Err(crate::StoreError::InvalidRefName(name.to_string()))
+    }
+}
+
+/// Text for an optional address in error messages.
+pub(crate) fn describe(address: Option<crate::Address>) -> String {
+    address.map_or_else(|| "none".to_string(), |a| a.to_hex())
+}
+
+/// Verifies that `bytes` hash to `address`.
+pub(crate) fn verify(address: &crate::Address, bytes: &[u8]) -> crate::StoreResult<()> {
+    let actual = crate::Address::of(bytes);
+    if actual == *address {
+        Ok(())
+    } else {
+        Err(crate::StoreError::Corrupted {
+            address: *address,
+            detail: format!("its {} bytes hash to {}", bytes.len(), actual),
+        })
+    }
+}

@@ -1,0 +1,58 @@
+//! The [`ChunkStore`] trait every backend implements.
+
+use crate::{Address, StoreResult};
+use std::sync::Arc;
+
+/// The bytes of one chunk, shared without copying.
+pub type Chunk = Arc<[u8]>;
+
+/// A content-addressed store of immutable chunks plus a small table of named refs.
+///
+/// Contract (checked by the conformance suite in `tests/conformance.rs` for every backend):
+/// - `put(b)` returns `Address::of(b)`; putting the same bytes twice is harmless.
+/// - `get(a)` re-hashes what it read and returns `StoreError::Corrupted` when the bytes do
+///   not hash to `a`, and `StoreError::NotFound` when nothing is stored under `a`.
+/// - Refs move only by [`ChunkStore::compare_and_swap_ref`].
+/// - Durability order: callers put chunks, call [`ChunkStore::flush`], then swing a ref,
+///   then call `flush` again; a crash at any point leaves the old ref or the new one, and
+///   whichever it is points at chunks that were made durable before it.
+pub trait ChunkStore: Send + Sync {
+    /// Reads and verifies the chunk stored under `address`.
+    fn get(&self, address: &Address) -> StoreResult<Chunk>;
+
+    /// Stores `bytes` and returns their address.
+    fn put(&self, bytes: &[u8]) -> StoreResult<Address> {
+        let mut addresses = self.put_batch(&[bytes])?;
+        debug_assert_eq!(addresses.len(), 1);
+        Ok(addresses.remove(0))
+    }
+
+    /// Stores several chunks in one batch and returns their addresses in order.
+    fn put_batch(&self, chunks: &[&[u8]]) -> StoreResult<Vec<Address>>;
+
+    /// Whether a chunk is stored under `address` (does not read or verify it).
+    fn contains(&self, address: &Address) -> StoreResult<bool>;
+
+    /// Every stored address whose lowercase hex starts with `hex_prefix`.
+    /// Callers enforce [`crate::ADDRESS_PREFIX_HEX_MIN`]; backends may return many matches.
+    fn addresses_with_prefix(&self, hex_prefix: &str) -> StoreResult<Vec<Address>>;
+
+    /// Makes every chunk and ref written so far durable.
+    fn flush(&self) -> StoreResult<()>;
+
+    /// The address a ref points at, if the ref exists.
+    fn get_ref(&self, name: &str) -> StoreResult<Option<Address>>;
+
+    /// Moves ref `name` from `expected` to `new` atomically; `None` means "absent".
+    /// Fails with `StoreError::RefConflict` (and changes nothing) when the ref does not
+    /// currently hold `expected`.
+    fn compare_and_swap_ref(
+        &self,
+        name: &str,
+        expected: Option<Address>,
+        new: Option<Address>,
+    ) -> StoreResult<()>;
+
+    /// All refs, sorted by name.
+    fn list_refs(&self) -> StoreResult<Vec<(String, Address)>>;
+}
