@@ -1,1 +1,38 @@
-//! placeholder
+//! History-independent prolly trees over a content-addressed chunk store.
+//!
+//! A [`Tree`] maps sorted byte keys to byte values. Its nodes are chunks; where a node ends
+//! is decided from the sorted entries alone ([`chunker`]), so the same set of entries has
+//! the same root address however it was built — by bulk load, by any sequence of batch
+//! edits, on any machine. That is what lets rnt check incremental maintenance by comparing
+//! two addresses.
+//!
+//! *Invariant: merkle never sees sled; it talks to [`rnt_store::ChunkStore`] only.*
+
+mod build;
+pub mod chunker;
+pub mod codec;
+mod cursor;
+mod diff;
+mod edit;
+mod error;
+mod node;
+mod node_store;
+mod tree;
+
+pub use cursor::{Cursor, Entries};
+pub use diff::{Diff, DiffEntry};
+pub use edit::Edit;
+pub use error::{MerkleError, MerkleResult};
+pub use node::Node;
+pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
+pub use tree::{prefix_successor, Tree};
+
+/// Longest key a tree accepts. Keys are tuples (rnt caps an encoded tuple at this size);
+/// the bound keeps one entry well under a node's split size.
+pub const KEY_BYTES_MAX: usize = 4096;
+/// Longest value a tree accepts: values are derivation counts and accumulators, small.
+pub const VALUE_BYTES_MAX: usize = 4096;
+/// Highest node level a decoder accepts. Internal nodes hold at least two entries, so 32
+/// levels already address 2³² leaves — far past anything a 64-bit count can describe in
+/// practice — and the bound stops a corrupted level byte from sending a walk astray.
+pub const TREE_LEVEL_MAX: u8 = 32;

@@ -1,0 +1,251 @@
+//! Where nodes end: the history-independent boundary rule, and the [`Chunker`] that applies
+//! it left to right over one level's sorted entries.
+//!
+//! A boundary falls after an entry when the entry's key hash (seeded per level) is below a
+//! threshold that rises with the node's running size. The threshold follows the hazard of a
+//! Weibull distribution (shape 4), so node sizes cluster around [`NODE_BYTES_TARGET`]
+//! instead of spreading geometrically as a fixed-probability rule would; a hard minimum and
+//! maximum bound them. Everything is integer arithmetic: float functions differ across
+//! platforms, and one differing boundary changes every address above it.
+//!
+//! *Invariant: a boundary depends only on the level and the entries since the previous
+//! boundary — never on insertion order or edit history. So the same set of entries has the
+//! same nodes, and the same root address, however it was built.*
+
+use crate::codec::{ChildRef, NodeBuilder};
+
+/// Mean node size the chunker aims for, in measured bytes (see [`entry_bytes`]).
+pub const NODE_BYTES_TARGET: usize = 4096;
+/// No boundary falls before a node measures this many bytes (but a level's last node may
+/// be smaller).
+pub const NODE_BYTES_MIN: usize = 512;
+/// A boundary always falls once a node measures this many bytes; a node can exceed it by
+/// at most one entry.
+pub const NODE_SPLIT_BYTES_MAX: usize = 16 * 1024;
+/// Internal nodes split only once they hold this many entries, so the tree always narrows.
+pub const INTERNAL_ENTRIES_MIN: usize = 2;
+/// Weibull shape parameter of the size distribution.
+pub const WEIBULL_SHAPE: u32 = 4;
+/// Weibull scale λ in bytes: mean = λ·Γ(1 + 1/4) ≈ 0.906 λ ≈ [`NODE_BYTES_TARGET`].
+pub const WEIBULL_SCALE_BYTES: u64 = 4519;
+/// Per-entry overhead counted in a node's measured size (its two offset-table slots).
+pub const ENTRY_OVERHEAD_BYTES: usize = 8;
+
+/// The measured size of one entry: key, value and offset-table overhead.
+#[inline]
+pub fn entry_bytes(key: &[u8], value: &[u8]) -> usize {
+    key.len() + value.len() + ENTRY_OVERHEAD_BYTES
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// MurmurHash3's 64-bit finalizer: full avalanche of every input bit.
+#[inline]
+fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// The seed of level `level`: distinct per level, so a key that ends a node at one level
+/// is not more likely to end one at the next.
+#[inline]
+pub fn level_seed(level: u8) -> u64 {
+    fmix64(FNV_OFFSET ^ (u64::from(level) + 1))
+}
+
+/// The 32-bit boundary hash of `key` at `level`: FNV-1a 64 over the key bytes starting
+/// from the level seed, then fmix64, then the high 32 bits.
+#[inline]
+pub fn boundary_hash(level: u8, key: &[u8]) -> u32 {
+    let mut h = level_seed(level);
+    for &byte in key {
+        h ^= u64::from(byte);
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    (fmix64(h) >> 32) as u32
+}
+
+/// The split threshold after an entry of `entry` bytes brings the node to `size` bytes:
+/// ⌊2³² · k · entry · size^(k−1) / λ^k⌋ (the Weibull hazard times the entry's width),
+/// capped at 2³². A boundary falls when `boundary_hash < threshold`.
+#[inline]
+pub fn split_threshold(size: usize, entry: usize) -> u64 {
+    debug_assert_eq!(WEIBULL_SHAPE, 4);
+    let size = size as u128;
+    let numerator = (entry as u128) * size * size * size * u128::from(WEIBULL_SHAPE) << 32;
+    let scale = u128::from(WEIBULL_SCALE_BYTES);
+    let threshold = numerator / (scale * scale * scale * scale);
+    threshold.min(1u128 << 32) as u64
+}
+
+/// Whether a boundary falls after an entry with `key` that brought a node at `level` to
+/// `entries` entries and `size` measured bytes.
+#[inline]
+pub fn is_boundary(level: u8, key: &[u8], entry: usize, size: usize, entries: usize) -> bool {
+    if level > 0 && entries < INTERNAL_ENTRIES_MIN {
+        return false;
+    }
+    if size >= NODE_SPLIT_BYTES_MAX {
+        return true;
+    }
+    if size < NODE_BYTES_MIN {
+        return false;
+    }
+    u64::from(boundary_hash(level, key)) < split_threshold(size, entry)
+}
+
+/// A node the chunker has closed: its bytes, its last key and its subtree entry count.
+#[derive(Debug)]
+pub(crate) struct ClosedNode {
+    pub(crate) level: u8,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) last_key: Vec<u8>,
+    pub(crate) count: u64,
+}
+
+/// Cuts one level's sorted entries into nodes. Closed nodes collect in `ready`.
+///
+/// At internal levels the last closed node is held back until the next boundary, so that
+/// when a level ends with a lone entry it joins the node before it
+/// ([`INTERNAL_ENTRIES_MIN`]): a boundary at a level's end is the only one that looks back.
+pub(crate) struct Chunker {
+    level: u8,
+    current: NodeBuilder,
+    current_size: usize,
+    current_count: u64,
+    held: Option<(NodeBuilder, u64)>,
+    spare: NodeBuilder,
+    /// Closed nodes, in order, for the caller to take.
+    pub(crate) ready: Vec<ClosedNode>,
+}
+
+impl Chunker {
+    /// A chunker for `level`, starting at a boundary.
+    pub(crate) fn new(level: u8) -> Chunker {
+        Chunker {
+            level,
+            current: NodeBuilder::default(),
+            current_size: 0,
+            current_count: 0,
+            held: None,
+            spare: NodeBuilder::default(),
+            ready: Vec::new(),
+        }
+    }
+
+    /// The level this chunker cuts.
+    pub(crate) fn level(&self) -> u8 {
+        self.level
+    }
+
+    /// Whether the chunker sits at a boundary (no open node).
+    pub(crate) fn at_boundary(&self) -> bool {
+        self.current.is_empty()
+    }
+
+    /// Adds the next entry; keys must increase. At internal levels `value` is a
+    /// [`ChildRef`] encoding.
+    pub(crate) fn push(&mut self, key: &[u8], value: &[u8]) {
+        let weight = if self.level == 0 {
+            1
+        } else {
+            ChildRef::decode(value).map_or(0, |child| child.count)
+        };
+        debug_assert!(self.level == 0 || weight > 0, "internal entry without a child ref");
+        let entry = entry_bytes(key, value);
+        self.current.push(key, value);
+        self.current_size += entry;
+        self.current_count += weight;
+        if is_boundary(self.level, key, entry, self.current_size, self.current.len()) {
+            self.close_current();
+        }
+    }
+
+    fn close_current(&mut self) {
+        let count = std::mem::take(&mut self.current_count);
+        self.current_size = 0;
+        if self.level == 0 {
+            let node = self.encode_builder_current(count);
+            self.ready.push(node);
+            return;
+        }
+        let closed = std::mem::replace(&mut self.current, std::mem::take(&mut self.spare));
+        if let Some((mut held, held_count)) = self.held.replace((closed, count)) {
+            let node = encode(self.level, &mut held, held_count);
+            self.ready.push(node);
+            self.spare = held;
+        }
+    }
+
+    fn encode_builder_current(&mut self, count: u64) -> ClosedNode {
+        encode(self.level, &mut self.current, count)
+    }
+
+    /// Releases a held node when the caller knows the level goes on after this point with
+    /// nodes it keeps (an edit that resynchronized with the old boundaries).
+    pub(crate) fn release_held(&mut self) {
+        debug_assert!(self.at_boundary());
+        if let Some((mut held, count)) = self.held.take() {
+            let node = encode(self.level, &mut held, count);
+            self.ready.push(node);
+            self.spare = held;
+        }
+    }
+
+    /// Ends the level: closes the open node, joining a lone trailing internal entry to the
+    /// node before it.
+    pub(crate) fn finish(&mut self) {
+        if self.level > 0 && self.current.len() == 1 {
+            if let Some((mut held, held_count)) = self.held.take() {
+                held.append(&mut self.current);
+                let count = held_count + std::mem::take(&mut self.current_count);
+                self.current_size = 0;
+                let node = encode(self.level, &mut held, count);
+                self.ready.push(node);
+                self.spare = held;
+                return;
+            }
+        }
+        if !self.current.is_empty() {
+            self.close_current();
+        }
+        self.release_held();
+    }
+}
+
+fn encode(level: u8, builder: &mut NodeBuilder, count: u64) -> ClosedNode {
+    let last_key = builder.last_key().map(<[u8]>::to_vec).unwrap_or_default();
+    let bytes = builder.encode(level);
+    ClosedNode { level, bytes, last_key, count }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_rises_with_size_and_saturates() {
+        let small = split_threshold(1024, 32);
+        let target = split_threshold(4096, 32);
+        let large = split_threshold(12_000, 32);
+        assert!(small < target && target < large);
+        assert_eq!(split_threshold(1 << 20, 1 << 12), 1 << 32);
+    }
+
+    #[test]
+    fn boundary_hash_depends_on_level() {
+        assert_ne!(boundary_hash(0, b"key"), boundary_hash(1, b"key"));
+        assert_eq!(boundary_hash(3, b"key"), boundary_hash(3, b"key"));
+    }
+
+    #[test]
+    fn hard_limits_hold() {
+        assert!(!is_boundary(0, b"k", 10, NODE_BYTES_MIN - 1, 5));
+        assert!(is_boundary(0, b"k", 10, NODE_SPLIT_BYTES_MAX, 5));
+        assert!(!is_boundary(1, b"k", 10, NODE_SPLIT_BYTES_MAX, 1));
+    }
+}

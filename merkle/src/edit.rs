@@ -1,0 +1,290 @@
+//! Batch edits: apply sorted puts and deletes level by level, re-chunking only from the
+//! node holding the first edit of each run until the new boundaries meet the old ones.
+//!
+//! Each level turns its edits into edits of the level above: the old nodes a run replaced
+//! are deletes (keyed by their last key), the new nodes are puts of [`ChildRef`]s. Because
+//! a boundary depends only on the entries since the previous one, a run may start at any
+//! old node start and may stop at any point where the new chunking sits on an old
+//! boundary with no edit left before it: what follows is unchanged. So the result is the
+//! tree a bulk build of the edited set gives, at a cost of O(changes × depth) nodes.
+
+use crate::build::{write_empty_leaf, LevelStack};
+use crate::chunker::Chunker;
+use crate::codec::ChildRef;
+use crate::node_store::{NodeStore, NodeWriter};
+use crate::{MerkleResult, Node};
+use rnt_store::Address;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One edit: put `key → value`, or delete `key` when the value is `None`.
+pub type Edit = (Vec<u8>, Option<Vec<u8>>);
+
+/// Applies `edits` (strictly increasing keys, checked by the caller) to the tree at `root`.
+pub(crate) fn edit_tree(store: &NodeStore, root: Address, edits: Vec<Edit>) -> MerkleResult<Address> {
+    if edits.is_empty() {
+        return Ok(root);
+    }
+    let root_node = store.read(&root)?;
+    let height = root_node.level();
+    let mut writer = store.writer();
+    let mut level_edits = edits;
+    for level in 0..height {
+        level_edits = edit_level(store, &root_node, level, &level_edits, &mut writer)?;
+        if level_edits.is_empty() {
+            writer.flush()?;
+            return Ok(root);
+        }
+    }
+    let new_root = edit_root_level(store, &root_node, &level_edits, &mut writer)?;
+    writer.flush()?;
+    Ok(new_root)
+}
+
+/// Re-chunks the root's level (one node) with its edits and finishes the tree: a new
+/// root, a collapsed one, or new levels above.
+fn edit_root_level(
+    store: &NodeStore,
+    root: &Arc<Node>,
+    edits: &[Edit],
+    writer: &mut NodeWriter<'_>,
+) -> MerkleResult<Address> {
+    let mut chunker = Chunker::new(root.level());
+    merge_into(&mut chunker, root, edits);
+    chunker.finish();
+    let closed = std::mem::take(&mut chunker.ready);
+    match closed.len() {
+        0 => write_empty_leaf(writer),
+        1 => {
+            let mut address = writer.write(closed.into_iter().next().unwrap_or_else(|| unreachable!()))?;
+            writer.flush()?;
+            // A single-child root collapses, as often as it takes.
+            loop {
+                let node = store.read(&address)?;
+                if node.is_leaf() || node.len() > 1 {
+                    return Ok(address);
+                }
+                address = node.child(0).address;
+            }
+        }
+        _ => {
+            let mut above = LevelStack::new(root.level() + 1);
+            for node in closed {
+                let (last_key, count) = (node.last_key.clone(), node.count);
+                let address = writer.write(node)?;
+                above.push(&last_key, &ChildRef { address, count }.encode(), writer)?;
+            }
+            let address = above.finish(writer)?;
+            Ok(address.unwrap_or_else(|| unreachable!("two or more nodes were pushed")))
+        }
+    }
+}
+
+/// Edits level `level` (below the root's) and returns the edits for the level above.
+fn edit_level(
+    store: &NodeStore,
+    root: &Arc<Node>,
+    level: u8,
+    edits: &[Edit],
+    writer: &mut NodeWriter<'_>,
+) -> MerkleResult<Vec<Edit>> {
+    let mut parent = ParentEdits::default();
+    let mut cursor = LevelCursor::new(store, root.clone(), level);
+    let mut i = 0;
+    while i < edits.len() {
+        cursor.seek(&edits[i].0)?;
+        // A level's last node may absorb a lone trailing entry into the node before it, so
+        // a run that reaches the end of an internal level starts one node earlier.
+        if level > 0 && cursor.is_last() {
+            cursor.prev()?;
+        }
+        let mut chunker = Chunker::new(level);
+        loop {
+            let (node_key, child) = cursor.current();
+            let node = store.read(&child.address)?;
+            let is_last = cursor.is_last();
+            let end = if is_last {
+                edits.len()
+            } else {
+                i + edits[i..].partition_point(|(key, _)| key.as_slice() <= node_key.as_slice())
+            };
+            merge_into(&mut chunker, &node, &edits[i..end]);
+            i = end;
+            parent.remove_old(node_key, child);
+            if is_last {
+                chunker.finish();
+                parent.add_new(&mut chunker, writer)?;
+                break;
+            }
+            if chunker.at_boundary() {
+                if i == edits.len() {
+                    chunker.release_held();
+                    parent.add_new(&mut chunker, writer)?;
+                    break;
+                }
+                cursor.next()?;
+                let next_holds_edit = cursor.is_last() || edits[i].0 <= cursor.current().0;
+                if !next_holds_edit {
+                    // Resynchronized: the new boundary sits on an old one and the next
+                    // edit lies beyond the next node; a new run will seek it.
+                    chunker.release_held();
+                    parent.add_new(&mut chunker, writer)?;
+                    break;
+                }
+            } else {
+                cursor.next()?;
+            }
+            parent.add_new(&mut chunker, writer)?;
+        }
+    }
+    Ok(parent.into_edits())
+}
+
+/// Feeds `node`'s entries merged with `edits` (whose keys fall in its range) to the chunker.
+fn merge_into(chunker: &mut Chunker, node: &Node, edits: &[Edit]) {
+    let mut e = 0;
+    for i in 0..node.len() {
+        let key = node.key(i);
+        while e < edits.len() && edits[e].0.as_slice() < key {
+            if let Some(value) = &edits[e].1 {
+                chunker.push(&edits[e].0, value);
+            }
+            e += 1;
+        }
+        if e < edits.len() && edits[e].0.as_slice() == key {
+            if let Some(value) = &edits[e].1 {
+                chunker.push(key, value);
+            }
+            e += 1;
+        } else {
+            chunker.push(key, node.value(i));
+        }
+    }
+    for (key, value) in &edits[e..] {
+        if let Some(value) = value {
+            chunker.push(key, value);
+        }
+    }
+}
+
+/// The edits a level hands to the level above: old nodes out, new nodes in. A new node
+/// equal to the old one under the same key cancels out.
+#[derive(Default)]
+struct ParentEdits {
+    edits: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
+    removed: BTreeMap<Vec<u8>, ChildRef>,
+}
+
+impl ParentEdits {
+    fn remove_old(&mut self, key: Vec<u8>, child: ChildRef) {
+        self.edits.insert(key.clone(), None);
+        self.removed.insert(key, child);
+    }
+
+    fn add_new(&mut self, chunker: &mut Chunker, writer: &mut NodeWriter<'_>) -> MerkleResult<()> {
+        for node in std::mem::take(&mut chunker.ready) {
+            let (last_key, count) = (node.last_key.clone(), node.count);
+            let address = writer.write(node)?;
+            let child = ChildRef { address, count };
+            if self.removed.get(&last_key) == Some(&child) {
+                self.edits.remove(&last_key);
+            } else {
+                self.edits.insert(last_key, Some(child.encode().to_vec()));
+            }
+        }
+        Ok(())
+    }
+
+    fn into_edits(self) -> Vec<Edit> {
+        self.edits.into_iter().collect()
+    }
+}
+
+/// Walks the nodes of one level below the root, in key order, through their parents.
+struct LevelCursor<'a> {
+    store: &'a NodeStore,
+    root: Arc<Node>,
+    level: u8,
+    /// From the root down to the parent level: each node and the index of the entry taken.
+    path: Vec<(Arc<Node>, usize)>,
+}
+
+impl<'a> LevelCursor<'a> {
+    fn new(store: &'a NodeStore, root: Arc<Node>, level: u8) -> LevelCursor<'a> {
+        debug_assert!(level < root.level());
+        LevelCursor { store, root, level, path: Vec::new() }
+    }
+
+    /// Moves to the node of this level whose key range holds `key` (the last node when
+    /// `key` is beyond every key).
+    fn seek(&mut self, key: &[u8]) -> MerkleResult<()> {
+        self.path.clear();
+        let mut node = self.root.clone();
+        loop {
+            let index = node.child_index_for(key);
+            let child = node.child(index).address;
+            let at_parent_level = node.level() == self.level + 1;
+            self.path.push((node, index));
+            if at_parent_level {
+                return Ok(());
+            }
+            node = self.store.read(&child)?;
+        }
+    }
+
+    /// The current node's key in its parent (its last key) and its reference.
+    fn current(&self) -> (Vec<u8>, ChildRef) {
+        let (node, index) = self.path.last().unwrap_or_else(|| unreachable!("cursor used before seek"));
+        (node.key(*index).to_vec(), node.child(*index))
+    }
+
+    /// Whether the current node is the level's last.
+    fn is_last(&self) -> bool {
+        self.path.iter().all(|(node, index)| index + 1 == node.len())
+    }
+
+    /// Moves to the next node of the level; the caller checks `is_last` first.
+    fn next(&mut self) -> MerkleResult<()> {
+        self.step(Ordering::Greater)
+    }
+
+    /// Moves to the previous node of the level, if there is one.
+    fn prev(&mut self) -> MerkleResult<()> {
+        if self.path.iter().all(|(_, index)| *index == 0) {
+            return Ok(());
+        }
+        self.step(Ordering::Less)
+    }
+
+    fn step(&mut self, direction: Ordering) -> MerkleResult<()> {
+        let forward = direction == Ordering::Greater;
+        let mut depth = self.path.len();
+        while depth > 0 {
+            let (node, index) = &self.path[depth - 1];
+            let can_move = if forward { index + 1 < node.len() } else { *index > 0 };
+            if can_move {
+                break;
+            }
+            depth -= 1;
+        }
+        debug_assert!(depth > 0, "stepped past the end of a level");
+        if depth == 0 {
+            return Ok(());
+        }
+        self.path.truncate(depth);
+        let last = self.path.len() - 1;
+        if forward {
+            self.path[last].1 += 1;
+        } else {
+            self.path[last].1 -= 1;
+        }
+        while self.path[self.path.len() - 1].0.level() > self.level + 1 {
+            let (node, index) = &self.path[self.path.len() - 1];
+            let child = self.store.read(&node.child(*index).address)?;
+            let index = if forward { 0 } else { child.len() - 1 };
+            self.path.push((child, index));
+        }
+        Ok(())
+    }
+}

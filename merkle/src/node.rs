@@ -1,0 +1,109 @@
+//! [`Node`]: a decoded, verified view over one node chunk.
+
+use crate::codec::{decode_layout, slice_of, ChildRef, NodeLayout};
+use crate::MerkleResult;
+use rnt_store::{Address, Chunk};
+use std::cmp::Ordering;
+
+/// One tree node, read and checked once, then shared. Accessors index into the chunk's
+/// bytes through its offset tables without copying.
+#[derive(Debug)]
+pub struct Node {
+    address: Address,
+    bytes: Chunk,
+    layout: NodeLayout,
+    subtree_count: u64,
+}
+
+impl Node {
+    /// Checks `bytes` (already verified to hash to `address`) and wraps them.
+    pub fn decode(address: Address, bytes: Chunk) -> MerkleResult<Node> {
+        let (layout, subtree_count) = decode_layout(&address, &bytes)?;
+        Ok(Node { address, bytes, layout, subtree_count })
+    }
+
+    /// The node's address.
+    pub fn address(&self) -> Address {
+        self.address
+    }
+
+    /// The node's encoded bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// 0 for a leaf, the height above the leaves otherwise.
+    pub fn level(&self) -> u8 {
+        self.layout.level
+    }
+
+    /// Whether this is a leaf.
+    pub fn is_leaf(&self) -> bool {
+        self.layout.level == 0
+    }
+
+    /// Number of entries in this node.
+    pub fn len(&self) -> usize {
+        self.layout.len
+    }
+
+    /// Whether the node has no entries (only the empty tree's root leaf).
+    pub fn is_empty(&self) -> bool {
+        self.layout.len == 0
+    }
+
+    /// Leaf entries under this node.
+    pub fn subtree_count(&self) -> u64 {
+        self.subtree_count
+    }
+
+    /// Entry `i`'s key.
+    #[inline]
+    pub fn key(&self, i: usize) -> &[u8] {
+        slice_of(&self.bytes, &self.layout, i, true)
+    }
+
+    /// Entry `i`'s value (a leaf value, or an encoded [`ChildRef`] in an internal node).
+    #[inline]
+    pub fn value(&self, i: usize) -> &[u8] {
+        slice_of(&self.bytes, &self.layout, i, false)
+    }
+
+    /// The last key in the node (the largest key under it).
+    pub fn last_key(&self) -> Option<&[u8]> {
+        self.len().checked_sub(1).map(|i| self.key(i))
+    }
+
+    /// Entry `i`'s child in an internal node.
+    #[inline]
+    pub fn child(&self, i: usize) -> ChildRef {
+        debug_assert!(!self.is_leaf(), "child() of a leaf");
+        // The layout check decoded every child ref once; they cannot fail now.
+        ChildRef::decode(self.value(i)).unwrap_or_else(|| unreachable!("checked at decode"))
+    }
+
+    /// Binary search for `key`: `Ok(i)` when entry `i` has it, `Err(i)` for the position it
+    /// would take.
+    pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
+        let (mut low, mut high) = (0usize, self.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.key(mid).cmp(key) {
+                Ordering::Less => low = mid + 1,
+                Ordering::Greater => high = mid,
+                Ordering::Equal => return Ok(mid),
+            }
+        }
+        Err(low)
+    }
+
+    /// In an internal node, the index of the child whose range holds `key`: the first entry
+    /// whose last key is ≥ `key`, or the last entry when `key` is beyond them all.
+    pub fn child_index_for(&self, key: &[u8]) -> usize {
+        debug_assert!(!self.is_leaf() && !self.is_empty());
+        match self.search(key) {
+            Ok(i) => i,
+            Err(i) => i.min(self.len() - 1),
+        }
+    }
+}

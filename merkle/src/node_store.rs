@@ -1,0 +1,229 @@
+//! [`NodeStore`]: reads and writes tree nodes through a [`ChunkStore`], with a cache of
+//! decoded nodes and counters of the work done.
+//!
+//! Every chunk the cache holds was verified (re-hashed and decoded) when it was read or
+//! written, so a cache hit is as trustworthy as a fresh read. The counters count logical
+//! node visits, hit or miss, so the cost an operation reports does not depend on what
+//! happened to be cached.
+
+use crate::chunker::ClosedNode;
+use crate::{MerkleResult, Node};
+use rnt_store::{Address, Chunk, ChunkStore};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Default bytes of decoded nodes kept in memory.
+pub const NODE_CACHE_BYTES_DEFAULT: usize = 256 * 1024 * 1024;
+
+/// Nodes written per batch put during a long build.
+const WRITE_BATCH_NODES: usize = 256;
+
+/// A snapshot of the work counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Nodes visited by reads (cache hits included).
+    pub nodes_read: u64,
+    /// Nodes visited that were not cached and came from the chunk store.
+    pub nodes_fetched: u64,
+    /// Nodes produced by builds and edits (including ones the store already held).
+    pub nodes_written: u64,
+    /// Leaf entries returned by lookups, scans and diffs.
+    pub entries_read: u64,
+}
+
+impl std::ops::Sub for Counters {
+    type Output = Counters;
+    fn sub(self, earlier: Counters) -> Counters {
+        Counters {
+            nodes_read: self.nodes_read - earlier.nodes_read,
+            nodes_fetched: self.nodes_fetched - earlier.nodes_fetched,
+            nodes_written: self.nodes_written - earlier.nodes_written,
+            entries_read: self.entries_read - earlier.entries_read,
+        }
+    }
+}
+
+#[derive(Default)]
+struct AtomicCounters {
+    nodes_read: AtomicU64,
+    nodes_fetched: AtomicU64,
+    nodes_written: AtomicU64,
+    entries_read: AtomicU64,
+}
+
+/// Addresses are uniformly random, so their first 8 bytes are already a good hash.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes.iter().take(8) {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+}
+
+type AddressMap<V> = HashMap<Address, V, BuildHasherDefault<AddressHasher>>;
+
+/// Two generations approximate LRU cheaply: hits in the old generation move to the new
+/// one; when the new one fills half the budget, the old one is dropped.
+#[derive(Default)]
+struct NodeCache {
+    young: AddressMap<Arc<Node>>,
+    old: AddressMap<Arc<Node>>,
+    young_bytes: usize,
+    budget_bytes: usize,
+}
+
+impl NodeCache {
+    fn get(&mut self, address: &Address) -> Option<Arc<Node>> {
+        if let Some(node) = self.young.get(address) {
+            return Some(node.clone());
+        }
+        let node = self.old.remove(address)?;
+        self.insert(node.clone());
+        Some(node)
+    }
+
+    fn insert(&mut self, node: Arc<Node>) {
+        if self.budget_bytes == 0 {
+            return;
+        }
+        self.young_bytes += node.bytes().len();
+        self.young.insert(node.address(), node);
+        if self.young_bytes > self.budget_bytes / 2 {
+            self.old = std::mem::take(&mut self.young);
+            self.young_bytes = 0;
+        }
+    }
+
+    fn contains(&self, address: &Address) -> bool {
+        self.young.contains_key(address) || self.old.contains_key(address)
+    }
+
+    fn clear(&mut self) {
+        self.young.clear();
+        self.old.clear();
+        self.young_bytes = 0;
+    }
+}
+
+/// Reads and writes nodes for every tree in one chunk store. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct NodeStore {
+    chunks: Arc<dyn ChunkStore>,
+    cache: Arc<Mutex<NodeCache>>,
+    counters: Arc<AtomicCounters>,
+}
+
+impl NodeStore {
+    /// A node store over `chunks` with the default cache budget.
+    pub fn new(chunks: Arc<dyn ChunkStore>) -> NodeStore {
+        NodeStore::with_cache_bytes(chunks, NODE_CACHE_BYTES_DEFAULT)
+    }
+
+    /// A node store with a cache of at most about `cache_bytes` bytes (0 disables it).
+    pub fn with_cache_bytes(chunks: Arc<dyn ChunkStore>, cache_bytes: usize) -> NodeStore {
+        let cache = NodeCache { budget_bytes: cache_bytes, ..NodeCache::default() };
+        NodeStore {
+            chunks,
+            cache: Arc::new(Mutex::new(cache)),
+            counters: Arc::new(AtomicCounters::default()),
+        }
+    }
+
+    /// The underlying chunk store.
+    pub fn chunks(&self) -> &Arc<dyn ChunkStore> {
+        &self.chunks
+    }
+
+    /// The work counters so far.
+    pub fn counters(&self) -> Counters {
+        let c = &self.counters;
+        Counters {
+            nodes_read: c.nodes_read.load(Ordering::Relaxed),
+            nodes_fetched: c.nodes_fetched.load(Ordering::Relaxed),
+            nodes_written: c.nodes_written.load(Ordering::Relaxed),
+            entries_read: c.entries_read.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Forgets every cached node (the next reads come from the chunk store).
+    pub fn clear_cache(&self) {
+        self.lock_cache().clear();
+    }
+
+    pub(crate) fn count_entries_read(&self, n: u64) {
+        self.counters.entries_read.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn lock_cache(&self) -> std::sync::MutexGuard<'_, NodeCache> {
+        // The cache holds only verified nodes; a panic mid-update leaves at worst a
+        // missing entry, so a poisoned lock is safe to reuse.
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Reads node `address`, from the cache or the chunk store (verified and decoded).
+    pub fn read(&self, address: &Address) -> MerkleResult<Arc<Node>> {
+        self.counters.nodes_read.fetch_add(1, Ordering::Relaxed);
+        if let Some(node) = self.lock_cache().get(address) {
+            return Ok(node);
+        }
+        self.counters.nodes_fetched.fetch_add(1, Ordering::Relaxed);
+        let bytes = self.chunks.get(address)?;
+        let node = Arc::new(Node::decode(*address, bytes)?);
+        self.lock_cache().insert(node.clone());
+        Ok(node)
+    }
+
+    /// Starts a batch of node writes.
+    pub(crate) fn writer(&self) -> NodeWriter<'_> {
+        NodeWriter { store: self, pending: Vec::new() }
+    }
+}
+
+/// Buffers closed nodes and writes them to the chunk store in batches.
+pub(crate) struct NodeWriter<'a> {
+    store: &'a NodeStore,
+    pending: Vec<Arc<Node>>,
+}
+
+impl NodeWriter<'_> {
+    /// Queues `node` for writing and returns its address.
+    pub(crate) fn write(&mut self, node: ClosedNode) -> MerkleResult<Address> {
+        let bytes: Chunk = Arc::from(node.bytes);
+        let address = Address::of(&bytes);
+        let decoded = Node::decode(address, bytes)?;
+        debug_assert_eq!(decoded.level(), node.level);
+        debug_assert_eq!(decoded.subtree_count(), node.count);
+        self.store.counters.nodes_written.fetch_add(1, Ordering::Relaxed);
+        self.pending.push(Arc::new(decoded));
+        if self.pending.len() >= WRITE_BATCH_NODES {
+            self.flush()?;
+        }
+        Ok(address)
+    }
+
+    /// Writes every queued node.
+    pub(crate) fn flush(&mut self) -> MerkleResult<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut cache = self.store.lock_cache();
+        let fresh: Vec<Arc<Node>> =
+            self.pending.drain(..).filter(|node| !cache.contains(&node.address())).collect();
+        drop(cache);
+        let slices: Vec<&[u8]> = fresh.iter().map(|node| node.bytes()).collect();
+        self.store.chunks.put_batch(&slices)?;
+        cache = self.store.lock_cache();
+        for node in fresh {
+            cache.insert(node);
+        }
+        Ok(())
+    }
+}

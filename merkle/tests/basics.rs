@@ -1,0 +1,119 @@
+//! Guards the tree operations against a BTreeMap model on fixed cases: lookups, scans,
+//! rank, edits, empty trees and input validation.
+
+mod common;
+
+use common::{bulk, contents, memory_nodes, Model};
+use rnt_merkle::{MerkleError, Tree, KEY_BYTES_MAX};
+use std::ops::Bound;
+
+fn key(i: u32) -> Vec<u8> {
+    format!("key-{i:08}").into_bytes()
+}
+
+fn sample(n: u32) -> Model {
+    (0..n).map(|i| (key(i), i.to_le_bytes().to_vec())).collect()
+}
+
+#[test]
+fn empty_tree_is_one_leaf_with_no_entries() {
+    let (nodes, _) = memory_nodes();
+    let empty = Tree::empty(&nodes).unwrap();
+    assert_eq!(Tree::build(&nodes, Vec::<(Vec<u8>, Vec<u8>)>::new()).unwrap(), empty);
+    assert_eq!(empty.count(&nodes).unwrap(), 0);
+    assert_eq!(empty.get(&nodes, b"x").unwrap(), None);
+    assert_eq!(empty.entries(&nodes).count(), 0);
+    assert_eq!(empty.depth(&nodes).unwrap(), 1);
+}
+
+#[test]
+fn lookups_and_counts_match_the_model() {
+    let (nodes, _) = memory_nodes();
+    let model = sample(20_000);
+    let tree = bulk(&nodes, &model);
+    assert!(tree.depth(&nodes).unwrap() >= 2, "20k entries should need internal nodes");
+    assert_eq!(tree.count(&nodes).unwrap(), 20_000);
+    for i in (0..20_000).step_by(97) {
+        assert_eq!(tree.get(&nodes, &key(i)).unwrap(), Some(i.to_le_bytes().to_vec()));
+        assert_eq!(tree.rank(&nodes, &key(i)).unwrap(), u64::from(i));
+    }
+    assert_eq!(tree.get(&nodes, b"key-").unwrap(), None);
+    assert_eq!(tree.get(&nodes, b"zzz").unwrap(), None);
+    assert_eq!(tree.rank(&nodes, b"zzz").unwrap(), 20_000);
+    assert_eq!(tree.rank(&nodes, b"").unwrap(), 0);
+    assert_eq!(contents(&nodes, &tree), model);
+}
+
+#[test]
+fn ranges_and_prefixes_match_the_model() {
+    let (nodes, _) = memory_nodes();
+    let model = sample(5_000);
+    let tree = bulk(&nodes, &model);
+    let (lo, hi) = (key(1234), key(3210));
+    let got: Vec<_> = tree
+        .range(&nodes, Bound::Included(&lo), Bound::Excluded(&hi))
+        .map(Result::unwrap)
+        .collect();
+    let want: Vec<_> = model.range(lo.clone()..hi.clone()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    assert_eq!(got, want);
+    let got: Vec<_> = tree
+        .range(&nodes, Bound::Excluded(&lo), Bound::Included(&hi))
+        .map(Result::unwrap)
+        .collect();
+    let want: Vec<_> = model
+        .range((Bound::Excluded(lo), Bound::Included(hi)))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    assert_eq!(got, want);
+    let prefix = b"key-0000012";
+    let got: Vec<_> = tree.scan_prefix(&nodes, prefix).map(|e| e.unwrap().0).collect();
+    let want: Vec<_> = model.keys().filter(|k| k.starts_with(prefix)).cloned().collect();
+    assert_eq!(got.len(), 10);
+    assert_eq!(got, want);
+    assert_eq!(tree.scan_prefix(&nodes, b"nope").count(), 0);
+}
+
+#[test]
+fn edits_match_the_model_and_the_bulk_build() {
+    let (nodes, _) = memory_nodes();
+    let mut model = sample(10_000);
+    let mut tree = bulk(&nodes, &model);
+    let mut edits = Vec::new();
+    for i in (0..12_000).step_by(7) {
+        let k = key(i);
+        if i % 2 == 0 {
+            model.remove(&k);
+            edits.push((k, None));
+        } else {
+            model.insert(k.clone(), b"new".to_vec());
+            edits.push((k, Some(b"new".to_vec())));
+        }
+    }
+    tree = tree.edit(&nodes, edits).unwrap();
+    assert_eq!(contents(&nodes, &tree), model);
+    assert_eq!(tree, bulk(&nodes, &model));
+    assert_eq!(tree.count(&nodes).unwrap(), model.len() as u64);
+}
+
+#[test]
+fn deleting_everything_gives_the_empty_tree() {
+    let (nodes, _) = memory_nodes();
+    let model = sample(3_000);
+    let tree = bulk(&nodes, &model);
+    let emptied = tree.edit(&nodes, model.keys().map(|k| (k.clone(), None))).unwrap();
+    assert_eq!(emptied, Tree::empty(&nodes).unwrap());
+}
+
+#[test]
+fn bad_input_is_refused() {
+    let (nodes, _) = memory_nodes();
+    let unsorted = vec![(b"b".to_vec(), vec![]), (b"a".to_vec(), vec![])];
+    assert!(matches!(Tree::build(&nodes, unsorted), Err(MerkleError::Unsorted { position: 1 })));
+    let duplicate = vec![(b"a".to_vec(), vec![]), (b"a".to_vec(), vec![])];
+    assert!(matches!(Tree::build(&nodes, duplicate), Err(MerkleError::Unsorted { .. })));
+    let long = vec![(vec![7u8; KEY_BYTES_MAX + 1], vec![])];
+    assert!(matches!(Tree::build(&nodes, long), Err(MerkleError::KeyTooLong { .. })));
+    let tree = Tree::empty(&nodes).unwrap();
+    let unsorted_edits = vec![(b"b".to_vec(), None), (b"a".to_vec(), None)];
+    assert!(matches!(tree.edit(&nodes, unsorted_edits), Err(MerkleError::Unsorted { .. })));
+}
