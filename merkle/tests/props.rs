@@ -1,0 +1,198 @@
+//! Property tests of the prolly tree's invariants: history independence (any order,
+//! batching or detour reaching a set gives the bulk-built root), diff correctness, node
+//! size bounds, scans against a model, and corruption detection. Adversarial keys (long
+//! shared prefixes, very long keys, entries near the node size limits) are in the mix.
+//!
+//! Case counts: `RNT_PROPTEST_CASES` (default 48 per property) scales them all.
+
+mod common;
+
+use common::{bulk, contents, memory_nodes, walk, Model};
+use proptest::prelude::*;
+use proptest::sample::SizeRange;
+use rnt_merkle::chunker::{NODE_BYTES_MIN, NODE_SPLIT_BYTES_MAX};
+use rnt_merkle::{DiffEntry, NodeStore, Tree, KEY_BYTES_MAX};
+use rnt_store::ChunkStore;
+use std::collections::BTreeSet;
+use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
+
+fn cases(default: u32) -> u32 {
+    std::env::var("RNT_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Keys of several shapes: short random, long shared prefixes, numeric-like, and huge.
+fn key_strategy() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        6 => proptest::collection::vec(any::<u8>(), 0..24),
+        3 => (0u32..50_000).prop_map(|i| format!("{:0>200}{i}", "p").into_bytes()),
+        3 => (0u32..1_000_000).prop_map(|i| i.to_be_bytes().to_vec()),
+        1 => (1usize..=KEY_BYTES_MAX, any::<u8>()).prop_map(|(n, b)| {
+            let mut k = vec![b'L'; n];
+            k[n - 1] = b;
+            k
+        }),
+    ]
+}
+
+/// Values mostly small, sometimes large enough to make nodes hold few entries.
+fn value_strategy() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        8 => proptest::collection::vec(any::<u8>(), 0..12),
+        2 => (0usize..2_000).prop_map(|n| vec![0xAB; n]),
+        1 => (3_000usize..=4_096).prop_map(|n| vec![0xCD; n]),
+    ]
+}
+
+fn model_strategy(size: impl Into<SizeRange>) -> impl Strategy<Value = Model> {
+    proptest::collection::btree_map(key_strategy(), value_strategy(), size)
+}
+
+/// Applies `ops` in batches of the given sizes (each batch sorted, last write wins).
+fn apply_in_batches(nodes: &NodeStore, mut tree: Tree, ops: &[(Vec<u8>, Option<Vec<u8>>)], cuts: &[usize]) -> Tree {
+    let mut start = 0;
+    let mut cut = cuts.iter().cycle();
+    while start < ops.len() {
+        let len = (*cut.next().unwrap_or(&1)).max(1);
+        let end = (start + len).min(ops.len());
+        let batch: std::collections::BTreeMap<_, _> = ops[start..end].iter().cloned().collect();
+        tree = tree.edit(nodes, batch).expect("edit");
+        start = end;
+    }
+    tree
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+
+    /// Starting from any set, reaching `target` by shuffled puts and deletes, in random
+    /// batches, with detours (keys inserted then deleted, values written wrong then
+    /// right), gives the root a bulk build of `target` gives.
+    #[test]
+    fn any_history_reaching_a_set_gives_one_root(
+        start in model_strategy(0..400),
+        target in model_strategy(0..900),
+        detours in model_strategy(0..100),
+        seed in any::<u64>(),
+        cuts in proptest::collection::vec(1usize..300, 1..6),
+    ) {
+        let (nodes, _) = memory_nodes();
+        let expected = bulk(&nodes, &target);
+        let mut rng = seed;
+        let mut shuffle = |ops: &mut Vec<(Vec<u8>, Option<Vec<u8>>)>| {
+            for i in (1..ops.len()).rev() {
+                rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+                ops.swap(i, (rng % (i as u64 + 1)) as usize);
+            }
+        };
+        // Phase 1: detour keys and wrong values go in, in random order.
+        let mut first: Vec<_> = detours.iter()
+            .filter(|(k, _)| !target.contains_key(*k))
+            .map(|(k, v)| (k.clone(), Some(v.clone())))
+            .collect();
+        first.extend(target.keys().take(target.len() / 3).map(|k| (k.clone(), Some(b"wrong".to_vec()))));
+        shuffle(&mut first);
+        // Phase 2: the target set's entries, and deletes of everything else.
+        let mut second: Vec<_> = target.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect();
+        second.extend(start.keys().chain(detours.keys())
+            .filter(|k| !target.contains_key(*k))
+            .map(|k| (k.clone(), None)));
+        shuffle(&mut second);
+        let tree = bulk(&nodes, &start);
+        let tree = apply_in_batches(&nodes, tree, &first, &cuts);
+        let tree = apply_in_batches(&nodes, tree, &second, &cuts);
+        prop_assert_eq!(contents(&nodes, &tree), target);
+        prop_assert_eq!(tree, expected);
+    }
+
+    /// `diff(a, b)` is exactly the difference of the two maps, in key order, and applying
+    /// it to `a` gives `b`'s root.
+    #[test]
+    fn diff_is_the_map_difference_and_applies(
+        base in model_strategy(0..1500),
+        changes in proptest::collection::vec((key_strategy(), proptest::option::of(value_strategy())), 0..60),
+    ) {
+        let (nodes, _) = memory_nodes();
+        let a_model = base;
+        let mut b_model = a_model.clone();
+        for (k, v) in &changes {
+            match v { Some(v) => { b_model.insert(k.clone(), v.clone()); } None => { b_model.remove(k); } }
+        }
+        let a = bulk(&nodes, &a_model);
+        let b = bulk(&nodes, &b_model);
+        let got: Vec<DiffEntry> = a.diff(&nodes, &b).unwrap().map(Result::unwrap).collect();
+        let keys: BTreeSet<&Vec<u8>> = a_model.keys().chain(b_model.keys()).collect();
+        let want: Vec<DiffEntry> = keys.into_iter().filter_map(|k| match (a_model.get(k), b_model.get(k)) {
+            (Some(x), None) => Some(DiffEntry::Removed { key: k.clone(), value: x.clone() }),
+            (None, Some(y)) => Some(DiffEntry::Added { key: k.clone(), value: y.clone() }),
+            (Some(x), Some(y)) if x != y => Some(DiffEntry::Changed { key: k.clone(), old: x.clone(), new: y.clone() }),
+            _ => None,
+        }).collect();
+        prop_assert_eq!(&got, &want);
+        let applied = a.edit(&nodes, got.iter().map(DiffEntry::to_edit)).unwrap();
+        prop_assert_eq!(applied, b);
+        let back: Vec<DiffEntry> = b.diff(&nodes, &a).unwrap().map(Result::unwrap).collect();
+        prop_assert_eq!(back.len(), want.len());
+    }
+
+    /// Every node respects the stated bounds: measured size at least NODE_BYTES_MIN unless
+    /// it is its level's last node; below NODE_SPLIT_BYTES_MAX before its last entry;
+    /// internal nodes hold at least two entries.
+    #[test]
+    fn nodes_stay_within_bounds(model in model_strategy(0..3000)) {
+        let (nodes, _) = memory_nodes();
+        let tree = bulk(&nodes, &model);
+        for facts in walk(&nodes, &tree) {
+            if !facts.last_at_level {
+                prop_assert!(facts.measured_bytes >= NODE_BYTES_MIN, "{facts:?}");
+            }
+            prop_assert!(facts.measured_bytes - facts.largest_entry < NODE_SPLIT_BYTES_MAX, "{facts:?}");
+            if facts.level > 0 {
+                prop_assert!(facts.entries >= 2, "{facts:?}");
+            }
+        }
+    }
+
+    /// Range scans and rank agree with the model for arbitrary bounds.
+    #[test]
+    fn ranges_agree_with_the_model(
+        model in model_strategy(0..1500),
+        lo in key_strategy(),
+        hi in key_strategy(),
+        lo_inclusive in any::<bool>(),
+        hi_inclusive in any::<bool>(),
+    ) {
+        let (nodes, _) = memory_nodes();
+        let tree = bulk(&nodes, &model);
+        let lo_bound = if lo_inclusive { Bound::Included(lo.as_slice()) } else { Bound::Excluded(lo.as_slice()) };
+        let hi_bound = if hi_inclusive { Bound::Included(hi.as_slice()) } else { Bound::Excluded(hi.as_slice()) };
+        let got: Vec<_> = tree.range(&nodes, lo_bound, hi_bound).map(Result::unwrap).collect();
+        let want: Vec<_> = model.iter()
+            .filter(|(k, _)| (lo_bound, hi_bound).contains(&k.as_slice()) )
+            .map(|(k, v)| (k.clone(), v.clone())).collect();
+        prop_assert_eq!(got, want);
+        let rank = model.keys().filter(|k| k.as_slice() < lo.as_slice()).count() as u64;
+        prop_assert_eq!(tree.rank(&nodes, &lo).unwrap(), rank);
+        for (k, v) in model.iter().take(20) {
+            prop_assert_eq!(tree.get(&nodes, k).unwrap(), Some(v.clone()));
+        }
+    }
+
+    /// A flipped byte in any stored node is reported as corruption by a fresh reader,
+    /// never returned as data.
+    #[test]
+    fn flipped_bytes_are_corruption(model in model_strategy(1..800), pick in any::<u64>(), bit in 0u8..8) {
+        let (nodes, chunks) = memory_nodes();
+        let tree = bulk(&nodes, &model);
+        let all = walk(&nodes, &tree);
+        let victim = &all[(pick % all.len() as u64) as usize];
+        let mut bytes = chunks.get(&victim.address).unwrap().to_vec();
+        let at = (pick / 7 % bytes.len() as u64) as usize;
+        bytes[at] ^= 1 << bit;
+        prop_assert!(chunks.overwrite_raw_for_test(&victim.address, &bytes));
+        let fresh = NodeStore::new(Arc::new(chunks.clone()));
+        let errors: Vec<_> = tree.entries(&fresh).filter_map(Result::err).collect();
+        prop_assert_eq!(errors.len(), 1);
+        prop_assert!(errors[0].is_corruption(), "{}", errors[0]);
+    }
+}
