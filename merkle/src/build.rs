@@ -9,7 +9,6 @@ use rnt_store::Address;
 
 /// One chunker per level above `base_level`, fed bottom-up as nodes close.
 pub(crate) struct LevelStack {
-    base_level: u8,
     chunkers: Vec<Chunker>,
     /// Nodes closed so far at each level (index 0 = `base_level`).
     closed: Vec<u64>,
@@ -21,7 +20,6 @@ impl LevelStack {
     /// Starts building at `base_level` (0 for a bulk load of leaf entries).
     pub(crate) fn new(base_level: u8) -> LevelStack {
         LevelStack {
-            base_level,
             chunkers: vec![Chunker::new(base_level)],
             closed: vec![0],
             last_closed: vec![None],
@@ -29,7 +27,12 @@ impl LevelStack {
     }
 
     /// Adds the next entry at the base level.
-    pub(crate) fn push(&mut self, key: &[u8], value: &[u8], writer: &mut NodeWriter<'_>) -> MerkleResult<()> {
+    pub(crate) fn push(
+        &mut self,
+        key: &[u8],
+        value: &[u8],
+        writer: &mut NodeWriter<'_>,
+    ) -> MerkleResult<()> {
         self.chunkers[0].push(key, value);
         if !self.chunkers[0].ready.is_empty() {
             self.drain(0, writer)?;
@@ -41,7 +44,9 @@ impl LevelStack {
     fn drain(&mut self, i: usize, writer: &mut NodeWriter<'_>) -> MerkleResult<()> {
         let ready = std::mem::take(&mut self.chunkers[i].ready);
         for node in ready {
-            let ClosedNode { last_key, count, .. } = &node;
+            let ClosedNode {
+                last_key, count, ..
+            } = &node;
             let (last_key, count) = (last_key.clone(), *count);
             let address = writer.write(node)?;
             self.closed[i] += 1;
@@ -79,16 +84,15 @@ impl LevelStack {
             }
         }
     }
-
-    /// The level entries are pushed at.
-    #[allow(dead_code)]
-    pub(crate) fn base_level(&self) -> u8 {
-        self.base_level
-    }
 }
 
 /// Writes the empty tree's root: a leaf with no entries.
 pub(crate) fn write_empty_leaf(writer: &mut NodeWriter<'_>) -> MerkleResult<Address> {
     let bytes = NodeBuilder::default().encode(0);
-    writer.write(ClosedNode { level: 0, bytes, last_key: Vec::new(), count: 0 })
+    writer.write(ClosedNode {
+        level: 0,
+        bytes,
+        last_key: Vec::new(),
+        count: 0,
+    })
 }

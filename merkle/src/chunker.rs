@@ -76,7 +76,7 @@ pub fn boundary_hash(level: u8, key: &[u8]) -> u32 {
 pub fn split_threshold(size: usize, entry: usize) -> u64 {
     debug_assert_eq!(WEIBULL_SHAPE, 4);
     let size = size as u128;
-    let numerator = (entry as u128) * size * size * size * u128::from(WEIBULL_SHAPE) << 32;
+    let numerator = ((entry as u128) * size * size * size * u128::from(WEIBULL_SHAPE)) << 32;
     let scale = u128::from(WEIBULL_SCALE_BYTES);
     let threshold = numerator / (scale * scale * scale * scale);
     threshold.min(1u128 << 32) as u64
@@ -155,12 +155,21 @@ impl Chunker {
         } else {
             ChildRef::decode(value).map_or(0, |child| child.count)
         };
-        debug_assert!(self.level == 0 || weight > 0, "internal entry without a child ref");
+        debug_assert!(
+            self.level == 0 || weight > 0,
+            "internal entry without a child ref"
+        );
         let entry = entry_bytes(key, value);
         self.current.push(key, value);
         self.current_size += entry;
         self.current_count += weight;
-        if is_boundary(self.level, key, entry, self.current_size, self.current.len()) {
+        if is_boundary(
+            self.level,
+            key,
+            entry,
+            self.current_size,
+            self.current.len(),
+        ) {
             self.close_current();
         }
     }
@@ -220,7 +229,12 @@ impl Chunker {
 fn encode(level: u8, builder: &mut NodeBuilder, count: u64) -> ClosedNode {
     let last_key = builder.last_key().map(<[u8]>::to_vec).unwrap_or_default();
     let bytes = builder.encode(level);
-    ClosedNode { level, bytes, last_key, count }
+    ClosedNode {
+        level,
+        bytes,
+        last_key,
+        count,
+    }
 }
 
 #[cfg(test)]

@@ -92,8 +92,13 @@ impl NodeBuilder {
 
     /// Appends an entry; the caller guarantees key order and size limits.
     pub(crate) fn push(&mut self, key: &[u8], value: &[u8]) {
-        debug_assert!(key.len() <= KEY_BYTES_MAX && value.len() <= VALUE_BYTES_MAX.max(CHILD_REF_BYTES));
-        debug_assert!(self.last_key().is_none_or(|last| last < key), "node keys must increase");
+        debug_assert!(
+            key.len() <= KEY_BYTES_MAX && value.len() <= VALUE_BYTES_MAX.max(CHILD_REF_BYTES)
+        );
+        debug_assert!(
+            self.last_key().is_none_or(|last| last < key),
+            "node keys must increase"
+        );
         self.keys.extend_from_slice(key);
         self.values.extend_from_slice(value);
         self.key_ends.push(self.keys.len() as u32);
@@ -106,8 +111,10 @@ impl NodeBuilder {
         let value_base = self.values.len() as u32;
         self.keys.extend_from_slice(&other.keys);
         self.values.extend_from_slice(&other.values);
-        self.key_ends.extend(other.key_ends.iter().map(|e| e + key_base));
-        self.value_ends.extend(other.value_ends.iter().map(|e| e + value_base));
+        self.key_ends
+            .extend(other.key_ends.iter().map(|e| e + key_base));
+        self.value_ends
+            .extend(other.value_ends.iter().map(|e| e + value_base));
         other.clear();
     }
 
@@ -173,9 +180,15 @@ pub(crate) fn read_u32(bytes: &[u8], at: usize) -> usize {
 /// Checks a node's bytes against every rule of the format (version, level, offsets,
 /// key order, sizes, child refs) and returns its layout plus its subtree entry count.
 pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(NodeLayout, u64)> {
-    let corrupt = |detail: String| MerkleError::Corrupted { address: *address, detail };
+    let corrupt = |detail: String| MerkleError::Corrupted {
+        address: *address,
+        detail,
+    };
     if bytes.len() < NODE_HEADER_BYTES + 8 {
-        return Err(corrupt(format!("node of {} bytes is shorter than a header", bytes.len())));
+        return Err(corrupt(format!(
+            "node of {} bytes is shorter than a header",
+            bytes.len()
+        )));
     }
     if bytes[0] != NODE_FORMAT_VERSION {
         return Err(corrupt(format!(
@@ -185,17 +198,35 @@ pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(No
     }
     let level = bytes[1];
     if level > TREE_LEVEL_MAX {
-        return Err(corrupt(format!("node level {level} exceeds the limit {TREE_LEVEL_MAX}")));
+        return Err(corrupt(format!(
+            "node level {level} exceeds the limit {TREE_LEVEL_MAX}"
+        )));
     }
     let len = read_u32(bytes, 2);
     let header = (len + 1)
         .checked_mul(8)
         .and_then(|t| t.checked_add(NODE_HEADER_BYTES))
         .filter(|&h| h <= bytes.len())
-        .ok_or_else(|| corrupt(format!("entry count {len} does not fit in {} bytes", bytes.len())))?;
-    let layout_partial = NodeLayout { level, len, keys_at: header, values_at: 0 };
+        .ok_or_else(|| {
+            corrupt(format!(
+                "entry count {len} does not fit in {} bytes",
+                bytes.len()
+            ))
+        })?;
+    let layout_partial = NodeLayout {
+        level,
+        len,
+        keys_at: header,
+        values_at: 0,
+    };
     let key_total = check_offsets(bytes, layout_partial.key_offsets_at(), len, "key", &corrupt)?;
-    let value_total = check_offsets(bytes, layout_partial.value_offsets_at(), len, "value", &corrupt)?;
+    let value_total = check_offsets(
+        bytes,
+        layout_partial.value_offsets_at(),
+        len,
+        "value",
+        &corrupt,
+    )?;
     if header + key_total + value_total != bytes.len() {
         return Err(corrupt(format!(
             "regions end at byte {} but the node has {} bytes",
@@ -203,7 +234,12 @@ pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(No
             bytes.len()
         )));
     }
-    let layout = NodeLayout { level, len, keys_at: header, values_at: header + key_total };
+    let layout = NodeLayout {
+        level,
+        len,
+        keys_at: header,
+        values_at: header + key_total,
+    };
     if level > 0 && len == 0 {
         return Err(corrupt("internal node with no entries".to_string()));
     }
@@ -212,7 +248,10 @@ pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(No
     for i in 0..len {
         let key = slice_of(bytes, &layout, i, true);
         if key.len() > KEY_BYTES_MAX {
-            return Err(corrupt(format!("key {i} has {} bytes, over the limit", key.len())));
+            return Err(corrupt(format!(
+                "key {i} has {} bytes, over the limit",
+                key.len()
+            )));
         }
         if previous.is_some_and(|p| p >= key) {
             return Err(corrupt(format!("keys out of order at entry {i}")));
@@ -221,11 +260,17 @@ pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(No
         let value = slice_of(bytes, &layout, i, false);
         if level == 0 {
             if value.len() > VALUE_BYTES_MAX {
-                return Err(corrupt(format!("value {i} has {} bytes, over the limit", value.len())));
+                return Err(corrupt(format!(
+                    "value {i} has {} bytes, over the limit",
+                    value.len()
+                )));
             }
         } else {
-            let child = ChildRef::decode(value)
-                .ok_or_else(|| corrupt(format!("entry {i} is not a {CHILD_REF_BYTES}-byte child reference")))?;
+            let child = ChildRef::decode(value).ok_or_else(|| {
+                corrupt(format!(
+                    "entry {i} is not a {CHILD_REF_BYTES}-byte child reference"
+                ))
+            })?;
             if child.count == 0 {
                 return Err(corrupt(format!("entry {i} references an empty subtree")));
             }
@@ -251,7 +296,9 @@ fn check_offsets(
     for i in 1..=len {
         let offset = read_u32(bytes, at + 4 * i);
         if offset < previous || offset > bytes.len() {
-            return Err(corrupt(format!("{what} offset {i} is out of order or out of bounds")));
+            return Err(corrupt(format!(
+                "{what} offset {i} is out of order or out of bounds"
+            )));
         }
         previous = offset;
     }

@@ -62,7 +62,11 @@ impl Cursor {
         start: Bound<&[u8]>,
         end: Bound<Vec<u8>>,
     ) -> MerkleResult<Cursor> {
-        let mut cursor = Cursor { store: store.clone(), path: Vec::new(), end };
+        let mut cursor = Cursor {
+            store: store.clone(),
+            path: Vec::new(),
+            end,
+        };
         let mut node = store.read(root)?;
         loop {
             let index = match start {
@@ -95,7 +99,9 @@ impl Cursor {
     /// Moves past exhausted nodes to the next entry, or empties the path at the end.
     fn settle(&mut self) -> MerkleResult<()> {
         loop {
-            let Some((node, index)) = self.path.last() else { return Ok(()) };
+            let Some((node, index)) = self.path.last() else {
+                return Ok(());
+            };
             if *index < node.len() {
                 if node.is_leaf() {
                     self.store.count_entries_read(1);
@@ -143,8 +149,14 @@ pub struct Entries {
 impl Entries {
     pub(crate) fn new(cursor: MerkleResult<Cursor>) -> Entries {
         match cursor {
-            Ok(cursor) => Entries { cursor: Some(cursor), pending_error: None },
-            Err(error) => Entries { cursor: None, pending_error: Some(error) },
+            Ok(cursor) => Entries {
+                cursor: Some(cursor),
+                pending_error: None,
+            },
+            Err(error) => Entries {
+                cursor: None,
+                pending_error: Some(error),
+            },
         }
     }
 }

@@ -45,7 +45,9 @@ impl DiffEntry {
     /// The key this difference is about.
     pub fn key(&self) -> &[u8] {
         match self {
-            DiffEntry::Added { key, .. } | DiffEntry::Removed { key, .. } | DiffEntry::Changed { key, .. } => key,
+            DiffEntry::Added { key, .. }
+            | DiffEntry::Removed { key, .. }
+            | DiffEntry::Changed { key, .. } => key,
         }
     }
 
@@ -83,12 +85,23 @@ pub struct Diff {
 
 impl Diff {
     pub(crate) fn new(store: &NodeStore, from: Address, to: Address) -> MerkleResult<Diff> {
-        let mut diff = Diff { store: store.clone(), from: Vec::new(), to: Vec::new(), failed: false };
+        let mut diff = Diff {
+            store: store.clone(),
+            from: Vec::new(),
+            to: Vec::new(),
+            failed: false,
+        };
         if from != to {
             let from_root = store.read(&from)?;
             let to_root = store.read(&to)?;
-            diff.from.push(Item::Subtree { level: from_root.level(), address: from });
-            diff.to.push(Item::Subtree { level: to_root.level(), address: to });
+            diff.from.push(Item::Subtree {
+                level: from_root.level(),
+                address: from,
+            });
+            diff.to.push(Item::Subtree {
+                level: to_root.level(),
+                address: to,
+            });
         }
         Ok(diff)
     }
@@ -98,16 +111,18 @@ impl Diff {
         loop {
             let action = match (self.from.last(), self.to.last()) {
                 (None, None) => return Ok(None),
-                (Some(Item::Subtree { address: a, .. }), Some(Item::Subtree { address: b, .. })) if a == b => {
-                    Action::SkipBoth
-                }
-                (Some(Item::Entry { leaf: a, index: i }), Some(Item::Entry { leaf: b, index: j })) => {
-                    match a.key(*i).cmp(b.key(*j)) {
-                        Ordering::Less => Action::EmitFrom,
-                        Ordering::Greater => Action::EmitTo,
-                        Ordering::Equal => Action::Compare,
-                    }
-                }
+                (
+                    Some(Item::Subtree { address: a, .. }),
+                    Some(Item::Subtree { address: b, .. }),
+                ) if a == b => Action::SkipBoth,
+                (
+                    Some(Item::Entry { leaf: a, index: i }),
+                    Some(Item::Entry { leaf: b, index: j }),
+                ) => match a.key(*i).cmp(b.key(*j)) {
+                    Ordering::Less => Action::EmitFrom,
+                    Ordering::Greater => Action::EmitTo,
+                    Ordering::Equal => Action::Compare,
+                },
                 (Some(Item::Entry { .. }), None) => Action::EmitFrom,
                 (None, Some(Item::Entry { .. })) => Action::EmitTo,
                 (Some(a), b) => match (a.level(), b.and_then(Item::level)) {
@@ -168,12 +183,18 @@ fn open(store: &NodeStore, stack: &mut Vec<Item>) -> MerkleResult<()> {
     let node = store.read(&address)?;
     if node.is_leaf() {
         for index in (0..node.len()).rev() {
-            stack.push(Item::Entry { leaf: node.clone(), index });
+            stack.push(Item::Entry {
+                leaf: node.clone(),
+                index,
+            });
         }
     } else {
         let level = node.level() - 1;
         for index in (0..node.len()).rev() {
-            stack.push(Item::Subtree { level, address: node.child(index).address });
+            stack.push(Item::Subtree {
+                level,
+                address: node.child(index).address,
+            });
         }
     }
     Ok(())
@@ -204,4 +225,3 @@ impl Iterator for Diff {
         }
     }
 }
-

@@ -22,7 +22,11 @@ use std::sync::Arc;
 pub type Edit = (Vec<u8>, Option<Vec<u8>>);
 
 /// Applies `edits` (strictly increasing keys, checked by the caller) to the tree at `root`.
-pub(crate) fn edit_tree(store: &NodeStore, root: Address, edits: Vec<Edit>) -> MerkleResult<Address> {
+pub(crate) fn edit_tree(
+    store: &NodeStore,
+    root: Address,
+    edits: Vec<Edit>,
+) -> MerkleResult<Address> {
     if edits.is_empty() {
         return Ok(root);
     }
@@ -57,7 +61,8 @@ fn edit_root_level(
     match closed.len() {
         0 => write_empty_leaf(writer),
         1 => {
-            let mut address = writer.write(closed.into_iter().next().unwrap_or_else(|| unreachable!()))?;
+            let mut address =
+                writer.write(closed.into_iter().next().unwrap_or_else(|| unreachable!()))?;
             writer.flush()?;
             // A single-child root collapses, as often as it takes.
             loop {
@@ -213,7 +218,12 @@ struct LevelCursor<'a> {
 impl<'a> LevelCursor<'a> {
     fn new(store: &'a NodeStore, root: Arc<Node>, level: u8) -> LevelCursor<'a> {
         debug_assert!(level < root.level());
-        LevelCursor { store, root, level, path: Vec::new() }
+        LevelCursor {
+            store,
+            root,
+            level,
+            path: Vec::new(),
+        }
     }
 
     /// Moves to the node of this level whose key range holds `key` (the last node when
@@ -235,13 +245,18 @@ impl<'a> LevelCursor<'a> {
 
     /// The current node's key in its parent (its last key) and its reference.
     fn current(&self) -> (Vec<u8>, ChildRef) {
-        let (node, index) = self.path.last().unwrap_or_else(|| unreachable!("cursor used before seek"));
+        let (node, index) = self
+            .path
+            .last()
+            .unwrap_or_else(|| unreachable!("cursor used before seek"));
         (node.key(*index).to_vec(), node.child(*index))
     }
 
     /// Whether the current node is the level's last.
     fn is_last(&self) -> bool {
-        self.path.iter().all(|(node, index)| index + 1 == node.len())
+        self.path
+            .iter()
+            .all(|(node, index)| index + 1 == node.len())
     }
 
     /// Moves to the next node of the level; the caller checks `is_last` first.
@@ -262,7 +277,11 @@ impl<'a> LevelCursor<'a> {
         let mut depth = self.path.len();
         while depth > 0 {
             let (node, index) = &self.path[depth - 1];
-            let can_move = if forward { index + 1 < node.len() } else { *index > 0 };
+            let can_move = if forward {
+                index + 1 < node.len()
+            } else {
+                *index > 0
+            };
             if can_move {
                 break;
             }

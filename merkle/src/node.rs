@@ -19,7 +19,12 @@ impl Node {
     /// Checks `bytes` (already verified to hash to `address`) and wraps them.
     pub fn decode(address: Address, bytes: Chunk) -> MerkleResult<Node> {
         let (layout, subtree_count) = decode_layout(&address, &bytes)?;
-        Ok(Node { address, bytes, layout, subtree_count })
+        Ok(Node {
+            address,
+            bytes,
+            layout,
+            subtree_count,
+        })
     }
 
     /// The node's address.

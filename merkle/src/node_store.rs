@@ -129,7 +129,10 @@ impl NodeStore {
 
     /// A node store with a cache of at most about `cache_bytes` bytes (0 disables it).
     pub fn with_cache_bytes(chunks: Arc<dyn ChunkStore>, cache_bytes: usize) -> NodeStore {
-        let cache = NodeCache { budget_bytes: cache_bytes, ..NodeCache::default() };
+        let cache = NodeCache {
+            budget_bytes: cache_bytes,
+            ..NodeCache::default()
+        };
         NodeStore {
             chunks,
             cache: Arc::new(Mutex::new(cache)),
@@ -165,7 +168,9 @@ impl NodeStore {
     fn lock_cache(&self) -> std::sync::MutexGuard<'_, NodeCache> {
         // The cache holds only verified nodes; a panic mid-update leaves at worst a
         // missing entry, so a poisoned lock is safe to reuse.
-        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Reads node `address`, from the cache or the chunk store (verified and decoded).
@@ -183,7 +188,10 @@ impl NodeStore {
 
     /// Starts a batch of node writes.
     pub(crate) fn writer(&self) -> NodeWriter<'_> {
-        NodeWriter { store: self, pending: Vec::new() }
+        NodeWriter {
+            store: self,
+            pending: Vec::new(),
+        }
     }
 }
 
@@ -201,7 +209,10 @@ impl NodeWriter<'_> {
         let decoded = Node::decode(address, bytes)?;
         debug_assert_eq!(decoded.level(), node.level);
         debug_assert_eq!(decoded.subtree_count(), node.count);
-        self.store.counters.nodes_written.fetch_add(1, Ordering::Relaxed);
+        self.store
+            .counters
+            .nodes_written
+            .fetch_add(1, Ordering::Relaxed);
         self.pending.push(Arc::new(decoded));
         if self.pending.len() >= WRITE_BATCH_NODES {
             self.flush()?;
@@ -215,8 +226,11 @@ impl NodeWriter<'_> {
             return Ok(());
         }
         let mut cache = self.store.lock_cache();
-        let fresh: Vec<Arc<Node>> =
-            self.pending.drain(..).filter(|node| !cache.contains(&node.address())).collect();
+        let fresh: Vec<Arc<Node>> = self
+            .pending
+            .drain(..)
+            .filter(|node| !cache.contains(&node.address()))
+            .collect();
         drop(cache);
         let slices: Vec<&[u8]> = fresh.iter().map(|node| node.bytes()).collect();
         self.store.chunks.put_batch(&slices)?;

@@ -50,7 +50,9 @@ impl Tree {
             let (key, value) = (key.as_ref(), value.as_ref());
             check_entry(key, Some(value))?;
             if previous.as_deref().is_some_and(|p| p >= key) {
-                return Err(MerkleError::Unsorted { position: position as u64 });
+                return Err(MerkleError::Unsorted {
+                    position: position as u64,
+                });
             }
             levels.push(key, value, &mut writer)?;
             match &mut previous {
@@ -80,10 +82,14 @@ impl Tree {
         for (position, (key, value)) in edits.iter().enumerate() {
             check_entry(key, value.as_deref())?;
             if position > 0 && edits[position - 1].0 >= *key {
-                return Err(MerkleError::Unsorted { position: position as u64 });
+                return Err(MerkleError::Unsorted {
+                    position: position as u64,
+                });
             }
         }
-        Ok(Tree { root: edit_tree(store, self.root, edits)? })
+        Ok(Tree {
+            root: edit_tree(store, self.root, edits)?,
+        })
     }
 
     /// The value under `key`.
@@ -107,7 +113,12 @@ impl Tree {
     }
 
     /// A cursor over entries with keys in `(start, end)`.
-    pub fn cursor(&self, store: &NodeStore, start: Bound<&[u8]>, end: Bound<&[u8]>) -> MerkleResult<Cursor> {
+    pub fn cursor(
+        &self,
+        store: &NodeStore,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+    ) -> MerkleResult<Cursor> {
         Cursor::new(store, &self.root, start, end.map(<[u8]>::to_vec))
     }
 
@@ -156,11 +167,17 @@ pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
 
 fn check_entry(key: &[u8], value: Option<&[u8]>) -> MerkleResult<()> {
     if key.len() > KEY_BYTES_MAX {
-        return Err(MerkleError::KeyTooLong { len: key.len(), max: KEY_BYTES_MAX });
+        return Err(MerkleError::KeyTooLong {
+            len: key.len(),
+            max: KEY_BYTES_MAX,
+        });
     }
     if let Some(value) = value {
         if value.len() > VALUE_BYTES_MAX {
-            return Err(MerkleError::ValueTooLong { len: value.len(), max: VALUE_BYTES_MAX });
+            return Err(MerkleError::ValueTooLong {
+                len: value.len(),
+                max: VALUE_BYTES_MAX,
+            });
         }
     }
     Ok(())

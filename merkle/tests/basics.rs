@@ -19,7 +19,10 @@ fn sample(n: u32) -> Model {
 fn empty_tree_is_one_leaf_with_no_entries() {
     let (nodes, _) = memory_nodes();
     let empty = Tree::empty(&nodes).unwrap();
-    assert_eq!(Tree::build(&nodes, Vec::<(Vec<u8>, Vec<u8>)>::new()).unwrap(), empty);
+    assert_eq!(
+        Tree::build(&nodes, Vec::<(Vec<u8>, Vec<u8>)>::new()).unwrap(),
+        empty
+    );
     assert_eq!(empty.count(&nodes).unwrap(), 0);
     assert_eq!(empty.get(&nodes, b"x").unwrap(), None);
     assert_eq!(empty.entries(&nodes).count(), 0);
@@ -31,10 +34,16 @@ fn lookups_and_counts_match_the_model() {
     let (nodes, _) = memory_nodes();
     let model = sample(20_000);
     let tree = bulk(&nodes, &model);
-    assert!(tree.depth(&nodes).unwrap() >= 2, "20k entries should need internal nodes");
+    assert!(
+        tree.depth(&nodes).unwrap() >= 2,
+        "20k entries should need internal nodes"
+    );
     assert_eq!(tree.count(&nodes).unwrap(), 20_000);
     for i in (0..20_000).step_by(97) {
-        assert_eq!(tree.get(&nodes, &key(i)).unwrap(), Some(i.to_le_bytes().to_vec()));
+        assert_eq!(
+            tree.get(&nodes, &key(i)).unwrap(),
+            Some(i.to_le_bytes().to_vec())
+        );
         assert_eq!(tree.rank(&nodes, &key(i)).unwrap(), u64::from(i));
     }
     assert_eq!(tree.get(&nodes, b"key-").unwrap(), None);
@@ -54,7 +63,10 @@ fn ranges_and_prefixes_match_the_model() {
         .range(&nodes, Bound::Included(&lo), Bound::Excluded(&hi))
         .map(Result::unwrap)
         .collect();
-    let want: Vec<_> = model.range(lo.clone()..hi.clone()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let want: Vec<_> = model
+        .range(lo.clone()..hi.clone())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     assert_eq!(got, want);
     let got: Vec<_> = tree
         .range(&nodes, Bound::Excluded(&lo), Bound::Included(&hi))
@@ -66,8 +78,15 @@ fn ranges_and_prefixes_match_the_model() {
         .collect();
     assert_eq!(got, want);
     let prefix = b"key-0000012";
-    let got: Vec<_> = tree.scan_prefix(&nodes, prefix).map(|e| e.unwrap().0).collect();
-    let want: Vec<_> = model.keys().filter(|k| k.starts_with(prefix)).cloned().collect();
+    let got: Vec<_> = tree
+        .scan_prefix(&nodes, prefix)
+        .map(|e| e.unwrap().0)
+        .collect();
+    let want: Vec<_> = model
+        .keys()
+        .filter(|k| k.starts_with(prefix))
+        .cloned()
+        .collect();
     assert_eq!(got.len(), 10);
     assert_eq!(got, want);
     assert_eq!(tree.scan_prefix(&nodes, b"nope").count(), 0);
@@ -100,7 +119,9 @@ fn deleting_everything_gives_the_empty_tree() {
     let (nodes, _) = memory_nodes();
     let model = sample(3_000);
     let tree = bulk(&nodes, &model);
-    let emptied = tree.edit(&nodes, model.keys().map(|k| (k.clone(), None))).unwrap();
+    let emptied = tree
+        .edit(&nodes, model.keys().map(|k| (k.clone(), None)))
+        .unwrap();
     assert_eq!(emptied, Tree::empty(&nodes).unwrap());
 }
 
@@ -108,12 +129,70 @@ fn deleting_everything_gives_the_empty_tree() {
 fn bad_input_is_refused() {
     let (nodes, _) = memory_nodes();
     let unsorted = vec![(b"b".to_vec(), vec![]), (b"a".to_vec(), vec![])];
-    assert!(matches!(Tree::build(&nodes, unsorted), Err(MerkleError::Unsorted { position: 1 })));
+    assert!(matches!(
+        Tree::build(&nodes, unsorted),
+        Err(MerkleError::Unsorted { position: 1 })
+    ));
     let duplicate = vec![(b"a".to_vec(), vec![]), (b"a".to_vec(), vec![])];
-    assert!(matches!(Tree::build(&nodes, duplicate), Err(MerkleError::Unsorted { .. })));
+    assert!(matches!(
+        Tree::build(&nodes, duplicate),
+        Err(MerkleError::Unsorted { .. })
+    ));
     let long = vec![(vec![7u8; KEY_BYTES_MAX + 1], vec![])];
-    assert!(matches!(Tree::build(&nodes, long), Err(MerkleError::KeyTooLong { .. })));
+    assert!(matches!(
+        Tree::build(&nodes, long),
+        Err(MerkleError::KeyTooLong { .. })
+    ));
     let tree = Tree::empty(&nodes).unwrap();
     let unsorted_edits = vec![(b"b".to_vec(), None), (b"a".to_vec(), None)];
-    assert!(matches!(tree.edit(&nodes, unsorted_edits), Err(MerkleError::Unsorted { .. })));
+    assert!(matches!(
+        tree.edit(&nodes, unsorted_edits),
+        Err(MerkleError::Unsorted { .. })
+    ));
+}
+
+/// When an edit leaves the last node of an internal level with a single entry, that entry
+/// joins the node before it — as the bulk build does. Searches for trees whose last
+/// level-1 node has exactly two children, then deletes the last child's keys.
+#[test]
+fn lone_trailing_internal_entry_joins_its_neighbour() {
+    let (nodes, _) = memory_nodes();
+    let value = vec![9u8; 900];
+    let mut found = 0;
+    for n in (600u32..2600).step_by(7) {
+        let model: Model = (0..n).map(|i| (key(i), value.clone())).collect();
+        let tree = bulk(&nodes, &model);
+        let facts = common::walk(&nodes, &tree);
+        let Some(last_level1) = facts.iter().rfind(|f| f.level == 1 && f.last_at_level) else {
+            continue;
+        };
+        let level1_nodes = facts.iter().filter(|f| f.level == 1).count();
+        if last_level1.entries != 2 || level1_nodes < 2 {
+            continue;
+        }
+        found += 1;
+        // The keys of the very last leaf.
+        let last_leaf = facts.iter().rfind(|f| f.level == 0).unwrap();
+        let doomed: Vec<Vec<u8>> = model
+            .keys()
+            .rev()
+            .take(last_leaf.entries)
+            .cloned()
+            .collect();
+        let mut after = model.clone();
+        for k in &doomed {
+            after.remove(k);
+        }
+        let edited = tree
+            .edit(&nodes, doomed.into_iter().rev().map(|k| (k, None)))
+            .unwrap();
+        assert_eq!(edited, bulk(&nodes, &after), "n = {n}");
+        if found >= 5 {
+            break;
+        }
+    }
+    assert!(
+        found > 0,
+        "no tree with a two-entry last internal node in the sweep"
+    );
 }

@@ -27,7 +27,10 @@ fn root_bytes(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
 fn empty_leaf_bytes_and_address() {
     let bytes = root_bytes(&[]);
     assert_eq!(hex(&bytes), "0100000000000000000000000000");
-    assert_eq!(Address::of(&bytes).to_hex(), "ccea657309e075a1dca465d75fd82e54dbf6936c0647ddee05fcaa045c4e70fb");
+    assert_eq!(
+        Address::of(&bytes).to_hex(),
+        "ccea657309e075a1dca465d75fd82e54dbf6936c0647ddee05fcaa045c4e70fb"
+    );
 }
 
 #[test]
@@ -36,14 +39,23 @@ fn small_leaf_bytes_and_address() {
     // version 1, level 0, n = 2, key offsets 0 1 3, value offsets 0 1 1, "abc", "1"
     assert_eq!(
         hex(&bytes),
-        concat!("01", "00", "02000000", "00000000", "01000000", "03000000", "00000000", "01000000", "01000000", "616263", "31")
+        concat!(
+            "01", "00", "02000000", "00000000", "01000000", "03000000", "00000000", "01000000",
+            "01000000", "616263", "31"
+        )
     );
-    assert_eq!(Address::of(&bytes).to_hex(), "1566935c87c15b7a2711ed4af3a259f8d2584528454355759c3ae2a7e9d786b1");
+    assert_eq!(
+        Address::of(&bytes).to_hex(),
+        "1566935c87c15b7a2711ed4af3a259f8d2584528454355759c3ae2a7e9d786b1"
+    );
 }
 
 #[test]
 fn internal_node_layout_decodes() {
-    let child = ChildRef { address: Address::of(b"child"), count: 7 };
+    let child = ChildRef {
+        address: Address::of(b"child"),
+        count: 7,
+    };
     let encoded = child.encode();
     assert_eq!(encoded.len(), 40);
     assert_eq!(&encoded[32..], &7u64.to_le_bytes());
@@ -55,7 +67,13 @@ fn internal_node_layout_decodes() {
     }
     bytes.extend_from_slice(b"mz");
     bytes.extend_from_slice(&encoded);
-    bytes.extend_from_slice(&ChildRef { address: Address::of(b"other"), count: 5 }.encode());
+    bytes.extend_from_slice(
+        &ChildRef {
+            address: Address::of(b"other"),
+            count: 5,
+        }
+        .encode(),
+    );
     let node = Node::decode(Address::of(&bytes), Arc::from(bytes.as_slice())).unwrap();
     assert_eq!(node.level(), 1);
     assert_eq!(node.subtree_count(), 12);
@@ -81,23 +99,49 @@ fn root_of(entries: impl Iterator<Item = (Vec<u8>, Vec<u8>)>) -> (String, u32) {
 
 #[test]
 fn root_of_100k_sequential_keys_is_pinned() {
-    let (root, depth) = root_of((0u32..100_000).map(|i| (format!("key-{i:08}").into_bytes(), i.to_le_bytes().to_vec())));
-    assert_eq!((root.as_str(), depth), ("8798ebfe9f72dd77ed42ec8bfab516aeca78f8fa878edfbfd17bd30e71096f63", 3));
+    let (root, depth) = root_of(
+        (0u32..100_000).map(|i| (format!("key-{i:08}").into_bytes(), i.to_le_bytes().to_vec())),
+    );
+    assert_eq!(
+        (root.as_str(), depth),
+        (
+            "8798ebfe9f72dd77ed42ec8bfab516aeca78f8fa878edfbfd17bd30e71096f63",
+            3
+        )
+    );
 }
 
 #[test]
 fn root_of_shared_prefix_keys_is_pinned() {
-    let (root, depth) = root_of((0u32..20_000).map(|i| (format!("{:0>300}{i:06}", "p").into_bytes(), Vec::new())));
-    assert_eq!((root.as_str(), depth), ("888249068404496115719586076efebc3ea6e14edca1feba15c9dd4be0846bbe", 5));
+    let (root, depth) =
+        root_of((0u32..20_000).map(|i| (format!("{:0>300}{i:06}", "p").into_bytes(), Vec::new())));
+    assert_eq!(
+        (root.as_str(), depth),
+        (
+            "888249068404496115719586076efebc3ea6e14edca1feba15c9dd4be0846bbe",
+            5
+        )
+    );
 }
 
 #[test]
 fn root_of_long_keys_is_pinned() {
-    let (root, depth) = root_of((0u32..500).map(|i| {
-        let mut key = vec![b'k'; 3000 + (i as usize * 7) % 1096];
-        key.extend_from_slice(&i.to_be_bytes());
-        key.truncate(4096);
-        (key, vec![i as u8; (i as usize * 13) % 200])
-    }).collect::<std::collections::BTreeMap<_, _>>().into_iter());
-    assert_eq!((root.as_str(), depth), ("1d521426b48ea94b30056c2ffda5e9d2170be50aabc2fd1afc9a56165cb0ef1f", 9));
+    let (root, depth) = root_of(
+        (0u32..500)
+            .map(|i| {
+                let mut key = vec![b'k'; 3000 + (i as usize * 7) % 1096];
+                key.extend_from_slice(&i.to_be_bytes());
+                key.truncate(4096);
+                (key, vec![i as u8; (i as usize * 13) % 200])
+            })
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .into_iter(),
+    );
+    assert_eq!(
+        (root.as_str(), depth),
+        (
+            "1d521426b48ea94b30056c2ffda5e9d2170be50aabc2fd1afc9a56165cb0ef1f",
+            9
+        )
+    );
 }

@@ -18,7 +18,10 @@ use std::ops::{Bound, RangeBounds};
 use std::sync::Arc;
 
 fn cases(default: u32) -> u32 {
-    std::env::var("RNT_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("RNT_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Keys of several shapes: short random, long shared prefixes, numeric-like, and huge.
@@ -49,7 +52,12 @@ fn model_strategy(size: impl Into<SizeRange>) -> impl Strategy<Value = Model> {
 }
 
 /// Applies `ops` in batches of the given sizes (each batch sorted, last write wins).
-fn apply_in_batches(nodes: &NodeStore, mut tree: Tree, ops: &[(Vec<u8>, Option<Vec<u8>>)], cuts: &[usize]) -> Tree {
+fn apply_in_batches(
+    nodes: &NodeStore,
+    mut tree: Tree,
+    ops: &[(Vec<u8>, Option<Vec<u8>>)],
+    cuts: &[usize],
+) -> Tree {
     let mut start = 0;
     let mut cut = cuts.iter().cycle();
     while start < ops.len() {
@@ -194,5 +202,40 @@ proptest! {
         let errors: Vec<_> = tree.entries(&fresh).filter_map(Result::err).collect();
         prop_assert_eq!(errors.len(), 1);
         prop_assert!(errors[0].is_corruption(), "{}", errors[0]);
+    }
+
+    /// Tall trees (large values make small nodes, so several internal levels) edited at
+    /// their tail, where a level's last node may absorb a lone entry: edits still give the
+    /// bulk-built root.
+    #[test]
+    fn tail_edits_on_tall_trees_match_the_bulk_build(
+        n in 1000u32..3000,
+        value_len in 700usize..1500,
+        edits in proptest::collection::vec((0u32..3000, any::<bool>()), 1..40),
+        batches in 1usize..4,
+    ) {
+        let (nodes, _) = memory_nodes();
+        let key = |i: u32| format!("k{i:06}").into_bytes();
+        let mut model: Model = (0..n).map(|i| (key(i), vec![(i % 251) as u8; value_len])).collect();
+        let mut tree = bulk(&nodes, &model);
+        prop_assume!(tree.depth(&nodes).unwrap() >= 3);
+        let per_batch = edits.len().div_ceil(batches);
+        for chunk in edits.chunks(per_batch) {
+            let mut batch = std::collections::BTreeMap::new();
+            for &(offset, insert) in chunk {
+                // Aim at the last few hundred keys and just past the end.
+                let i = n.saturating_sub(offset % 400) + offset % 3;
+                if insert {
+                    batch.insert(key(i), Some(vec![7u8; value_len / 2]));
+                } else {
+                    batch.insert(key(i), None);
+                }
+            }
+            for (k, v) in &batch {
+                match v { Some(v) => { model.insert(k.clone(), v.clone()); } None => { model.remove(k); } }
+            }
+            tree = tree.edit(&nodes, batch).unwrap();
+            prop_assert_eq!(tree, bulk(&nodes, &model));
+        }
     }
 }

@@ -82,7 +82,8 @@ impl Address {
     /// Whether this address's hex starts with `hex_prefix` (case-insensitive).
     pub fn has_hex_prefix(&self, hex_prefix: &str) -> bool {
         let hex = self.to_hex();
-        hex_prefix.len() <= hex.len() && hex.as_bytes()[..hex_prefix.len()].eq_ignore_ascii_case(hex_prefix.as_bytes())
+        hex_prefix.len() <= hex.len()
+            && hex.as_bytes()[..hex_prefix.len()].eq_ignore_ascii_case(hex_prefix.as_bytes())
     }
 }
 
@@ -137,7 +138,10 @@ mod tests {
     fn hex_round_trips() {
         let address = Address::of(b"rnt");
         assert_eq!(Address::from_hex(&address.to_hex()).unwrap(), address);
-        assert_eq!(Address::from_hex(&address.to_hex().to_uppercase()).unwrap(), address);
+        assert_eq!(
+            Address::from_hex(&address.to_hex().to_uppercase()).unwrap(),
+            address
+        );
     }
 
     #[test]

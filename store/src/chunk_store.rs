@@ -16,6 +16,7 @@ pub type Chunk = Arc<[u8]>;
 /// - Durability order: callers put chunks, call [`ChunkStore::flush`], then swing a ref,
 ///   then call `flush` again; a crash at any point leaves the old ref or the new one, and
 ///   whichever it is points at chunks that were made durable before it.
+///   [`crate::commit_ref`] does the last three steps.
 pub trait ChunkStore: Send + Sync {
     /// Reads and verifies the chunk stored under `address`.
     fn get(&self, address: &Address) -> StoreResult<Chunk>;

@@ -45,11 +45,15 @@ impl MemoryStore {
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
         // A panic while holding the lock cannot leave `Inner` half-updated (every write is
         // a single map operation), so a poisoned lock is still safe to use.
-        self.inner.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
-        self.inner.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -66,11 +70,16 @@ impl ChunkStore for MemoryStore {
     }
 
     fn put_batch(&self, chunks: &[&[u8]]) -> StoreResult<Vec<Address>> {
-        let addressed: Vec<(Address, &[u8])> =
-            chunks.iter().map(|bytes| (Address::of(bytes), *bytes)).collect();
+        let addressed: Vec<(Address, &[u8])> = chunks
+            .iter()
+            .map(|bytes| (Address::of(bytes), *bytes))
+            .collect();
         let mut inner = self.write();
         for (address, bytes) in &addressed {
-            inner.chunks.entry(*address).or_insert_with(|| Arc::from(*bytes));
+            inner
+                .chunks
+                .entry(*address)
+                .or_insert_with(|| Arc::from(*bytes));
         }
         Ok(addressed.into_iter().map(|(address, _)| address).collect())
     }
@@ -122,6 +131,11 @@ impl ChunkStore for MemoryStore {
     }
 
     fn list_refs(&self) -> StoreResult<Vec<(String, Address)>> {
-        Ok(self.read().refs.iter().map(|(n, a)| (n.clone(), *a)).collect())
+        Ok(self
+            .read()
+            .refs
+            .iter()
+            .map(|(n, a)| (n.clone(), *a))
+            .collect())
     }
 }

@@ -34,3 +34,21 @@ pub(crate) fn verify(address: &crate::Address, bytes: &[u8]) -> crate::StoreResu
         })
     }
 }
+
+/// The most bytes [`hex_of`] prints: damaged entries can be large, and an error message
+/// should stay one readable line.
+const HEX_OF_BYTES_MAX: usize = 40;
+
+/// Lowercase hex of arbitrary bytes (the first [`HEX_OF_BYTES_MAX`], then `...`), for
+/// error messages about damaged entries.
+pub(crate) fn hex_of(bytes: &[u8]) -> String {
+    let mut out: String = bytes
+        .iter()
+        .take(HEX_OF_BYTES_MAX)
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    if bytes.len() > HEX_OF_BYTES_MAX {
+        out.push_str("...");
+    }
+    out
+}
