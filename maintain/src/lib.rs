@@ -1,7 +1,27 @@
 //! rnt's relational layer: the data model, the rule language and its checks, evaluation,
 //! and incremental maintenance.
 
+pub mod canonical;
+pub mod change;
+pub mod check;
+pub mod csv;
+pub mod database;
+pub mod diagnostic;
+mod error;
 pub mod literal;
+pub mod reference;
+pub mod schema;
+pub mod snapshot;
+pub mod strata;
+pub mod syntax;
+pub mod tuple;
 pub mod value;
 
+pub use change::{Change, ChangeError, ChangeSet, Sign};
+pub use csv::CsvError;
+pub use database::{CommitOutcome, Database, DiffScope, TupleChange, BRANCH_DEFAULT};
+pub use error::{DbError, DbResult};
+pub use snapshot::Snapshot;
+pub use schema::{Attribute, RelationSchema};
+pub use tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use value::{Type, Value};

@@ -17,6 +17,7 @@ mod edit;
 mod error;
 mod node;
 mod node_store;
+pub mod objects;
 mod tree;
 
 pub use cursor::{Cursor, Entries};
@@ -24,6 +25,7 @@ pub use diff::{Diff, DiffEntry};
 pub use edit::Edit;
 pub use error::{MerkleError, MerkleResult};
 pub use node::Node;
+pub use objects::{AuxTree, ChangeCount, Commit, ObjectKind, RelationEntry, RelationKind, State};
 pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
 pub use tree::{prefix_successor, Tree};
 

@@ -1,0 +1,427 @@
+//! [`Database`]: a store of states and commits, and the commit pipeline that moves its head.
+//!
+//! Commit order (seed 003, "When maintenance runs"): apply the change set to the base
+//! relations with batch edits; take each changed relation's tuple deltas from the diff of
+//! its old and new trees (a no-op insert or delete vanishes there); write the state and the
+//! commit; make them durable; advance the head by compare-and-swap. A commit that fails or
+//! is refused at any step writes no ref, so the head never points at a partial state.
+
+use crate::change::{check_changes, Change, Sign};
+use crate::check::{compile, Program};
+use crate::diagnostic::{render_all, Source};
+use crate::reference;
+use crate::schema::RelationSchema;
+use crate::snapshot::{kind_of, schema_of, unknown_relation, Snapshot};
+use crate::tuple::{decode_tuple, encode_tuple, Tuple};
+use crate::{DbError, DbResult};
+use rnt_merkle::{ChangeCount, Commit, DiffEntry, Edit, NodeStore, RelationEntry, RelationKind, State, Tree};
+use rnt_store::{commit_ref, Address, ChunkStore};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The branch a store's history lives on; `HEAD` names its tip.
+pub const BRANCH_DEFAULT: &str = "main";
+
+/// Rows an import sorts and applies per batch: bounds its memory on huge files.
+pub const IMPORT_BATCH_ROWS: usize = 1 << 20;
+
+/// What a commit did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// A new commit is the head.
+    Committed {
+        /// The new commit's id.
+        commit: Address,
+        /// Its state hash.
+        state: Address,
+        /// Tuples inserted and deleted per relation.
+        changes: Vec<ChangeCount>,
+    },
+    /// The changes changed nothing; no commit was made.
+    NothingToCommit,
+}
+
+/// Which relations a diff lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiffScope {
+    /// Base relations only: the output is a change file that turns one state into the other.
+    Base,
+    /// Every stored relation, derived ones included.
+    All,
+    /// One relation.
+    Relation(String),
+}
+
+/// One tuple that differs between two states.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TupleChange {
+    /// The relation.
+    pub relation: String,
+    /// Inserted (`+`) or deleted (`-`) going from the first state to the second.
+    pub sign: Sign,
+    /// The tuple.
+    pub tuple: Tuple,
+}
+
+/// A database over a chunk store: states, commits, and the head.
+#[derive(Clone)]
+pub struct Database {
+    chunks: Arc<dyn ChunkStore>,
+    nodes: NodeStore,
+}
+
+impl Database {
+    /// A database over `chunks` (which may be empty: a new store).
+    pub fn new(chunks: Arc<dyn ChunkStore>) -> Database {
+        let nodes = NodeStore::new(chunks.clone());
+        Database { chunks, nodes }
+    }
+
+    /// The chunk store.
+    pub fn chunks(&self) -> &Arc<dyn ChunkStore> {
+        &self.chunks
+    }
+
+    /// The node store (with its work counters).
+    pub fn nodes(&self) -> &NodeStore {
+        &self.nodes
+    }
+
+    /// The commit at the head, if any commit was made.
+    pub fn head_commit(&self) -> DbResult<Option<Address>> {
+        Ok(self.chunks.get_ref(BRANCH_DEFAULT)?)
+    }
+
+    /// The commit a branch points at, if the branch exists.
+    pub fn branch(&self, name: &str) -> DbResult<Option<Address>> {
+        let valid = !name.is_empty()
+            && name.len() <= 255
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+        if !valid {
+            return Ok(None);
+        }
+        Ok(self.chunks.get_ref(name)?)
+    }
+
+    /// The head's snapshot (the empty state before the first commit).
+    pub fn head(&self) -> DbResult<Snapshot> {
+        match self.head_commit()? {
+            Some(commit) => self.snapshot_of_commit(commit),
+            None => Snapshot::empty(),
+        }
+    }
+
+    /// The snapshot a commit recorded.
+    pub fn snapshot_of_commit(&self, commit: Address) -> DbResult<Snapshot> {
+        let record = Commit::read(self.chunks.as_ref(), &commit)?;
+        Snapshot::load(self.chunks.as_ref(), Some(commit), record.state_address())
+    }
+
+    /// Resolves a user's reference (`HEAD`, `HEAD~n`, branch, hex prefix) to a snapshot.
+    pub fn resolve(&self, reference: &str) -> DbResult<Snapshot> {
+        reference::resolve(self, reference)
+    }
+
+    /// The history from the head back along first parents, newest first.
+    pub fn log(&self) -> DbResult<Vec<(Address, Commit)>> {
+        let mut out = Vec::new();
+        let mut next = self.head_commit()?;
+        while let Some(id) = next {
+            let commit = Commit::read(self.chunks.as_ref(), &id)?;
+            next = commit.parent_addresses().first().copied();
+            out.push((id, commit));
+        }
+        Ok(out)
+    }
+
+    /// Commits a change set against the head. Changes are checked against the head's
+    /// schemas (unknown relation, arity, types, a tuple named twice, a derived relation)
+    /// before anything is written.
+    pub fn commit(&self, changes: Vec<Change>, message: &str) -> DbResult<CommitOutcome> {
+        let head = self.head()?;
+        for change in &changes {
+            if let Some(entry) = head.entry(&change.relation) {
+                if entry.kind != RelationKind::Relation {
+                    return Err(DbError::user(format!(
+                        "{}line {}: `{}` is a {}: derived relations change only through their rules",
+                        change.source.as_deref().map(|s| format!("{s}, ")).unwrap_or_default(),
+                        change.line,
+                        change.relation,
+                        entry.kind.keyword()
+                    )));
+                }
+            }
+        }
+        let schemas: BTreeMap<String, RelationSchema> =
+            head.schemas().into_iter().map(|s| (s.name.clone(), s)).collect();
+        let set = check_changes(changes, |name| schemas.get(name)).map_err(|e| DbError::user(e.to_string()))?;
+        let mut edits: BTreeMap<String, BTreeMap<Vec<u8>, Option<Vec<u8>>>> = BTreeMap::new();
+        for change in set.changes() {
+            let schema = &schemas[&change.relation];
+            let key = encode_tuple(&change.values, &schema.types()).map_err(|e| {
+                DbError::user(format!("line {}: {}: {e}", change.line, change.relation))
+            })?;
+            let value = match change.sign {
+                Sign::Insert => Some(Vec::new()),
+                Sign::Delete => None,
+            };
+            edits.entry(change.relation.clone()).or_default().insert(key, value);
+        }
+        let edits = edits.into_iter().map(|(r, e)| (r, e.into_iter().collect())).collect();
+        self.apply_base_edits(&head, edits, message)
+    }
+
+    /// Inserts every tuple of `rows` into base relation `relation` in one commit, sorting
+    /// and applying them in batches of [`IMPORT_BATCH_ROWS`]. Duplicate rows and rows
+    /// already present are no-ops (a relation is a set). `progress` is called with the
+    /// number of rows read so far.
+    pub fn import<I>(&self, relation: &str, rows: I, message: &str, progress: &mut dyn FnMut(u64)) -> DbResult<CommitOutcome>
+    where
+        I: IntoIterator<Item = DbResult<Tuple>>,
+    {
+        let head = self.head()?;
+        let entry = head.require(relation)?;
+        if entry.kind != RelationKind::Relation {
+            return Err(DbError::user(format!(
+                "`{relation}` is a {}: import fills base relations only",
+                entry.kind.keyword()
+            )));
+        }
+        let types = head.schema(relation).map(|s| s.types()).unwrap_or_default();
+        let old_tree = entry.tree().ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no tree")))?;
+        let mut tree = old_tree;
+        let mut batch: Vec<Vec<u8>> = Vec::new();
+        let mut read = 0u64;
+        let mut rows = rows.into_iter();
+        loop {
+            let row = rows.next();
+            let done = row.is_none();
+            if let Some(row) = row {
+                let tuple = row?;
+                batch.push(encode_tuple(&tuple, &types).map_err(|e| DbError::user(format!("{relation}: {e}")))?);
+                read += 1;
+                if read % 65_536 == 0 {
+                    progress(read);
+                }
+            }
+            if batch.len() >= IMPORT_BATCH_ROWS || (done && !batch.is_empty()) {
+                batch.sort_unstable();
+                batch.dedup();
+                tree = if tree.count(&self.nodes)? == 0 {
+                    Tree::build(&self.nodes, batch.iter().map(|k| (k.as_slice(), &[][..])))?
+                } else {
+                    tree.edit(&self.nodes, batch.drain(..).map(|k| (k, Some(Vec::new()))))?
+                };
+                batch.clear();
+            }
+            if done {
+                break;
+            }
+        }
+        progress(read);
+        self.finish_base_commit(&head, vec![(relation.to_string(), old_tree, tree)], message)
+    }
+
+    /// Applies per-relation sorted edits to the head's base relations and commits.
+    fn apply_base_edits(&self, head: &Snapshot, edits: Vec<(String, Vec<Edit>)>, message: &str) -> DbResult<CommitOutcome> {
+        let mut changed = Vec::new();
+        for (relation, relation_edits) in edits {
+            let entry = head.require(&relation)?;
+            let old_tree = entry.tree().ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no tree")))?;
+            let new_tree = old_tree.edit(&self.nodes, relation_edits)?;
+            changed.push((relation, old_tree, new_tree));
+        }
+        self.finish_base_commit(head, changed, message)
+    }
+
+    /// Takes the tuple deltas of changed base relations from the diff of their trees,
+    /// writes the new state and commit, and advances the head.
+    fn finish_base_commit(&self, head: &Snapshot, changed: Vec<(String, Tree, Tree)>, message: &str) -> DbResult<CommitOutcome> {
+        let mut state = head.state.clone();
+        let mut counts = Vec::new();
+        for (relation, old_tree, new_tree) in changed {
+            if old_tree == new_tree {
+                continue;
+            }
+            let (mut inserted, mut deleted) = (0u64, 0u64);
+            for entry in old_tree.diff(&self.nodes, &new_tree)? {
+                match entry? {
+                    DiffEntry::Added { .. } => inserted += 1,
+                    DiffEntry::Removed { .. } => deleted += 1,
+                    DiffEntry::Changed { .. } => {
+                        return Err(DbError::Corrupted(format!("base relation `{relation}` holds a tuple with a value")))
+                    }
+                }
+            }
+            let slot = state
+                .relations
+                .iter_mut()
+                .find(|r| r.name == relation)
+                .ok_or_else(|| unknown_relation(head, &relation))?;
+            slot.root = Some(*new_tree.root().as_bytes());
+            slot.count = Some(new_tree.count(&self.nodes)?);
+            counts.push(ChangeCount { relation, inserted, deleted });
+        }
+        if counts.is_empty() {
+            return Ok(CommitOutcome::NothingToCommit);
+        }
+        counts.sort_by(|a, b| a.relation.cmp(&b.relation));
+        self.write_commit(head, state, counts, message)
+    }
+
+    /// Sets the program. Base relations keep their tuples; a base relation that holds
+    /// tuples can be neither dropped nor given another schema. Rules arrive with the
+    /// evaluator; until then a program with rules is refused.
+    pub fn define(&self, text: &str, source_name: &str, message: &str) -> DbResult<CommitOutcome> {
+        let program = compile(text).map_err(|diagnostics| DbError::Program {
+            rendered: render_all(&diagnostics, &Source::new(source_name, text)),
+            errors: diagnostics.len(),
+        })?;
+        if let Some(relation) = program.relations.values().find(|r| !r.rules.is_empty()) {
+            return Err(DbError::user(format!(
+                "{source_name}: `{}` has rules, and this build does not evaluate rules yet; declare relations only",
+                relation.name()
+            )));
+        }
+        let head = self.head()?;
+        let relations = self.relations_for(&head, &program)?;
+        let state = State { program: program.canonical_text(), relations };
+        if state == head.state && head.commit.is_some() {
+            return Ok(CommitOutcome::NothingToCommit);
+        }
+        self.write_commit(&head, state, Vec::new(), message)
+    }
+
+    /// The relation entries of a new program over the head's data.
+    fn relations_for(&self, head: &Snapshot, program: &Program) -> DbResult<Vec<RelationEntry>> {
+        for old in &head.state.relations {
+            let count = old.count.unwrap_or(0);
+            if old.kind != RelationKind::Relation || count == 0 {
+                continue;
+            }
+            let keeps = program.relation(&old.name).is_some_and(|r| {
+                kind_of(r.kind()) == RelationKind::Relation && Some(schema_of(&r.declaration)) == head.schema(&old.name)
+            });
+            if !keeps {
+                let what = if program.relation(&old.name).is_some() { "change the schema of" } else { "drop" };
+                return Err(DbError::user(format!(
+                    "cannot {what} relation `{}`: it holds {count} tuples (migrations are not supported yet)",
+                    old.name
+                )));
+            }
+        }
+        let mut empty_tree: Option<Tree> = None;
+        let mut relations = Vec::new();
+        for (name, relation) in &program.relations {
+            let kind = kind_of(relation.kind());
+            let kept = head.entry(name).filter(|old| {
+                old.kind == kind && kind == RelationKind::Relation && head.schema(name) == Some(schema_of(&relation.declaration))
+            });
+            let entry = match kept {
+                Some(old) => old.clone(),
+                None if kind.is_stored() => {
+                    let tree = match empty_tree {
+                        Some(tree) => tree,
+                        None => *empty_tree.insert(Tree::empty(&self.nodes)?),
+                    };
+                    RelationEntry { name: name.clone(), kind, root: Some(*tree.root().as_bytes()), count: Some(0), aux: Vec::new() }
+                }
+                None => RelationEntry { name: name.clone(), kind, root: None, count: None, aux: Vec::new() },
+            };
+            relations.push(entry);
+        }
+        Ok(relations)
+    }
+
+    /// Writes `state` and a commit of it on top of `head`, makes both durable, and moves
+    /// the head by compare-and-swap.
+    fn write_commit(&self, head: &Snapshot, state: State, changes: Vec<ChangeCount>, message: &str) -> DbResult<CommitOutcome> {
+        let state_address = state.write(self.chunks.as_ref())?;
+        let commit = Commit {
+            parents: head.commit.iter().map(|c| *c.as_bytes()).collect(),
+            state: *state_address.as_bytes(),
+            message: message.to_string(),
+            time: commit_time(),
+            changes: changes.clone(),
+        };
+        let id = commit.write(self.chunks.as_ref())?;
+        commit_ref(self.chunks.as_ref(), BRANCH_DEFAULT, head.commit, Some(id))?;
+        Ok(CommitOutcome::Committed { commit: id, state: state_address, changes })
+    }
+
+    /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
+    pub fn tuples(&self, snapshot: &Snapshot, relation: &str) -> DbResult<Vec<Tuple>> {
+        let entry = snapshot.require(relation)?;
+        let types = snapshot.schema(relation).map(|s| s.types()).unwrap_or_default();
+        let Some(tree) = entry.tree() else {
+            // Ephemeral relations and denials without rules are empty; with rules they are
+            // evaluated by the rule engine.
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for item in tree.entries(&self.nodes) {
+            let (key, _) = item?;
+            out.push(decode_stored(&key, &types, relation)?);
+        }
+        Ok(out)
+    }
+
+    /// The tuples that differ from `from` to `to`, sorted by relation then tuple.
+    pub fn diff(&self, from: &Snapshot, to: &Snapshot, scope: &DiffScope) -> DbResult<Vec<TupleChange>> {
+        if let DiffScope::Relation(name) = scope {
+            if from.entry(name).is_none() && to.entry(name).is_none() {
+                return Err(unknown_relation(to, name));
+            }
+        }
+        let mut names: Vec<&str> = from.state.relations.iter().chain(&to.state.relations).map(|r| r.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let mut out = Vec::new();
+        for name in names {
+            let (a, b) = (from.entry(name), to.entry(name));
+            let kind = b.or(a).map(|e| e.kind).unwrap_or(RelationKind::Relation);
+            let included = match scope {
+                DiffScope::Base => kind == RelationKind::Relation,
+                DiffScope::All => true,
+                DiffScope::Relation(only) => only == name,
+            };
+            if !included {
+                continue;
+            }
+            let from_tree = a.and_then(RelationEntry::tree);
+            let to_tree = b.and_then(RelationEntry::tree);
+            if from_tree == to_tree {
+                continue;
+            }
+            let from_types = from.schema(name).map(|s| s.types()).unwrap_or_default();
+            let to_types = to.schema(name).map(|s| s.types()).unwrap_or_default();
+            let empty = Tree::empty(&self.nodes)?;
+            let (x, y) = (from_tree.unwrap_or(empty), to_tree.unwrap_or(empty));
+            for entry in x.diff(&self.nodes, &y)? {
+                let (sign, key, types) = match entry? {
+                    DiffEntry::Added { key, .. } => (Sign::Insert, key, &to_types),
+                    DiffEntry::Removed { key, .. } => (Sign::Delete, key, &from_types),
+                    DiffEntry::Changed { .. } => continue,
+                };
+                out.push(TupleChange { relation: name.to_string(), sign, tuple: decode_stored(&key, types, name)? });
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn decode_stored(key: &[u8], types: &[crate::Type], relation: &str) -> DbResult<Tuple> {
+    decode_tuple(key, types).map_err(|e| DbError::Corrupted(format!("a stored tuple of `{relation}` does not decode: {e}")))
+}
+
+/// The time recorded in a new commit: `RNT_COMMIT_TIME` (Unix seconds) when set, for
+/// reproducible commit ids; the clock otherwise.
+fn commit_time() -> i64 {
+    if let Some(fixed) = std::env::var("RNT_COMMIT_TIME").ok().and_then(|v| v.parse().ok()) {
+        return fixed;
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,297 @@
+//! States and commits: the Merkle objects above the trees, and their canonical encoding.
+//!
+//! Both are encoded as a tag byte, a format version byte, then a bincode 2.0.1 body with a
+//! fixed configuration (little-endian, fixed-width integers: `u64` lengths, `u32` enum
+//! tags, `u8` option tags). `docs/format.md` spells the bytes out; `tests/golden.rs` pins
+//! them. A node chunk starts with its own version byte (1), which is neither tag, so no
+//! chunk decodes as two kinds of object.
+//!
+//! Determinism: every list is stored sorted by its key and checked on decode, there are no
+//! maps and no floats, so an object's bytes are a pure function of its content.
+
+use crate::{MerkleError, MerkleResult, Tree};
+use bincode::{Decode, Encode};
+use rnt_store::{Address, ChunkStore};
+use std::collections::BTreeSet;
+
+/// First byte of a state chunk (`S`).
+pub const STATE_TAG: u8 = b'S';
+/// First byte of a commit chunk (`C`).
+pub const COMMIT_TAG: u8 = b'C';
+/// Version byte after the tag, for both objects.
+pub const OBJECT_FORMAT_VERSION: u8 = 1;
+/// Largest object body accepted on decode; bounds allocation on corrupt length prefixes.
+pub const OBJECT_BYTES_MAX: usize = 64 * 1024 * 1024;
+
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding()
+        .with_limit::<OBJECT_BYTES_MAX>()
+}
+
+/// What a relation of a state is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Encode, Decode)]
+pub enum RelationKind {
+    /// A base relation: tuples stored as given.
+    Relation,
+    /// A materialized derived relation, maintained at each commit.
+    View,
+    /// A derived relation computed when read; nothing stored.
+    Ephemeral,
+    /// A derived relation that must stay empty; nothing stored.
+    Denial,
+}
+
+impl RelationKind {
+    /// The keyword of the language and of `status` (`relation`, `view`, ...).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            RelationKind::Relation => "relation",
+            RelationKind::View => "view",
+            RelationKind::Ephemeral => "ephemeral",
+            RelationKind::Denial => "denial",
+        }
+    }
+
+    /// Whether relations of this kind are stored in trees.
+    pub fn is_stored(self) -> bool {
+        matches!(self, RelationKind::Relation | RelationKind::View)
+    }
+}
+
+/// A tree a relation keeps besides its tuples (an index, counts, accumulators), named by
+/// a label that says what it holds, e.g. `index 1,0`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Encode, Decode)]
+pub struct AuxTree {
+    /// What the tree holds; unique within its relation.
+    pub label: String,
+    /// The tree's root address.
+    pub root: [u8; 32],
+}
+
+/// One relation of a state.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct RelationEntry {
+    /// The relation's name; unique within the state.
+    pub name: String,
+    /// What kind of relation it is.
+    pub kind: RelationKind,
+    /// Root of its tuple tree (`None` for ephemeral relations and denials).
+    pub root: Option<[u8; 32]>,
+    /// Distinct tuples stored (`None` when not stored).
+    pub count: Option<u64>,
+    /// Further trees it keeps, sorted by label.
+    pub aux: Vec<AuxTree>,
+}
+
+impl RelationEntry {
+    /// The tuple tree, when the relation is stored.
+    pub fn tree(&self) -> Option<Tree> {
+        self.root.map(|root| Tree::from_root(Address::from_bytes(root)))
+    }
+
+    /// The auxiliary tree labelled `label`.
+    pub fn aux_tree(&self, label: &str) -> Option<Tree> {
+        self.aux
+            .iter()
+            .find(|aux| aux.label == label)
+            .map(|aux| Tree::from_root(Address::from_bytes(aux.root)))
+    }
+}
+
+/// A state of the database: the program and every relation's trees. Its address is the
+/// state hash.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct State {
+    /// The program (declarations and rules) in canonical text form.
+    pub program: String,
+    /// Every relation the program declares, sorted by name.
+    pub relations: Vec<RelationEntry>,
+}
+
+impl State {
+    /// The relation named `name`.
+    pub fn relation(&self, name: &str) -> Option<&RelationEntry> {
+        self.relations
+            .binary_search_by(|entry| entry.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.relations[i])
+    }
+
+    /// Names of the relations whose trees differ between `self` and `other` (including
+    /// relations present in only one of them), in name order. Equal roots are skipped
+    /// without reading anything: this is `Path.diff` of the design.
+    pub fn changed_relations(&self, other: &State) -> Vec<String> {
+        let names: BTreeSet<&str> = self
+            .relations
+            .iter()
+            .chain(other.relations.iter())
+            .map(|entry| entry.name.as_str())
+            .collect();
+        names
+            .into_iter()
+            .filter(|name| {
+                let (a, b) = (self.relation(name), other.relation(name));
+                match (a, b) {
+                    (Some(a), Some(b)) => a.root != b.root || a.aux != b.aux || a.kind != b.kind,
+                    _ => true,
+                }
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Encodes the state canonically (tag, version, body).
+    pub fn encode(&self) -> Vec<u8> {
+        debug_assert!(self.relations.windows(2).all(|w| w[0].name < w[1].name), "relations must be sorted");
+        debug_assert!(self.relations.iter().all(|r| r.aux.windows(2).all(|w| w[0].label < w[1].label)));
+        encode_object(STATE_TAG, self)
+    }
+
+    /// Decodes and checks a state read from `address`.
+    pub fn decode(address: &Address, bytes: &[u8]) -> MerkleResult<State> {
+        let state: State = decode_object(address, bytes, STATE_TAG, "state")?;
+        let corrupt = |detail: &str| MerkleError::Corrupted { address: *address, detail: detail.to_string() };
+        if !state.relations.windows(2).all(|w| w[0].name < w[1].name) {
+            return Err(corrupt("state relations are not sorted by name"));
+        }
+        for relation in &state.relations {
+            if !relation.aux.windows(2).all(|w| w[0].label < w[1].label) {
+                return Err(corrupt("a relation's auxiliary trees are not sorted by label"));
+            }
+            if relation.kind.is_stored() != relation.root.is_some() {
+                return Err(corrupt("a relation's root does not match its kind"));
+            }
+        }
+        Ok(state)
+    }
+
+    /// Writes the state and returns its address (the state hash).
+    pub fn write(&self, chunks: &dyn ChunkStore) -> MerkleResult<Address> {
+        Ok(chunks.put(&self.encode())?)
+    }
+
+    /// Reads and checks the state at `address`.
+    pub fn read(chunks: &dyn ChunkStore, address: &Address) -> MerkleResult<State> {
+        let bytes = chunks.get(address)?;
+        State::decode(address, &bytes)
+    }
+}
+
+/// Tuples a commit inserted into and deleted from one relation.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct ChangeCount {
+    /// The relation.
+    pub relation: String,
+    /// Tuples inserted.
+    pub inserted: u64,
+    /// Tuples deleted.
+    pub deleted: u64,
+}
+
+/// A commit: a state, the commits it follows, and what was said about it. Its address is
+/// the commit id.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct Commit {
+    /// Parent commit ids (none for the first commit).
+    pub parents: Vec<[u8; 32]>,
+    /// The state this commit records.
+    pub state: [u8; 32],
+    /// The commit message.
+    pub message: String,
+    /// Seconds since the Unix epoch, UTC.
+    pub time: i64,
+    /// Per-relation change counts, sorted by relation (relations that changed only).
+    pub changes: Vec<ChangeCount>,
+}
+
+impl Commit {
+    /// The state's address.
+    pub fn state_address(&self) -> Address {
+        Address::from_bytes(self.state)
+    }
+
+    /// The parents' addresses.
+    pub fn parent_addresses(&self) -> Vec<Address> {
+        self.parents.iter().map(|p| Address::from_bytes(*p)).collect()
+    }
+
+    /// Encodes the commit canonically (tag, version, body).
+    pub fn encode(&self) -> Vec<u8> {
+        debug_assert!(self.changes.windows(2).all(|w| w[0].relation < w[1].relation));
+        encode_object(COMMIT_TAG, self)
+    }
+
+    /// Decodes and checks a commit read from `address`.
+    pub fn decode(address: &Address, bytes: &[u8]) -> MerkleResult<Commit> {
+        let commit: Commit = decode_object(address, bytes, COMMIT_TAG, "commit")?;
+        if !commit.changes.windows(2).all(|w| w[0].relation < w[1].relation) {
+            return Err(MerkleError::Corrupted {
+                address: *address,
+                detail: "commit change counts are not sorted by relation".to_string(),
+            });
+        }
+        Ok(commit)
+    }
+
+    /// Writes the commit and returns its id.
+    pub fn write(&self, chunks: &dyn ChunkStore) -> MerkleResult<Address> {
+        Ok(chunks.put(&self.encode())?)
+    }
+
+    /// Reads and checks the commit at `address`.
+    pub fn read(chunks: &dyn ChunkStore, address: &Address) -> MerkleResult<Commit> {
+        let bytes = chunks.get(address)?;
+        Commit::decode(address, &bytes)
+    }
+}
+
+/// What kind of object a chunk holds, from its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// A tree node.
+    Node,
+    /// A state.
+    State,
+    /// A commit.
+    Commit,
+    /// Something else.
+    Unknown,
+}
+
+/// Classifies a chunk by its first byte (without checking the rest).
+pub fn object_kind(bytes: &[u8]) -> ObjectKind {
+    match bytes.first() {
+        Some(&STATE_TAG) => ObjectKind::State,
+        Some(&COMMIT_TAG) => ObjectKind::Commit,
+        Some(&crate::codec::NODE_FORMAT_VERSION) => ObjectKind::Node,
+        _ => ObjectKind::Unknown,
+    }
+}
+
+fn encode_object<T: Encode>(tag: u8, object: &T) -> Vec<u8> {
+    let mut out = vec![tag, OBJECT_FORMAT_VERSION];
+    // Encoding into a Vec cannot fail for these types (no I/O, sizes under the limit).
+    let body = bincode::encode_to_vec(object, config()).unwrap_or_else(|e| unreachable!("encode: {e}"));
+    out.extend_from_slice(&body);
+    out
+}
+
+fn decode_object<T: Decode<()>>(address: &Address, bytes: &[u8], tag: u8, what: &str) -> MerkleResult<T> {
+    let corrupt = |detail: String| MerkleError::Corrupted { address: *address, detail };
+    match bytes {
+        [t, v, body @ ..] if *t == tag => {
+            if *v != OBJECT_FORMAT_VERSION {
+                return Err(corrupt(format!("unknown {what} format version {v}")));
+            }
+            let (object, read) = bincode::decode_from_slice(body, config())
+                .map_err(|e| corrupt(format!("not a valid {what}: {e}")))?;
+            if read != body.len() {
+                return Err(corrupt(format!("{} trailing bytes after the {what}", body.len() - read)));
+            }
+            Ok(object)
+        }
+        _ => Err(corrupt(format!("not a {what} object"))),
+    }
+}
