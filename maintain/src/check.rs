@@ -151,6 +151,7 @@ pub fn check(program: ast::Program) -> Result<Program, Vec<Diagnostic>> {
     let mut checker = Checker {
         declarations: BTreeMap::new(),
         diagnostics: Vec::new(),
+        suggestions: 0,
     };
     checker.declarations(&program.declarations);
 
@@ -264,6 +265,8 @@ struct Checker<'p> {
     /// The first declaration of each name.
     declarations: BTreeMap<&'p str, &'p Declaration>,
     diagnostics: Vec<Diagnostic>,
+    /// How many did-you-mean searches ran.
+    suggestions: usize,
 }
 
 impl<'p> Checker<'p> {
@@ -336,11 +339,15 @@ impl<'p> Checker<'p> {
     }
 
     /// The declared name closest to a misspelled one, if any is close.
-    fn suggest(&self, name: &str) -> Option<&'p str> {
-        const NAME_CHARS_MAX: usize = 64; // edit distance is quadratic; long names get no hint
-        if name.chars().count() > NAME_CHARS_MAX {
+    fn suggest(&mut self, name: &str) -> Option<&'p str> {
+        // Edit distance is quadratic in the name and runs over every declaration: long names
+        // get no hint, and only the first few unknown names of a program get one.
+        const NAME_CHARS_MAX: usize = 64;
+        const SUGGESTIONS_MAX: usize = 100;
+        if name.chars().count() > NAME_CHARS_MAX || self.suggestions == SUGGESTIONS_MAX {
             return None;
         }
+        self.suggestions += 1;
         let limit = name.chars().count() / 3; // short names get no hint: too many are close
         self.declarations
             .keys()

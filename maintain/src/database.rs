@@ -9,14 +9,20 @@
 use crate::change::{check_changes, Change, Sign};
 use crate::check::{compile, Program};
 use crate::diagnostic::{render_all, Source};
+use crate::engine::{plan_program, relation_types, Engine};
+use crate::read::{build_index, index_label};
 use crate::reference;
 use crate::schema::RelationSchema;
 use crate::snapshot::{kind_of, schema_of, unknown_relation, Snapshot};
-use crate::tuple::{decode_tuple, encode_tuple, Tuple};
+use crate::syntax::ast::Literal;
+use crate::tuple::{decode_tuple, encode_permuted, encode_tuple, Tuple};
 use crate::{DbError, DbResult};
-use rnt_merkle::{ChangeCount, Commit, DiffEntry, Edit, NodeStore, RelationEntry, RelationKind, State, Tree};
+use rnt_merkle::{
+    AuxTree, ChangeCount, Commit, DiffEntry, Edit, NodeStore, RelationEntry, RelationKind, State,
+    Tree,
+};
 use rnt_store::{commit_ref, Address, ChunkStore};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The branch a store's history lives on; `HEAD` names its tip.
@@ -96,7 +102,9 @@ impl Database {
     pub fn branch(&self, name: &str) -> DbResult<Option<Address>> {
         let valid = !name.is_empty()
             && name.len() <= 255
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
         if !valid {
             return Ok(None);
         }
@@ -152,9 +160,13 @@ impl Database {
                 }
             }
         }
-        let schemas: BTreeMap<String, RelationSchema> =
-            head.schemas().into_iter().map(|s| (s.name.clone(), s)).collect();
-        let set = check_changes(changes, |name| schemas.get(name)).map_err(|e| DbError::user(e.to_string()))?;
+        let schemas: BTreeMap<String, RelationSchema> = head
+            .schemas()
+            .into_iter()
+            .map(|s| (s.name.clone(), s))
+            .collect();
+        let set = check_changes(changes, |name| schemas.get(name))
+            .map_err(|e| DbError::user(e.to_string()))?;
         let mut edits: BTreeMap<String, BTreeMap<Vec<u8>, Option<Vec<u8>>>> = BTreeMap::new();
         for change in set.changes() {
             let schema = &schemas[&change.relation];
@@ -165,9 +177,15 @@ impl Database {
                 Sign::Insert => Some(Vec::new()),
                 Sign::Delete => None,
             };
-            edits.entry(change.relation.clone()).or_default().insert(key, value);
+            edits
+                .entry(change.relation.clone())
+                .or_default()
+                .insert(key, value);
         }
-        let edits = edits.into_iter().map(|(r, e)| (r, e.into_iter().collect())).collect();
+        let edits = edits
+            .into_iter()
+            .map(|(r, e)| (r, e.into_iter().collect()))
+            .collect();
         self.apply_base_edits(&head, edits, message)
     }
 
@@ -175,7 +193,13 @@ impl Database {
     /// and applying them in batches of [`IMPORT_BATCH_ROWS`]. Duplicate rows and rows
     /// already present are no-ops (a relation is a set). `progress` is called with the
     /// number of rows read so far.
-    pub fn import<I>(&self, relation: &str, rows: I, message: &str, progress: &mut dyn FnMut(u64)) -> DbResult<CommitOutcome>
+    pub fn import<I>(
+        &self,
+        relation: &str,
+        rows: I,
+        message: &str,
+        progress: &mut dyn FnMut(u64),
+    ) -> DbResult<CommitOutcome>
     where
         I: IntoIterator<Item = DbResult<Tuple>>,
     {
@@ -188,7 +212,9 @@ impl Database {
             )));
         }
         let types = head.schema(relation).map(|s| s.types()).unwrap_or_default();
-        let old_tree = entry.tree().ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no tree")))?;
+        let old_tree = entry
+            .tree()
+            .ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no tree")))?;
         let mut tree = old_tree;
         let mut batch: Vec<Vec<u8>> = Vec::new();
         let mut read = 0u64;
@@ -198,7 +224,10 @@ impl Database {
             let done = row.is_none();
             if let Some(row) = row {
                 let tuple = row?;
-                batch.push(encode_tuple(&tuple, &types).map_err(|e| DbError::user(format!("{relation}: {e}")))?);
+                batch.push(
+                    encode_tuple(&tuple, &types)
+                        .map_err(|e| DbError::user(format!("{relation}: {e}")))?,
+                );
                 read += 1;
                 if read % 65_536 == 0 {
                     progress(read);
@@ -223,11 +252,18 @@ impl Database {
     }
 
     /// Applies per-relation sorted edits to the head's base relations and commits.
-    fn apply_base_edits(&self, head: &Snapshot, edits: Vec<(String, Vec<Edit>)>, message: &str) -> DbResult<CommitOutcome> {
+    fn apply_base_edits(
+        &self,
+        head: &Snapshot,
+        edits: Vec<(String, Vec<Edit>)>,
+        message: &str,
+    ) -> DbResult<CommitOutcome> {
         let mut changed = Vec::new();
         for (relation, relation_edits) in edits {
             let entry = head.require(&relation)?;
-            let old_tree = entry.tree().ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no tree")))?;
+            let old_tree = entry
+                .tree()
+                .ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no tree")))?;
             let new_tree = old_tree.edit(&self.nodes, relation_edits)?;
             changed.push((relation, old_tree, new_tree));
         }
@@ -236,22 +272,33 @@ impl Database {
 
     /// Takes the tuple deltas of changed base relations from the diff of their trees,
     /// writes the new state and commit, and advances the head.
-    fn finish_base_commit(&self, head: &Snapshot, changed: Vec<(String, Tree, Tree)>, message: &str) -> DbResult<CommitOutcome> {
+    fn finish_base_commit(
+        &self,
+        head: &Snapshot,
+        changed: Vec<(String, Tree, Tree)>,
+        message: &str,
+    ) -> DbResult<CommitOutcome> {
         let mut state = head.state.clone();
         let mut counts = Vec::new();
+        let mut deltas: BTreeMap<String, Vec<DiffEntry>> = BTreeMap::new();
         for (relation, old_tree, new_tree) in changed {
             if old_tree == new_tree {
                 continue;
             }
             let (mut inserted, mut deleted) = (0u64, 0u64);
+            let mut delta = Vec::new();
             for entry in old_tree.diff(&self.nodes, &new_tree)? {
-                match entry? {
+                let entry = entry?;
+                match &entry {
                     DiffEntry::Added { .. } => inserted += 1,
                     DiffEntry::Removed { .. } => deleted += 1,
                     DiffEntry::Changed { .. } => {
-                        return Err(DbError::Corrupted(format!("base relation `{relation}` holds a tuple with a value")))
+                        return Err(DbError::Corrupted(format!(
+                            "base relation `{relation}` holds a tuple with a value"
+                        )))
                     }
                 }
+                delta.push(entry);
             }
             let slot = state
                 .relations
@@ -260,32 +307,36 @@ impl Database {
                 .ok_or_else(|| unknown_relation(head, &relation))?;
             slot.root = Some(*new_tree.root().as_bytes());
             slot.count = Some(new_tree.count(&self.nodes)?);
-            counts.push(ChangeCount { relation, inserted, deleted });
+            deltas.insert(relation.clone(), delta);
+            counts.push(ChangeCount {
+                relation,
+                inserted,
+                deleted,
+            });
         }
         if counts.is_empty() {
             return Ok(CommitOutcome::NothingToCommit);
         }
+        state.relations = derive(&self.nodes, &head.program, state.relations, Some(&deltas))?;
         counts.sort_by(|a, b| a.relation.cmp(&b.relation));
         self.write_commit(head, state, counts, message)
     }
 
     /// Sets the program. Base relations keep their tuples; a base relation that holds
-    /// tuples can be neither dropped nor given another schema. Rules arrive with the
-    /// evaluator; until then a program with rules is refused.
+    /// tuples can be neither dropped nor given another schema. Every view is computed and
+    /// every index built; a denial the data already violates refuses the program.
     pub fn define(&self, text: &str, source_name: &str, message: &str) -> DbResult<CommitOutcome> {
         let program = compile(text).map_err(|diagnostics| DbError::Program {
             rendered: render_all(&diagnostics, &Source::new(source_name, text)),
             errors: diagnostics.len(),
         })?;
-        if let Some(relation) = program.relations.values().find(|r| !r.rules.is_empty()) {
-            return Err(DbError::user(format!(
-                "{source_name}: `{}` has rules, and this build does not evaluate rules yet; declare relations only",
-                relation.name()
-            )));
-        }
         let head = self.head()?;
         let relations = self.relations_for(&head, &program)?;
-        let state = State { program: program.canonical_text(), relations };
+        let relations = derive(&self.nodes, &program, relations, None)?;
+        let state = State {
+            program: program.canonical_text(),
+            relations,
+        };
         if state == head.state && head.commit.is_some() {
             return Ok(CommitOutcome::NothingToCommit);
         }
@@ -300,10 +351,15 @@ impl Database {
                 continue;
             }
             let keeps = program.relation(&old.name).is_some_and(|r| {
-                kind_of(r.kind()) == RelationKind::Relation && Some(schema_of(&r.declaration)) == head.schema(&old.name)
+                kind_of(r.kind()) == RelationKind::Relation
+                    && Some(schema_of(&r.declaration)) == head.schema(&old.name)
             });
             if !keeps {
-                let what = if program.relation(&old.name).is_some() { "change the schema of" } else { "drop" };
+                let what = if program.relation(&old.name).is_some() {
+                    "change the schema of"
+                } else {
+                    "drop"
+                };
                 return Err(DbError::user(format!(
                     "cannot {what} relation `{}`: it holds {count} tuples (migrations are not supported yet)",
                     old.name
@@ -315,7 +371,9 @@ impl Database {
         for (name, relation) in &program.relations {
             let kind = kind_of(relation.kind());
             let kept = head.entry(name).filter(|old| {
-                old.kind == kind && kind == RelationKind::Relation && head.schema(name) == Some(schema_of(&relation.declaration))
+                old.kind == kind
+                    && kind == RelationKind::Relation
+                    && head.schema(name) == Some(schema_of(&relation.declaration))
             });
             let entry = match kept {
                 Some(old) => old.clone(),
@@ -324,9 +382,21 @@ impl Database {
                         Some(tree) => tree,
                         None => *empty_tree.insert(Tree::empty(&self.nodes)?),
                     };
-                    RelationEntry { name: name.clone(), kind, root: Some(*tree.root().as_bytes()), count: Some(0), aux: Vec::new() }
+                    RelationEntry {
+                        name: name.clone(),
+                        kind,
+                        root: Some(*tree.root().as_bytes()),
+                        count: Some(0),
+                        aux: Vec::new(),
+                    }
                 }
-                None => RelationEntry { name: name.clone(), kind, root: None, count: None, aux: Vec::new() },
+                None => RelationEntry {
+                    name: name.clone(),
+                    kind,
+                    root: None,
+                    count: None,
+                    aux: Vec::new(),
+                },
             };
             relations.push(entry);
         }
@@ -335,7 +405,13 @@ impl Database {
 
     /// Writes `state` and a commit of it on top of `head`, makes both durable, and moves
     /// the head by compare-and-swap.
-    fn write_commit(&self, head: &Snapshot, state: State, changes: Vec<ChangeCount>, message: &str) -> DbResult<CommitOutcome> {
+    fn write_commit(
+        &self,
+        head: &Snapshot,
+        state: State,
+        changes: Vec<ChangeCount>,
+        message: &str,
+    ) -> DbResult<CommitOutcome> {
         let state_address = state.write(self.chunks.as_ref())?;
         let commit = Commit {
             parents: head.commit.iter().map(|c| *c.as_bytes()).collect(),
@@ -346,17 +422,30 @@ impl Database {
         };
         let id = commit.write(self.chunks.as_ref())?;
         commit_ref(self.chunks.as_ref(), BRANCH_DEFAULT, head.commit, Some(id))?;
-        Ok(CommitOutcome::Committed { commit: id, state: state_address, changes })
+        Ok(CommitOutcome::Committed {
+            commit: id,
+            state: state_address,
+            changes,
+        })
     }
 
     /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
     pub fn tuples(&self, snapshot: &Snapshot, relation: &str) -> DbResult<Vec<Tuple>> {
         let entry = snapshot.require(relation)?;
-        let types = snapshot.schema(relation).map(|s| s.types()).unwrap_or_default();
+        let types = snapshot
+            .schema(relation)
+            .map(|s| s.types())
+            .unwrap_or_default();
         let Some(tree) = entry.tree() else {
-            // Ephemeral relations and denials without rules are empty; with rules they are
-            // evaluated by the rule engine.
-            return Ok(Vec::new());
+            // Ephemeral relations and denials are evaluated when read.
+            let plans = plan_program(&snapshot.program);
+            let engine = Engine::new(
+                &self.nodes,
+                &snapshot.program,
+                &plans,
+                &snapshot.state.relations,
+            );
+            return Ok(engine.evaluate(relation)?.into_iter().collect());
         };
         let mut out = Vec::new();
         for item in tree.entries(&self.nodes) {
@@ -367,13 +456,24 @@ impl Database {
     }
 
     /// The tuples that differ from `from` to `to`, sorted by relation then tuple.
-    pub fn diff(&self, from: &Snapshot, to: &Snapshot, scope: &DiffScope) -> DbResult<Vec<TupleChange>> {
+    pub fn diff(
+        &self,
+        from: &Snapshot,
+        to: &Snapshot,
+        scope: &DiffScope,
+    ) -> DbResult<Vec<TupleChange>> {
         if let DiffScope::Relation(name) = scope {
             if from.entry(name).is_none() && to.entry(name).is_none() {
                 return Err(unknown_relation(to, name));
             }
         }
-        let mut names: Vec<&str> = from.state.relations.iter().chain(&to.state.relations).map(|r| r.name.as_str()).collect();
+        let mut names: Vec<&str> = from
+            .state
+            .relations
+            .iter()
+            .chain(&to.state.relations)
+            .map(|r| r.name.as_str())
+            .collect();
         names.sort_unstable();
         names.dedup();
         let mut out = Vec::new();
@@ -403,21 +503,146 @@ impl Database {
                     DiffEntry::Removed { key, .. } => (Sign::Delete, key, &from_types),
                     DiffEntry::Changed { .. } => continue,
                 };
-                out.push(TupleChange { relation: name.to_string(), sign, tuple: decode_stored(&key, types, name)? });
+                out.push(TupleChange {
+                    relation: name.to_string(),
+                    sign,
+                    tuple: decode_stored(&key, types, name)?,
+                });
             }
         }
         Ok(out)
     }
 }
 
+/// Brings every derived part of a state up to date with its base relations: indexes of
+/// base relations (edited from `deltas` at a commit, rebuilt at a define, when `deltas` is
+/// `None`), views affected by the change (all of them at a define) recomputed from
+/// scratch, then the denials judged.
+fn derive(
+    nodes: &NodeStore,
+    program: &Program,
+    relations: Vec<RelationEntry>,
+    deltas: Option<&BTreeMap<String, Vec<DiffEntry>>>,
+) -> DbResult<Vec<RelationEntry>> {
+    let plans = plan_program(program);
+    let mut by_name: BTreeMap<String, RelationEntry> =
+        relations.into_iter().map(|r| (r.name.clone(), r)).collect();
+    // Base relations' indexes.
+    for entry in by_name.values_mut() {
+        if entry.kind != RelationKind::Relation {
+            continue;
+        }
+        let Some(tree) = entry.tree() else { continue };
+        let types = relation_types(program, &entry.name).unwrap_or_default();
+        let wanted = plans.indexes.get(&entry.name).cloned().unwrap_or_default();
+        let delta = deltas.and_then(|d| d.get(&entry.name));
+        let mut aux = Vec::new();
+        for permutation in &wanted {
+            let label = index_label(permutation);
+            let existing = entry.aux_tree(&label);
+            let index = match (existing, delta) {
+                (Some(index), None) => index,
+                (Some(index), Some(delta)) => {
+                    index.edit(nodes, index_edits(delta, &types, permutation)?)?
+                }
+                (None, _) => build_index(nodes, &tree, &types, permutation)?,
+            };
+            aux.push(AuxTree {
+                label,
+                root: *index.root().as_bytes(),
+            });
+        }
+        aux.sort_by(|a, b| a.label.cmp(&b.label));
+        entry.aux = aux;
+    }
+    // Views, stratum by stratum.
+    let affected = affected_relations(program, deltas);
+    let current: Vec<RelationEntry> = by_name
+        .values()
+        .filter(|e| e.kind == RelationKind::Relation || !affected.contains(&e.name))
+        .cloned()
+        .collect();
+    let mut engine = Engine::new(nodes, program, &plans, &current);
+    for stratum in program.strata.iter() {
+        for name in &stratum.relations {
+            let is_view = by_name
+                .get(name)
+                .is_some_and(|e| e.kind == RelationKind::View);
+            if is_view && affected.contains(name) {
+                let entry = engine.materialize(name)?;
+                by_name.insert(name.clone(), entry);
+            }
+        }
+    }
+    engine.check_denials()?;
+    Ok(by_name.into_values().collect())
+}
+
+/// The derived relations whose contents may change: all of them at a define (`None`), else
+/// those that read a changed relation, directly or through other derived ones.
+fn affected_relations(
+    program: &Program,
+    deltas: Option<&BTreeMap<String, Vec<DiffEntry>>>,
+) -> BTreeSet<String> {
+    let Some(deltas) = deltas else {
+        return program.relations.keys().cloned().collect();
+    };
+    let mut affected: BTreeSet<String> = deltas.keys().cloned().collect();
+    for stratum in program.strata.iter() {
+        let reads_affected = stratum.relations.iter().any(|name| {
+            program.rules_of(name).iter().any(|rule| {
+                rule.rule.body.iter().any(|literal| match literal {
+                    Literal::Positive(atom) | Literal::Negative { atom, .. } => {
+                        affected.contains(&atom.relation.name)
+                    }
+                    Literal::Comparison(_) => false,
+                })
+            })
+        });
+        if reads_affected {
+            affected.extend(stratum.relations.iter().cloned());
+        }
+    }
+    affected
+}
+
+/// The edits that carry a base relation's tuple delta into one of its indexes.
+fn index_edits(
+    delta: &[DiffEntry],
+    types: &[crate::Type],
+    permutation: &[usize],
+) -> DbResult<Vec<Edit>> {
+    let mut edits = Vec::with_capacity(delta.len());
+    for entry in delta {
+        let tuple = decode_tuple(entry.key(), types)
+            .map_err(|e| DbError::Corrupted(format!("a stored tuple does not decode: {e}")))?;
+        let key = encode_permuted(&tuple, types, permutation)
+            .map_err(|e| DbError::user(e.to_string()))?;
+        let value = match entry {
+            DiffEntry::Removed { .. } => None,
+            _ => Some(Vec::new()),
+        };
+        edits.push((key, value));
+    }
+    edits.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(edits)
+}
+
 fn decode_stored(key: &[u8], types: &[crate::Type], relation: &str) -> DbResult<Tuple> {
-    decode_tuple(key, types).map_err(|e| DbError::Corrupted(format!("a stored tuple of `{relation}` does not decode: {e}")))
+    decode_tuple(key, types).map_err(|e| {
+        DbError::Corrupted(format!(
+            "a stored tuple of `{relation}` does not decode: {e}"
+        ))
+    })
 }
 
 /// The time recorded in a new commit: `RNT_COMMIT_TIME` (Unix seconds) when set, for
 /// reproducible commit ids; the clock otherwise.
 fn commit_time() -> i64 {
-    if let Some(fixed) = std::env::var("RNT_COMMIT_TIME").ok().and_then(|v| v.parse().ok()) {
+    if let Some(fixed) = std::env::var("RNT_COMMIT_TIME")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         return fixed;
     }
     std::time::SystemTime::now()

@@ -64,7 +64,10 @@ mod tests {
 
     #[test]
     fn escapes_decode() {
-        assert_eq!(unescape_json_string(r#"a\"b\\c\nd\u00e9"#).unwrap(), "a\"b\\c\nd\u{e9}");
+        assert_eq!(
+            unescape_json_string(r#"a\"b\\c\nd\u00e9"#).unwrap(),
+            "a\"b\\c\nd\u{e9}"
+        );
         assert_eq!(unescape_json_string(r"\ud83d\ude00").unwrap(), "\u{1F600}");
     }
 

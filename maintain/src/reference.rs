@@ -17,7 +17,9 @@ pub fn resolve(db: &Database, reference: &str) -> DbResult<Snapshot> {
         return Ok(start);
     }
     let mut commit = start.commit.ok_or_else(|| {
-        DbError::user(format!("`{reference}`: `{base}` names a state, not a commit, so it has no ancestors"))
+        DbError::user(format!(
+            "`{reference}`: `{base}` names a state, not a commit, so it has no ancestors"
+        ))
     })?;
     for step in 0..back {
         let parents = Commit::read(db.chunks().as_ref(), &commit)?.parent_addresses();
@@ -36,16 +38,19 @@ fn split_ancestry(reference: &str) -> DbResult<(&str, u64)> {
     match reference.split_once('~') {
         None => Ok((reference, 0)),
         Some((base, "")) => Ok((base, 1)),
-        Some((base, n)) => n
-            .parse::<u64>()
-            .map(|n| (base, n))
-            .map_err(|_| DbError::user(format!("`{reference}`: expected a number of steps after `~`"))),
+        Some((base, n)) => n.parse::<u64>().map(|n| (base, n)).map_err(|_| {
+            DbError::user(format!(
+                "`{reference}`: expected a number of steps after `~`"
+            ))
+        }),
     }
 }
 
 fn resolve_base(db: &Database, name: &str) -> DbResult<Snapshot> {
     if name.is_empty() {
-        return Err(DbError::user("empty reference: name a commit, a state, HEAD or a branch"));
+        return Err(DbError::user(
+            "empty reference: name a commit, a state, HEAD or a branch",
+        ));
     }
     if name == "HEAD" {
         return match db.head_commit()? {
@@ -58,7 +63,9 @@ fn resolve_base(db: &Database, name: &str) -> DbResult<Snapshot> {
     }
     let looks_hex = name.bytes().all(|b| b.is_ascii_hexdigit());
     if !looks_hex {
-        return Err(DbError::user(format!("unknown reference `{name}`: not HEAD, a branch, or a hex commit id or state hash")));
+        return Err(DbError::user(format!(
+            "unknown reference `{name}`: not HEAD, a branch, or a hex commit id or state hash"
+        )));
     }
     let prefix = normalize_hex_prefix(name).map_err(|e| DbError::user(e.to_string()))?;
     let mut matches: Vec<(Address, ObjectKind)> = Vec::new();
@@ -70,14 +77,26 @@ fn resolve_base(db: &Database, name: &str) -> DbResult<Snapshot> {
         }
     }
     match matches.as_slice() {
-        [] => Err(DbError::user(format!("unknown reference `{name}`: no commit or state has that prefix"))),
+        [] => Err(DbError::user(format!(
+            "unknown reference `{name}`: no commit or state has that prefix"
+        ))),
         [(address, ObjectKind::Commit)] => db.snapshot_of_commit(*address),
         [(address, _)] => Snapshot::load(db.chunks().as_ref(), None, *address),
         many => {
             let listed: Vec<String> = many
                 .iter()
                 .take(5)
-                .map(|(a, k)| format!("{} ({})", a.short_hex(12), if *k == ObjectKind::Commit { "commit" } else { "state" }))
+                .map(|(a, k)| {
+                    format!(
+                        "{} ({})",
+                        a.short_hex(12),
+                        if *k == ObjectKind::Commit {
+                            "commit"
+                        } else {
+                            "state"
+                        }
+                    )
+                })
                 .collect();
             Err(DbError::user(format!(
                 "ambiguous reference `{name}`: {} objects match ({}); use more digits",

@@ -25,13 +25,26 @@ impl Snapshot {
     /// The state of a store with no commits: no program, no relations. Its address is
     /// computed, not stored.
     pub fn empty() -> DbResult<Snapshot> {
-        let state = State { program: String::new(), relations: Vec::new() };
-        let program = compile("").map_err(|_| DbError::Corrupted("the empty program does not compile".into()))?;
-        Ok(Snapshot { commit: None, state_address: Address::of(&state.encode()), state, program })
+        let state = State {
+            program: String::new(),
+            relations: Vec::new(),
+        };
+        let program = compile("")
+            .map_err(|_| DbError::Corrupted("the empty program does not compile".into()))?;
+        Ok(Snapshot {
+            commit: None,
+            state_address: Address::of(&state.encode()),
+            state,
+            program,
+        })
     }
 
     /// Reads the state at `state_address` and checks its program.
-    pub fn load(chunks: &dyn ChunkStore, commit: Option<Address>, state_address: Address) -> DbResult<Snapshot> {
+    pub fn load(
+        chunks: &dyn ChunkStore,
+        commit: Option<Address>,
+        state_address: Address,
+    ) -> DbResult<Snapshot> {
         let state = State::read(chunks, &state_address)?;
         let program = compile(&state.program).map_err(|diagnostics| {
             DbError::Corrupted(format!(
@@ -48,17 +61,28 @@ impl Snapshot {
                 )));
             }
         }
-        Ok(Snapshot { commit, state_address, state, program })
+        Ok(Snapshot {
+            commit,
+            state_address,
+            state,
+            program,
+        })
     }
 
     /// The schema of relation `name`, if the program declares it.
     pub fn schema(&self, name: &str) -> Option<RelationSchema> {
-        self.program.relation(name).map(|relation| schema_of(&relation.declaration))
+        self.program
+            .relation(name)
+            .map(|relation| schema_of(&relation.declaration))
     }
 
     /// Every relation's schema, in name order.
     pub fn schemas(&self) -> Vec<RelationSchema> {
-        self.program.relations.values().map(|r| schema_of(&r.declaration)).collect()
+        self.program
+            .relations
+            .values()
+            .map(|r| schema_of(&r.declaration))
+            .collect()
     }
 
     /// The state's entry for relation `name`.
@@ -79,11 +103,21 @@ impl Snapshot {
 
 /// The error for a relation name the program does not declare, listing the known ones.
 pub fn unknown_relation(snapshot: &Snapshot, name: &str) -> DbError {
-    let known: Vec<&str> = snapshot.state.relations.iter().map(|r| r.name.as_str()).collect();
+    let known: Vec<&str> = snapshot
+        .state
+        .relations
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
     if known.is_empty() {
-        DbError::user(format!("unknown relation `{name}`: no relations are defined (use `rnt define`)"))
+        DbError::user(format!(
+            "unknown relation `{name}`: no relations are defined (use `rnt define`)"
+        ))
     } else {
-        DbError::user(format!("unknown relation `{name}` (relations: {})", known.join(", ")))
+        DbError::user(format!(
+            "unknown relation `{name}` (relations: {})",
+            known.join(", ")
+        ))
     }
 }
 
@@ -91,7 +125,11 @@ pub fn unknown_relation(snapshot: &Snapshot, name: &str) -> DbError {
 pub fn schema_of(declaration: &ast::Declaration) -> RelationSchema {
     RelationSchema::new(
         declaration.name.name.clone(),
-        declaration.attributes.iter().map(|a| Attribute::new(a.name.name.clone(), a.ty)).collect(),
+        declaration
+            .attributes
+            .iter()
+            .map(|a| Attribute::new(a.name.name.clone(), a.ty))
+            .collect(),
     )
 }
 

@@ -202,12 +202,11 @@ fn atom() -> impl Strategy<Value = String> {
 }
 
 fn literal() -> impl Strategy<Value = String> {
-    let ops = ["=", "!=", "<", "<=", ">", ">="];
+    const OPS: &[&str] = &["=", "!=", "<", "<=", ">", ">="];
     prop_oneof![
         atom(),
         atom().prop_map(|a| format!("not {a}")),
-        (expr(), prop::sample::select(&ops[..]), expr())
-            .prop_map(|(l, op, r)| format!("{l} {op} {r}")),
+        (expr(), prop::sample::select(OPS), expr()).prop_map(|(l, op, r)| format!("{l} {op} {r}")),
     ]
 }
 

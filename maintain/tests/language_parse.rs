@@ -8,7 +8,7 @@ use rnt_maintain::syntax::ast::{
     AggregateFn, ArithOp, CmpOp, Expr, ExprKind, HeadTerm, Literal, Program, RelationKind, Rule,
     TermKind, VarId,
 };
-use rnt_maintain::syntax::{parse, EXPR_DEPTH_MAX};
+use rnt_maintain::syntax::{parse, BODY_LITERALS_MAX, EXPR_DEPTH_MAX, TERMS_MAX};
 use rnt_maintain::{Type, Value};
 
 const SAMPLE: &str = r#"# comments start with '#'
@@ -594,6 +594,30 @@ fn nesting_is_limited_instead_of_overflowing_the_stack() {
     assert_eq!(syntax_errors(&ok), "");
 }
 
+#[test]
+fn rules_and_declarations_are_limited_in_size() {
+    let literals = vec!["r(x)"; BODY_LITERALS_MAX + 1].join(", ");
+    let errors = syntax_errors(&format!("v(x) :- {literals}."));
+    assert!(
+        errors.starts_with("error: too many body literals\n"),
+        "{errors}"
+    );
+    let terms = vec!["x"; TERMS_MAX + 1].join(", ");
+    let errors = syntax_errors(&format!("v(x) :- r({terms})."));
+    assert!(errors.starts_with("error: too many terms\n"), "{errors}");
+    let attributes: Vec<String> = (0..=TERMS_MAX).map(|i| format!("a{i}: int")).collect();
+    let errors = syntax_errors(&format!("relation r({}).", attributes.join(", ")));
+    assert!(
+        errors.starts_with("error: too many attributes\n"),
+        "{errors}"
+    );
+    // At the limits, all is well.
+    let literals = vec!["r(x)"; BODY_LITERALS_MAX - 1].join(", ");
+    let terms = vec!["x"; TERMS_MAX].join(", ");
+    let errors = syntax_errors(&format!("v(x) :- {literals}, r({terms})."));
+    assert!(errors.is_empty(), "{}", &errors[..errors.len().min(200)]);
+}
+
 /// Fragments that make random texts look like programs, so the fuzzing reaches deep into
 /// the parser and the checker.
 const FRAGMENTS: &[&str] = &[
@@ -659,10 +683,10 @@ fn parse_check_render(text: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
-    fn random_text_never_panics(text in "\\PC{0,80}") {
+    fn random_text_never_panics(text in "\\PC{0,200}") {
         parse_check_render(&text);
     }
 

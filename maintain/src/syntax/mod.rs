@@ -14,6 +14,13 @@ pub use span::Span;
 /// beyond any real program and keeps parsing time and memory bounded on hostile input.
 pub const PROGRAM_BYTES_MAX: usize = 16 << 20;
 
+/// The most literals a rule body may hold. Far beyond any real rule (a join of a thousand
+/// relations); it bounds the checker's and planner's work per rule on hostile input.
+pub const BODY_LITERALS_MAX: usize = 1024;
+
+/// The most terms an atom or head, or attributes a declaration, may hold.
+pub const TERMS_MAX: usize = 1024;
+
 /// The deepest an arithmetic expression may nest (parentheses, unary minus, or a chain of
 /// binary operators). Later passes walk expressions recursively; this bound keeps their stack
 /// use small on any input.

@@ -7,7 +7,8 @@
 //! rule        = head ":-" literal {"," literal} "."
 //! head        = NAME "(" [headterm {"," headterm}] ")"
 //! headterm    = term | "count" "(" ")" | ("sum" | "min" | "max" | "avg") "(" VAR ")"
-//! literal     = NAME "(" [term {"," term}] ")" | "not" atom | expr cmp expr
+//! literal     = atom | "not" atom | expr cmp expr
+//! atom        = NAME "(" [term {"," term}] ")"
 //! term        = VAR | "_" | INT | "-" INT | STRING | "true" | "false"
 //! expr        = product {("+" | "-") product}
 //! product     = unary {("*" | "/" | "%") unary}
@@ -15,10 +16,14 @@
 //! cmp         = "=" | "!=" | "<" | "<=" | ">" | ">="
 //! ```
 //!
-//! Keywords are contextual: `view` starts a declaration only when a name follows it, `not`
-//! negates only when a name follows it, and the aggregate names are aggregates only when `(`
-//! follows them in a head. A syntax error skips to the end of its item (the next `.`, or a
+//! Keywords are contextual: a kind keyword starts a declaration unless `(` follows it (then
+//! it names the relation a rule derives), `not` negates only when a name follows it, and the
+//! aggregate names are aggregates only when `(` follows them in a head. `true` and `false`
+//! are always constants and `_` always a wildcard; any other identifier in a term is a
+//! variable. A syntax error skips to the end of its item (the next `.`, or a
 //! declaration keyword starting a line), so one run reports every syntax error.
+
+use std::collections::HashMap;
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{
@@ -27,7 +32,7 @@ use crate::syntax::ast::{
     Variable,
 };
 use crate::syntax::lexer::{lex, Token, TokenKind};
-use crate::syntax::{Span, EXPR_DEPTH_MAX, PROGRAM_BYTES_MAX};
+use crate::syntax::{Span, BODY_LITERALS_MAX, EXPR_DEPTH_MAX, PROGRAM_BYTES_MAX, TERMS_MAX};
 use crate::value::{Type, Value};
 
 /// The result of parsing: the items that parsed, and every syntax error.
@@ -57,6 +62,7 @@ pub fn parse(text: &str) -> Parse {
         pos: 0,
         diagnostics,
         variables: Vec::new(),
+        interned: HashMap::new(),
         program: Program::default(),
     };
     parser.program();
@@ -79,6 +85,8 @@ struct Parser<'t> {
     diagnostics: Vec<Diagnostic>,
     /// The variables of the rule being parsed, in order of first occurrence.
     variables: Vec<String>,
+    /// The same, by name (only looked up, never iterated).
+    interned: HashMap<&'t str, VarId>,
     program: Program,
 }
 
@@ -150,7 +158,11 @@ impl<'t> Parser<'t> {
         let mut attributes = Vec::new();
         if !self.eat(&TokenKind::RParen) {
             loop {
-                attributes.push(self.attribute()?);
+                let attribute = self.attribute()?;
+                if attributes.len() == TERMS_MAX {
+                    return Err(self.too_many(attribute.name.span, "attributes", TERMS_MAX));
+                }
+                attributes.push(attribute);
                 if self.eat(&TokenKind::RParen) {
                     break;
                 }
@@ -186,6 +198,7 @@ impl<'t> Parser<'t> {
 
     fn rule(&mut self) -> PResult<Rule> {
         self.variables.clear();
+        self.interned.clear();
         if !self.at(&TokenKind::Ident) {
             return Err(self.unexpected("a declaration or a rule"));
         }
@@ -198,7 +211,11 @@ impl<'t> Parser<'t> {
         self.expect(TokenKind::ColonDash, "`:-` after the rule head")?;
         let mut body = Vec::new();
         let end = loop {
-            body.push(self.literal()?);
+            let literal = self.literal()?;
+            if body.len() == BODY_LITERALS_MAX {
+                return Err(self.too_many(literal.span(), "body literals", BODY_LITERALS_MAX));
+            }
+            body.push(literal);
             if self.eat(&TokenKind::Comma) {
                 continue;
             }
@@ -348,8 +365,15 @@ impl<'t> Parser<'t> {
         if self.at(&TokenKind::RParen) {
             return Ok(self.bump().span);
         }
+        let mut count = 0;
         loop {
+            let start = self.peek().span;
             item(self)?;
+            count += 1;
+            if count > TERMS_MAX {
+                let span = start.to(self.tokens[self.pos - 1].span);
+                return Err(self.too_many(span, "terms", TERMS_MAX));
+            }
             if self.at(&TokenKind::RParen) {
                 return Ok(self.bump().span);
             }
@@ -579,14 +603,14 @@ impl<'t> Parser<'t> {
 
     fn intern(&mut self, token: &Token) -> VarId {
         let name = self.token_text(token);
-        let index = match self.variables.iter().position(|v| v == name) {
-            Some(index) => index,
-            None => {
-                self.variables.push(name.to_string());
-                self.variables.len() - 1
-            }
-        };
-        VarId(u32::try_from(index).expect("a rule has fewer than 2^32 variables"))
+        if let Some(&var) = self.interned.get(name) {
+            return var;
+        }
+        // A rule has fewer variables than the program has bytes (PROGRAM_BYTES_MAX < 2^32).
+        let var = VarId(self.variables.len() as u32);
+        self.variables.push(name.to_string());
+        self.interned.insert(name, var);
+        var
     }
 
     /// The value of an int literal, negated when `negative`, or a range error.
@@ -660,6 +684,12 @@ impl<'t> Parser<'t> {
             TokenKind::Error => "a malformed token".to_string(),
             _ => format!("`{}`", self.token_text(token)),
         }
+    }
+
+    fn too_many(&mut self, span: Span, what: &str, limit: usize) -> Reported {
+        let message = format!("too many {what}");
+        let help = format!("the limit is {limit}");
+        self.report(Diagnostic::error(span, message).with_help(help))
     }
 
     fn too_deep(&mut self, span: Span) -> Reported {

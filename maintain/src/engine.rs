@@ -1,0 +1,528 @@
+//! Evaluation of a program over a state from scratch: the plans of every rule, the indexes
+//! they need, materialized views computed stratum by stratum (with derivation counts for
+//! non-recursive ones), ephemeral relations evaluated when read with the bindings pushed
+//! in, and denials judged.
+//!
+//! *Invariant: every materialized relation equals the from-scratch evaluation of its rules
+//! on the same state — `maintain(V, state, Δ) == eval(V, state + Δ)`, checked by verify.*
+
+use crate::check::Program;
+use crate::eval::{project, run_plan, semi_naive, MemRelation};
+use crate::plan::{plan_for_head_pattern, plan_from_literal, plan_rule, HeadColumn, RulePlan};
+use crate::read::{
+    build_index, index_label, index_permutation, Flow, Relations, StoredRelation, Visit,
+};
+use crate::snapshot::{kind_of, schema_of};
+use crate::syntax::ast::{AggregateFn, Literal};
+use crate::tuple::{encode_tuple, format_tuple, Tuple};
+use crate::value::{Type, Value};
+use crate::{DbError, DbResult};
+use rnt_merkle::{AuxTree, NodeStore, RelationEntry, RelationKind, Tree};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+/// Every plan of a program, and the indexes the plans read through.
+#[derive(Clone, Debug, Default)]
+pub struct ProgramPlans {
+    /// Full plans per derived relation, one per rule.
+    pub full: BTreeMap<String, Vec<RulePlan>>,
+    /// Delta plans per derived relation: a plan per rule and positive literal, starting
+    /// from that literal.
+    pub delta: BTreeMap<String, Vec<(RulePlan, usize)>>,
+    /// Column permutations of the indexes each stored relation keeps.
+    pub indexes: BTreeMap<String, BTreeSet<Vec<usize>>>,
+}
+
+/// Plans every rule of `program` and derives the indexes from the plans' read sets.
+pub fn plan_program(program: &Program) -> ProgramPlans {
+    let mut plans = ProgramPlans::default();
+    for (name, relation) in &program.relations {
+        let mut full = Vec::new();
+        let mut delta = Vec::new();
+        for rule in &relation.rules {
+            full.push(plan_rule(rule));
+            for (i, literal) in rule.rule.body.iter().enumerate() {
+                if matches!(literal, Literal::Positive(_)) {
+                    delta.push((plan_from_literal(rule, i), i));
+                }
+            }
+        }
+        if !relation.rules.is_empty() {
+            plans.full.insert(name.clone(), full);
+            plans.delta.insert(name.clone(), delta);
+        }
+    }
+    // Read sets: every (relation, bound columns) a plan reads, following reads of
+    // ephemeral relations into their rules with the head columns pre-bound.
+    let mut work: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut seen: BTreeSet<(String, Vec<usize>)> = BTreeSet::new();
+    let all_plans = plans
+        .full
+        .values()
+        .flatten()
+        .chain(plans.delta.values().flatten().map(|(p, _)| p));
+    for plan in all_plans {
+        for read in plan.reads() {
+            work.push((read.relation.clone(), read.bound_columns()));
+        }
+    }
+    while let Some((relation, bound)) = work.pop() {
+        if !seen.insert((relation.clone(), bound.clone())) {
+            continue;
+        }
+        let Some(declared) = program.relation(&relation) else {
+            continue;
+        };
+        let kind = kind_of(declared.kind());
+        if kind.is_stored() {
+            if let Some(permutation) = index_permutation(&bound, declared.declaration.arity()) {
+                plans
+                    .indexes
+                    .entry(relation)
+                    .or_default()
+                    .insert(permutation);
+            }
+        } else {
+            for rule in &declared.rules {
+                for read in plan_for_head_pattern(rule, &bound).reads() {
+                    work.push((read.relation.clone(), read.bound_columns()));
+                }
+            }
+        }
+    }
+    plans
+}
+
+/// Reads over one state during an evaluation: stored relations from their trees, the
+/// rest evaluated on demand.
+pub struct Engine<'a> {
+    nodes: &'a NodeStore,
+    program: &'a Program,
+    plans: &'a ProgramPlans,
+    stored: BTreeMap<String, StoredRelation>,
+    pattern_plans: RefCell<BTreeMap<(String, Vec<usize>), Rc<Vec<RulePlan>>>>,
+    recursive: RefCell<BTreeMap<String, Rc<MemRelation>>>,
+}
+
+impl<'a> Engine<'a> {
+    /// An engine over the stored relations of `entries` (base relations and whatever views
+    /// are already current).
+    pub fn new(
+        nodes: &'a NodeStore,
+        program: &'a Program,
+        plans: &'a ProgramPlans,
+        entries: &[RelationEntry],
+    ) -> Engine<'a> {
+        let mut engine = Engine {
+            nodes,
+            program,
+            plans,
+            stored: BTreeMap::new(),
+            pattern_plans: RefCell::default(),
+            recursive: RefCell::default(),
+        };
+        for entry in entries {
+            engine.register(entry);
+        }
+        engine
+    }
+
+    /// Makes a stored relation's trees readable.
+    pub fn register(&mut self, entry: &RelationEntry) {
+        let (Some(tree), Some(relation)) = (entry.tree(), self.program.relation(&entry.name))
+        else {
+            return;
+        };
+        let types = relation.declaration.types();
+        let indexes = entry
+            .aux
+            .iter()
+            .filter_map(|aux| {
+                let columns = aux.label.strip_prefix("index ")?;
+                let permutation: Option<Vec<usize>> =
+                    columns.split(',').map(|c| c.parse().ok()).collect();
+                Some((
+                    permutation?,
+                    Tree::from_root(rnt_store::Address::from_bytes(aux.root)),
+                ))
+            })
+            .collect();
+        self.stored.insert(
+            entry.name.clone(),
+            StoredRelation {
+                tree,
+                types,
+                indexes,
+            },
+        );
+        self.recursive.borrow_mut().clear();
+    }
+
+    /// The node store.
+    pub fn nodes(&self) -> &NodeStore {
+        self.nodes
+    }
+
+    fn types_of(&self, relation: &str) -> Vec<Type> {
+        self.program
+            .relation(relation)
+            .map(|r| r.declaration.types())
+            .unwrap_or_default()
+    }
+
+    /// Every tuple of a derived relation, evaluated from scratch (stored ones are read).
+    pub fn evaluate(&self, relation: &str) -> DbResult<BTreeSet<Tuple>> {
+        let arity = self.types_of(relation).len();
+        let mut out = BTreeSet::new();
+        self.read(relation, &vec![None; arity], &mut |t| {
+            out.insert(t.to_vec());
+            Ok(Flow::Continue)
+        })?;
+        Ok(out)
+    }
+
+    fn plans_for_pattern(&self, relation: &str, bound: &[usize]) -> Rc<Vec<RulePlan>> {
+        let key = (relation.to_string(), bound.to_vec());
+        if let Some(plans) = self.pattern_plans.borrow().get(&key) {
+            return plans.clone();
+        }
+        let plans: Vec<RulePlan> = self
+            .program
+            .rules_of(relation)
+            .iter()
+            .map(|rule| plan_for_head_pattern(rule, bound))
+            .collect();
+        let plans = Rc::new(plans);
+        self.pattern_plans.borrow_mut().insert(key, plans.clone());
+        plans
+    }
+
+    /// The whole recursive stratum holding `relation`, by semi-naive evaluation, cached.
+    fn recursive_relation(&self, relation: &str) -> DbResult<Rc<MemRelation>> {
+        if let Some(memo) = self.recursive.borrow().get(relation) {
+            return Ok(memo.clone());
+        }
+        let stratum = self.stratum_of(relation)?;
+        let computed = self.fixpoint(&stratum)?;
+        let mut memo = self.recursive.borrow_mut();
+        for (name, tuples) in computed {
+            memo.insert(name, Rc::new(tuples));
+        }
+        memo.get(relation)
+            .cloned()
+            .ok_or_else(|| DbError::Corrupted(format!("`{relation}` missing from its stratum")))
+    }
+
+    fn stratum_of(&self, relation: &str) -> DbResult<Vec<String>> {
+        let index = self
+            .program
+            .strata
+            .stratum_of(relation)
+            .ok_or_else(|| DbError::Corrupted(format!("`{relation}` is in no stratum")))?;
+        Ok(self.program.strata.strata[index].relations.clone())
+    }
+
+    /// Semi-naive evaluation of a recursive stratum over this engine's relations.
+    fn fixpoint(&self, stratum: &[String]) -> DbResult<BTreeMap<String, MemRelation>> {
+        let members: BTreeSet<&str> = stratum.iter().map(String::as_str).collect();
+        let mut full = Vec::new();
+        let mut delta = Vec::new();
+        for name in stratum {
+            full.extend(self.plans.full.get(name).into_iter().flatten().cloned());
+            for (plan, literal) in self.plans.delta.get(name).into_iter().flatten() {
+                let reads_member = plan.reads().any(|read| {
+                    read.literal == *literal && members.contains(read.relation.as_str())
+                });
+                if reads_member {
+                    delta.push((plan.clone(), *literal));
+                }
+            }
+        }
+        semi_naive(stratum, &full, &delta, self)
+    }
+
+    /// Reads a derived relation that is not stored, with the pattern's bound columns pushed
+    /// into its rules.
+    fn read_derived(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        let recursive = self
+            .program
+            .strata
+            .stratum_of(relation)
+            .is_some_and(|i| self.program.strata.strata[i].recursive);
+        if recursive {
+            return self.recursive_relation(relation)?.read(pattern, visit);
+        }
+        let bound: Vec<usize> = (0..pattern.len())
+            .filter(|&c| pattern[c].is_some())
+            .collect();
+        let mut results: BTreeSet<Tuple> = BTreeSet::new();
+        for plan in self.plans_for_pattern(relation, &bound).iter() {
+            let mut bindings = vec![None; plan.variables];
+            let mut consistent = true;
+            for &column in &bound {
+                let value = pattern[column].clone();
+                match &plan.head_columns[column] {
+                    HeadColumn::Var(v) => match &bindings[v.index()] {
+                        Some(existing) if Some(existing) != value.as_ref() => consistent = false,
+                        _ => bindings[v.index()] = value,
+                    },
+                    HeadColumn::Const(c) => consistent &= Some(c) == value.as_ref(),
+                    HeadColumn::Aggregate(..) => {}
+                }
+            }
+            if !consistent {
+                continue;
+            }
+            let sources = vec![self as &dyn Relations; plan.literals];
+            if plan.is_aggregate() {
+                for tuple in aggregate(plan, &sources, bindings)?.into_keys() {
+                    results.insert(tuple);
+                }
+                continue;
+            }
+            run_plan(plan, &sources, &mut bindings, &mut |b| {
+                results.insert(project(plan, b)?);
+                Ok(Flow::Continue)
+            })?;
+        }
+        for tuple in &results {
+            let matches = pattern
+                .iter()
+                .zip(tuple)
+                .all(|(p, v)| p.as_ref().is_none_or(|p| p == v));
+            if matches && visit(tuple)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Computes a view from scratch: its tuples with derivation counts (non-recursive), as
+    /// a set (recursive), or its groups (aggregates); then its tree and indexes.
+    pub fn materialize(&mut self, view: &str) -> DbResult<RelationEntry> {
+        let types = self.types_of(view);
+        let recursive = self
+            .program
+            .strata
+            .stratum_of(view)
+            .is_some_and(|i| self.program.strata.strata[i].recursive);
+        let mut keyed: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let encode = |tuple: &Tuple| {
+            encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")))
+        };
+        if recursive {
+            for tuple in self.recursive_relation(view)?.tuples() {
+                keyed.push((encode(tuple)?, Vec::new()));
+            }
+        } else {
+            let mut counts: BTreeMap<Tuple, u64> = BTreeMap::new();
+            for plan in self.plans.full.get(view).into_iter().flatten() {
+                let sources = vec![&*self as &dyn Relations; plan.literals];
+                if plan.is_aggregate() {
+                    for tuple in aggregate(plan, &sources, vec![None; plan.variables])?.into_keys()
+                    {
+                        counts.insert(tuple, 1);
+                    }
+                    continue;
+                }
+                let mut bindings = vec![None; plan.variables];
+                run_plan(plan, &sources, &mut bindings, &mut |b| {
+                    *counts.entry(project(plan, b)?).or_default() += 1;
+                    Ok(Flow::Continue)
+                })?;
+            }
+            let aggregated = self
+                .program
+                .relation(view)
+                .is_some_and(|r| r.is_aggregated());
+            for (tuple, count) in counts {
+                let value = if aggregated {
+                    Vec::new()
+                } else {
+                    count.to_le_bytes().to_vec()
+                };
+                keyed.push((encode(&tuple)?, value));
+            }
+        }
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let tree = Tree::build(
+            self.nodes,
+            keyed.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
+        )?;
+        let entry = self.stored_entry(view, RelationKind::View, tree)?;
+        self.register(&entry);
+        Ok(entry)
+    }
+
+    /// A stored relation's entry for `tree`, with every index the program needs built.
+    pub fn stored_entry(
+        &self,
+        name: &str,
+        kind: RelationKind,
+        tree: Tree,
+    ) -> DbResult<RelationEntry> {
+        let types = self.types_of(name);
+        let mut aux = Vec::new();
+        for permutation in self.plans.indexes.get(name).into_iter().flatten() {
+            let index = build_index(self.nodes, &tree, &types, permutation)?;
+            aux.push(AuxTree {
+                label: index_label(permutation),
+                root: *index.root().as_bytes(),
+            });
+        }
+        aux.sort_by(|a, b| a.label.cmp(&b.label));
+        Ok(RelationEntry {
+            name: name.to_string(),
+            kind,
+            root: Some(*tree.root().as_bytes()),
+            count: Some(tree.count(self.nodes)?),
+            aux,
+        })
+    }
+
+    /// Judges every denial from scratch: the first witness refuses.
+    pub fn check_denials(&self) -> DbResult<()> {
+        for (name, relation) in &self.program.relations {
+            if kind_of(relation.kind()) != RelationKind::Denial {
+                continue;
+            }
+            let arity = relation.declaration.arity();
+            let mut witness: Option<Tuple> = None;
+            self.read(name, &vec![None; arity], &mut |t| {
+                witness = Some(t.to_vec());
+                Ok(Flow::Stop)
+            })?;
+            if let Some(witness) = witness {
+                return Err(DbError::DenialViolated {
+                    denial: name.clone(),
+                    witness: format_tuple(name, &witness),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Relations for Engine<'_> {
+    fn read(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        if let Some(stored) = self.stored.get(relation) {
+            return stored.read(self.nodes, pattern, visit);
+        }
+        match self.program.relation(relation).map(|r| kind_of(r.kind())) {
+            Some(RelationKind::Relation) => Err(DbError::Corrupted(format!(
+                "base relation `{relation}` has no tree in this state"
+            ))),
+            Some(_) => self.read_derived(relation, pattern, visit),
+            None => Err(DbError::user(format!("unknown relation `{relation}`"))),
+        }
+    }
+}
+
+/// Per-group accumulators of an aggregating rule.
+#[derive(Default)]
+struct Group {
+    matches: u64,
+    sums: Vec<i128>,
+    extremes: Vec<Option<Value>>,
+}
+
+/// Runs an aggregating plan and returns each group's output tuple (with its match count).
+fn aggregate(
+    plan: &RulePlan,
+    sources: &[&dyn Relations],
+    mut bindings: Vec<Option<Value>>,
+) -> DbResult<BTreeMap<Tuple, u64>> {
+    let columns = &plan.head_columns;
+    let mut groups: BTreeMap<Tuple, Group> = BTreeMap::new();
+    run_plan(plan, sources, &mut bindings, &mut |b| {
+        let key: Tuple = columns
+            .iter()
+            .filter_map(|c| match c {
+                HeadColumn::Var(v) => b[v.index()].clone(),
+                HeadColumn::Const(value) => Some(value.clone()),
+                HeadColumn::Aggregate(..) => None,
+            })
+            .collect();
+        let group = groups.entry(key).or_insert_with(|| Group {
+            matches: 0,
+            sums: vec![0; columns.len()],
+            extremes: vec![None; columns.len()],
+        });
+        group.matches += 1;
+        for (i, column) in columns.iter().enumerate() {
+            let HeadColumn::Aggregate(function, Some(var)) = column else {
+                continue;
+            };
+            let value = b[var.index()].clone();
+            match (function, value) {
+                (AggregateFn::Sum | AggregateFn::Avg, Some(Value::Int(x))) => {
+                    group.sums[i] += i128::from(x)
+                }
+                (AggregateFn::Min, Some(v)) => {
+                    if group.extremes[i].as_ref().is_none_or(|m| v < *m) {
+                        group.extremes[i] = Some(v);
+                    }
+                }
+                (AggregateFn::Max, Some(v)) => {
+                    if group.extremes[i].as_ref().is_none_or(|m| v > *m) {
+                        group.extremes[i] = Some(v);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(Flow::Continue)
+    })?;
+    let mut out = BTreeMap::new();
+    for (key, group) in groups {
+        let mut key_values = key.into_iter();
+        let mut tuple = Vec::with_capacity(columns.len());
+        for (i, column) in columns.iter().enumerate() {
+            let value = match column {
+                HeadColumn::Var(_) | HeadColumn::Const(_) => {
+                    key_values.next().unwrap_or(Value::Int(0))
+                }
+                HeadColumn::Aggregate(AggregateFn::Count, _) => {
+                    int_result(i128::from(group.matches), plan)?
+                }
+                HeadColumn::Aggregate(AggregateFn::Sum, _) => int_result(group.sums[i], plan)?,
+                HeadColumn::Aggregate(AggregateFn::Avg, _) => {
+                    int_result(group.sums[i] / i128::from(group.matches), plan)?
+                }
+                HeadColumn::Aggregate(AggregateFn::Min | AggregateFn::Max, _) => {
+                    group.extremes[i].clone().unwrap_or(Value::Int(0))
+                }
+            };
+            tuple.push(value);
+        }
+        out.insert(tuple, group.matches);
+    }
+    Ok(out)
+}
+
+fn int_result(value: i128, plan: &RulePlan) -> DbResult<Value> {
+    i64::try_from(value).map(Value::Int).map_err(|_| {
+        DbError::user(format!(
+            "rule `{}`: aggregate {value} overflows int",
+            plan.source
+        ))
+    })
+}
+
+/// The schema types of a declared relation, for callers outside the engine.
+pub fn relation_types(program: &Program, relation: &str) -> Option<Vec<Type>> {
+    program
+        .relation(relation)
+        .map(|r| schema_of(&r.declaration).types())
+}
