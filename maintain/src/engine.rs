@@ -6,14 +6,15 @@
 //! *Invariant: every materialized relation equals the from-scratch evaluation of its rules
 //! on the same state — `maintain(V, state, Δ) == eval(V, state + Δ)`, checked by verify.*
 
+use crate::aggregate::{encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape, GROUPS_LABEL};
 use crate::check::Program;
 use crate::eval::{project, run_plan, semi_naive, MemRelation};
-use crate::plan::{plan_for_head_pattern, plan_from_literal, plan_rule, HeadColumn, RulePlan};
+use crate::plan::{plan_for_head_pattern, plan_from_literal, plan_from_negation, plan_rule, HeadColumn, RulePlan};
 use crate::read::{
     build_index, index_label, index_permutation, Flow, Relations, StoredRelation, Visit,
 };
 use crate::snapshot::{kind_of, schema_of};
-use crate::syntax::ast::{AggregateFn, Literal};
+use crate::syntax::ast::{Atom, Literal};
 use crate::tuple::{encode_tuple, format_tuple, Tuple};
 use crate::value::{Type, Value};
 use crate::{DbError, DbResult};
@@ -30,6 +31,9 @@ pub struct ProgramPlans {
     /// Delta plans per derived relation: a plan per rule and positive literal, starting
     /// from that literal.
     pub delta: BTreeMap<String, Vec<(RulePlan, usize)>>,
+    /// Negation delta plans per derived relation: a plan per rule and `not` literal, with
+    /// the literal's variables bound first and the literal itself left out; with the atom.
+    pub negation_delta: BTreeMap<String, Vec<(RulePlan, usize, Atom)>>,
     /// Column permutations of the indexes each stored relation keeps.
     pub indexes: BTreeMap<String, BTreeSet<Vec<usize>>>,
 }
@@ -40,17 +44,23 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
     for (name, relation) in &program.relations {
         let mut full = Vec::new();
         let mut delta = Vec::new();
+        let mut negation_delta = Vec::new();
         for rule in &relation.rules {
             full.push(plan_rule(rule));
             for (i, literal) in rule.rule.body.iter().enumerate() {
-                if matches!(literal, Literal::Positive(_)) {
-                    delta.push((plan_from_literal(rule, i), i));
+                match literal {
+                    Literal::Positive(_) => delta.push((plan_from_literal(rule, i), i)),
+                    Literal::Negative { atom, .. } => {
+                        negation_delta.push((plan_from_negation(rule, i), i, atom.clone()));
+                    }
+                    Literal::Comparison(_) => {}
                 }
             }
         }
         if !relation.rules.is_empty() {
             plans.full.insert(name.clone(), full);
             plans.delta.insert(name.clone(), delta);
+            plans.negation_delta.insert(name.clone(), negation_delta);
         }
     }
     // Read sets: every (relation, bound columns) a plan reads, following reads of
@@ -281,8 +291,9 @@ impl<'a> Engine<'a> {
             }
             let sources = vec![self as &dyn Relations; plan.literals];
             if plan.is_aggregate() {
-                for tuple in aggregate(plan, &sources, bindings)?.into_keys() {
-                    results.insert(tuple);
+                let shape = AggregateShape::of(plan, &self.types_of(relation));
+                for (key, group) in groups_from_scratch(plan, &shape, &sources, bindings)? {
+                    results.insert(row_from_state(&shape, &key, &group, &plan.source)?);
                 }
                 continue;
             }
@@ -313,49 +324,57 @@ impl<'a> Engine<'a> {
             .stratum_of(view)
             .is_some_and(|i| self.program.strata.strata[i].recursive);
         let mut keyed: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-        let encode = |tuple: &Tuple| {
-            encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")))
-        };
+        let mut extra: Vec<(String, Tree)> = Vec::new();
+        let encode = |tuple: &Tuple| encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")));
+        let aggregated = self.program.relation(view).is_some_and(|r| r.is_aggregated());
         if recursive {
             for tuple in self.recursive_relation(view)?.tuples() {
                 keyed.push((encode(tuple)?, Vec::new()));
+            }
+        } else if aggregated {
+            let plan = self.plans.full.get(view).and_then(|p| p.first()).ok_or_else(|| {
+                DbError::Corrupted(format!("aggregate view `{view}` has no plan"))
+            })?;
+            let sources = vec![&*self as &dyn Relations; plan.literals];
+            let shape = AggregateShape::of(plan, &types);
+            let extreme_columns = shape.extreme_columns();
+            let groups = groups_from_scratch(plan, &shape, &sources, vec![None; plan.variables])?;
+            let mut accumulators = Vec::new();
+            let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); extreme_columns.len()];
+            for (key, group) in &groups {
+                keyed.push((encode(&row_from_state(&shape, key, group, &plan.source)?)?, Vec::new()));
+                let group_key = shape.encode_key(key)?;
+                accumulators.push((group_key.clone(), encode_accumulator(group.matches, &group.sums)));
+                for (slot, &column) in extreme_columns.iter().enumerate() {
+                    for (value, multiplicity) in &group.values[slot] {
+                        extremes[slot].push((shape.extreme_key(&group_key, column, value)?, multiplicity.to_le_bytes().to_vec()));
+                    }
+                }
+            }
+            extra.push((GROUPS_LABEL.to_string(), build_sorted(self.nodes, accumulators)?));
+            for (slot, &column) in extreme_columns.iter().enumerate() {
+                extra.push((extremes_label(column), build_sorted(self.nodes, std::mem::take(&mut extremes[slot]))?));
             }
         } else {
             let mut counts: BTreeMap<Tuple, u64> = BTreeMap::new();
             for plan in self.plans.full.get(view).into_iter().flatten() {
                 let sources = vec![&*self as &dyn Relations; plan.literals];
-                if plan.is_aggregate() {
-                    for tuple in aggregate(plan, &sources, vec![None; plan.variables])?.into_keys()
-                    {
-                        counts.insert(tuple, 1);
-                    }
-                    continue;
-                }
                 let mut bindings = vec![None; plan.variables];
                 run_plan(plan, &sources, &mut bindings, &mut |b| {
                     *counts.entry(project(plan, b)?).or_default() += 1;
                     Ok(Flow::Continue)
                 })?;
             }
-            let aggregated = self
-                .program
-                .relation(view)
-                .is_some_and(|r| r.is_aggregated());
             for (tuple, count) in counts {
-                let value = if aggregated {
-                    Vec::new()
-                } else {
-                    count.to_le_bytes().to_vec()
-                };
-                keyed.push((encode(&tuple)?, value));
+                keyed.push((encode(&tuple)?, count.to_le_bytes().to_vec()));
             }
         }
-        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let tree = Tree::build(
-            self.nodes,
-            keyed.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
-        )?;
-        let entry = self.stored_entry(view, RelationKind::View, tree)?;
+        let tree = build_sorted(self.nodes, keyed)?;
+        let mut entry = self.stored_entry(view, RelationKind::View, tree)?;
+        for (label, tree) in extra {
+            entry.aux.push(AuxTree { label, root: *tree.root().as_bytes() });
+        }
+        entry.aux.sort_by(|a, b| a.label.cmp(&b.label));
         self.register(&entry);
         Ok(entry)
     }
@@ -429,95 +448,10 @@ impl Relations for Engine<'_> {
     }
 }
 
-/// Per-group accumulators of an aggregating rule.
-#[derive(Default)]
-struct Group {
-    matches: u64,
-    sums: Vec<i128>,
-    extremes: Vec<Option<Value>>,
-}
-
-/// Runs an aggregating plan and returns each group's output tuple (with its match count).
-fn aggregate(
-    plan: &RulePlan,
-    sources: &[&dyn Relations],
-    mut bindings: Vec<Option<Value>>,
-) -> DbResult<BTreeMap<Tuple, u64>> {
-    let columns = &plan.head_columns;
-    let mut groups: BTreeMap<Tuple, Group> = BTreeMap::new();
-    run_plan(plan, sources, &mut bindings, &mut |b| {
-        let key: Tuple = columns
-            .iter()
-            .filter_map(|c| match c {
-                HeadColumn::Var(v) => b[v.index()].clone(),
-                HeadColumn::Const(value) => Some(value.clone()),
-                HeadColumn::Aggregate(..) => None,
-            })
-            .collect();
-        let group = groups.entry(key).or_insert_with(|| Group {
-            matches: 0,
-            sums: vec![0; columns.len()],
-            extremes: vec![None; columns.len()],
-        });
-        group.matches += 1;
-        for (i, column) in columns.iter().enumerate() {
-            let HeadColumn::Aggregate(function, Some(var)) = column else {
-                continue;
-            };
-            let value = b[var.index()].clone();
-            match (function, value) {
-                (AggregateFn::Sum | AggregateFn::Avg, Some(Value::Int(x))) => {
-                    group.sums[i] += i128::from(x)
-                }
-                (AggregateFn::Min, Some(v)) => {
-                    if group.extremes[i].as_ref().is_none_or(|m| v < *m) {
-                        group.extremes[i] = Some(v);
-                    }
-                }
-                (AggregateFn::Max, Some(v)) => {
-                    if group.extremes[i].as_ref().is_none_or(|m| v > *m) {
-                        group.extremes[i] = Some(v);
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(Flow::Continue)
-    })?;
-    let mut out = BTreeMap::new();
-    for (key, group) in groups {
-        let mut key_values = key.into_iter();
-        let mut tuple = Vec::with_capacity(columns.len());
-        for (i, column) in columns.iter().enumerate() {
-            let value = match column {
-                HeadColumn::Var(_) | HeadColumn::Const(_) => {
-                    key_values.next().unwrap_or(Value::Int(0))
-                }
-                HeadColumn::Aggregate(AggregateFn::Count, _) => {
-                    int_result(i128::from(group.matches), plan)?
-                }
-                HeadColumn::Aggregate(AggregateFn::Sum, _) => int_result(group.sums[i], plan)?,
-                HeadColumn::Aggregate(AggregateFn::Avg, _) => {
-                    int_result(group.sums[i] / i128::from(group.matches), plan)?
-                }
-                HeadColumn::Aggregate(AggregateFn::Min | AggregateFn::Max, _) => {
-                    group.extremes[i].clone().unwrap_or(Value::Int(0))
-                }
-            };
-            tuple.push(value);
-        }
-        out.insert(tuple, group.matches);
-    }
-    Ok(out)
-}
-
-fn int_result(value: i128, plan: &RulePlan) -> DbResult<Value> {
-    i64::try_from(value).map(Value::Int).map_err(|_| {
-        DbError::user(format!(
-            "rule `{}`: aggregate {value} overflows int",
-            plan.source
-        ))
-    })
+/// Sorts `entries` by key and bulk-builds their tree.
+pub fn build_sorted(nodes: &NodeStore, mut entries: Vec<(Vec<u8>, Vec<u8>)>) -> DbResult<Tree> {
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(Tree::build(nodes, entries.iter().map(|(k, v)| (k.as_slice(), v.as_slice())))?)
 }
 
 /// The schema types of a declared relation, for callers outside the engine.

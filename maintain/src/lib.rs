@@ -1,6 +1,7 @@
 //! rnt's relational layer: the data model, the rule language and its checks, evaluation,
 //! and incremental maintenance.
 
+pub mod aggregate;
 pub mod canonical;
 pub mod change;
 pub mod check;

@@ -147,12 +147,28 @@ impl RulePlan {
 
 /// Plans `rule` with nothing bound at the start.
 pub fn plan_rule(rule: &CheckedRule) -> RulePlan {
-    plan_with(rule, &[], None)
+    plan_with(rule, &[], None, None)
+}
+
+/// Plans `rule` with the variables of `not` literal `negation` bound at the start and that
+/// literal left out: the term of a delta rule driven by the negation switching.
+pub fn plan_from_negation(rule: &CheckedRule, negation: usize) -> RulePlan {
+    let mut prebound = Vec::new();
+    if let Literal::Negative { atom, .. } = &rule.rule.body[negation] {
+        for term in &atom.terms {
+            if let TermKind::Var(v) = term.kind {
+                if !prebound.contains(&v) {
+                    prebound.push(v);
+                }
+            }
+        }
+    }
+    plan_with(rule, &prebound, None, Some(negation))
 }
 
 /// Plans `rule` starting from positive literal `first` (a delta rule's driver).
 pub fn plan_from_literal(rule: &CheckedRule, first: usize) -> RulePlan {
-    plan_with(rule, &[], Some(first))
+    plan_with(rule, &[], Some(first), None)
 }
 
 /// Plans `rule` for a read of its head with the head columns `bound` known: the head
@@ -169,16 +185,19 @@ pub fn plan_for_head_pattern(rule: &CheckedRule, bound: &[usize]) -> RulePlan {
             _ => None,
         })
         .collect();
-    plan_with(rule, &prebound, None)
+    plan_with(rule, &prebound, None, None)
 }
 
-fn plan_with(checked: &CheckedRule, prebound: &[VarId], first: Option<usize>) -> RulePlan {
+fn plan_with(checked: &CheckedRule, prebound: &[VarId], first: Option<usize>, skip: Option<usize>) -> RulePlan {
     let rule = &checked.rule;
     let mut bound = vec![false; rule.variables.len()];
     for var in prebound {
         bound[var.index()] = true;
     }
     let mut placed = vec![false; rule.body.len()];
+    if let Some(skip) = skip {
+        placed[skip] = true;
+    }
     let assignment_of: Vec<Option<usize>> = {
         let mut v = vec![None; rule.body.len()];
         for (i, a) in checked.assignments.iter().enumerate() {
