@@ -17,9 +17,10 @@ use crate::snapshot::{kind_of, schema_of, unknown_relation, Snapshot};
 use crate::syntax::ast::Literal;
 use crate::tuple::{decode_tuple, encode_permuted, encode_tuple, Tuple};
 use crate::{DbError, DbResult};
+use crate::incremental::{delta_of_diff, Maintainer};
 use rnt_merkle::{
-    AuxTree, ChangeCount, Commit, DiffEntry, Edit, NodeStore, RelationEntry, RelationKind, State,
-    Tree,
+    AuxTree, ChangeCount, Commit, Counters, DiffEntry, Edit, NodeStore, OperatorStat, RelationEntry,
+    RelationKind, State, Tree,
 };
 use rnt_store::{commit_ref, Address, ChunkStore};
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,6 +43,8 @@ pub enum CommitOutcome {
         state: Address,
         /// Tuples inserted and deleted per relation.
         changes: Vec<ChangeCount>,
+        /// The work each operator did.
+        stats: Vec<OperatorStat>,
     },
     /// The changes changed nothing; no commit was made.
     NothingToCommit,
@@ -56,6 +59,30 @@ pub enum DiffScope {
     All,
     /// One relation.
     Relation(String),
+}
+
+/// The outcome of [`Database::verify`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// The materialized relations compared.
+    pub checked: Vec<String>,
+    /// Every part whose maintained address differs from the recomputed one.
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// One tree of a materialized relation whose maintained and recomputed addresses differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The relation.
+    pub relation: String,
+    /// Which tree: `tuples`, or an auxiliary tree's label (`index 1,0`, `groups`, ...).
+    pub part: String,
+    /// The maintained tree's root.
+    pub maintained: Option<Address>,
+    /// The recomputed tree's root.
+    pub recomputed: Option<Address>,
+    /// For the tuple tree: each differing tuple, described.
+    pub differences: Vec<String>,
 }
 
 /// One tuple that differs between two states.
@@ -278,6 +305,7 @@ impl Database {
         changed: Vec<(String, Tree, Tree)>,
         message: &str,
     ) -> DbResult<CommitOutcome> {
+        let started = self.nodes.counters();
         let mut state = head.state.clone();
         let mut counts = Vec::new();
         let mut deltas: BTreeMap<String, Vec<DiffEntry>> = BTreeMap::new();
@@ -317,9 +345,36 @@ impl Database {
         if counts.is_empty() {
             return Ok(CommitOutcome::NothingToCommit);
         }
-        state.relations = derive(&self.nodes, &head.program, state.relations, Some(&deltas))?;
         counts.sort_by(|a, b| a.relation.cmp(&b.relation));
-        self.write_commit(head, state, counts, message)
+        // Base relations' indexes follow their deltas.
+        let relations = derive(&self.nodes, &head.program, state.relations, Some(&deltas), false)?;
+        let changed_names: Vec<&str> = counts.iter().map(|c| c.relation.as_str()).collect();
+        let base_stat = stat("base", &changed_names.join(","), self.nodes.counters() - started);
+        // Every view that reads a changed relation, maintained from the deltas; then the
+        // denials judged on insert-only deltas.
+        let plans = plan_program(&head.program);
+        let mut base_deltas = BTreeMap::new();
+        for (name, entries) in &deltas {
+            let types = relation_types(&head.program, name).unwrap_or_default();
+            base_deltas.insert(name.clone(), delta_of_diff(entries, &types, name)?);
+        }
+        let maintainer = Maintainer::new(
+            &self.nodes,
+            &head.program,
+            &plans,
+            &head.state.relations,
+            relations,
+            base_deltas,
+        );
+        let (relations, operator_stats) = maintainer.run()?;
+        state.relations = relations;
+        let mut stats = vec![base_stat];
+        stats.extend(
+            operator_stats
+                .into_iter()
+                .map(|s| stat(&s.operator, &s.relation, s.counters)),
+        );
+        self.write_commit(head, state, counts, stats, message)
     }
 
     /// Sets the program. Base relations keep their tuples; a base relation that holds
@@ -332,7 +387,7 @@ impl Database {
         })?;
         let head = self.head()?;
         let relations = self.relations_for(&head, &program)?;
-        let relations = derive(&self.nodes, &program, relations, None)?;
+        let relations = derive(&self.nodes, &program, relations, None, true)?;
         let state = State {
             program: program.canonical_text(),
             relations,
@@ -340,7 +395,7 @@ impl Database {
         if state == head.state && head.commit.is_some() {
             return Ok(CommitOutcome::NothingToCommit);
         }
-        self.write_commit(&head, state, Vec::new(), message)
+        self.write_commit(&head, state, Vec::new(), Vec::new(), message)
     }
 
     /// The relation entries of a new program over the head's data.
@@ -410,6 +465,7 @@ impl Database {
         head: &Snapshot,
         state: State,
         changes: Vec<ChangeCount>,
+        stats: Vec<OperatorStat>,
         message: &str,
     ) -> DbResult<CommitOutcome> {
         let state_address = state.write(self.chunks.as_ref())?;
@@ -419,6 +475,7 @@ impl Database {
             message: message.to_string(),
             time: commit_time(),
             changes: changes.clone(),
+            stats: stats.clone(),
         };
         let id = commit.write(self.chunks.as_ref())?;
         commit_ref(self.chunks.as_ref(), BRANCH_DEFAULT, head.commit, Some(id))?;
@@ -426,7 +483,70 @@ impl Database {
             commit: id,
             state: state_address,
             changes,
+            stats,
         })
+    }
+
+    /// Recomputes every materialized relation of `snapshot` — tuples, derivation counts,
+    /// accumulators and indexes — from its base relations alone, rebuilds their trees, and
+    /// compares addresses with the maintained ones. Equal addresses mean maintenance was
+    /// exact; each mismatch comes with the tuple diff, maintained vs recomputed.
+    pub fn verify(&self, snapshot: &Snapshot) -> DbResult<VerifyReport> {
+        let stripped: Vec<RelationEntry> = snapshot
+            .state
+            .relations
+            .iter()
+            .map(|entry| {
+                let mut entry = entry.clone();
+                entry.aux.clear();
+                entry
+            })
+            .collect();
+        let recomputed = derive(&self.nodes, &snapshot.program, stripped, None, false)?;
+        let mut report = VerifyReport::default();
+        for fresh in recomputed {
+            let Some(kept) = snapshot.entry(&fresh.name) else { continue };
+            if !kept.kind.is_stored() {
+                continue;
+            }
+            report.checked.push(fresh.name.clone());
+            let mut parts: Vec<(String, Option<[u8; 32]>, Option<[u8; 32]>)> =
+                vec![("tuples".to_string(), kept.root, fresh.root)];
+            let labels: BTreeSet<&str> = kept.aux.iter().chain(&fresh.aux).map(|a| a.label.as_str()).collect();
+            for label in labels {
+                let find = |entry: &RelationEntry| entry.aux.iter().find(|a| a.label == label).map(|a| a.root);
+                parts.push((label.to_string(), find(kept), find(&fresh)));
+            }
+            for (part, maintained, recomputed) in parts {
+                if maintained == recomputed {
+                    continue;
+                }
+                let mut differences = Vec::new();
+                if part == "tuples" {
+                    if let (Some(a), Some(b)) = (kept.tree(), fresh.tree()) {
+                        let types = snapshot.schema(&fresh.name).map(|s| s.types()).unwrap_or_default();
+                        for entry in a.diff(&self.nodes, &b)? {
+                            let entry = entry?;
+                            let tuple = decode_stored(entry.key(), &types, &fresh.name)?;
+                            let what = match entry {
+                                DiffEntry::Added { .. } => "missing from the maintained view",
+                                DiffEntry::Removed { .. } => "extra in the maintained view",
+                                DiffEntry::Changed { .. } => "derivation count differs",
+                            };
+                            differences.push(format!("{}: {what}", crate::tuple::format_tuple(&fresh.name, &tuple)));
+                        }
+                    }
+                }
+                report.mismatches.push(Mismatch {
+                    relation: fresh.name.clone(),
+                    part,
+                    maintained: maintained.map(Address::from_bytes),
+                    recomputed: recomputed.map(Address::from_bytes),
+                    differences,
+                });
+            }
+        }
+        Ok(report)
     }
 
     /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
@@ -523,6 +643,7 @@ fn derive(
     program: &Program,
     relations: Vec<RelationEntry>,
     deltas: Option<&BTreeMap<String, Vec<DiffEntry>>>,
+    judge_denials: bool,
 ) -> DbResult<Vec<RelationEntry>> {
     let plans = plan_program(program);
     let mut by_name: BTreeMap<String, RelationEntry> =
@@ -555,6 +676,10 @@ fn derive(
         aux.sort_by(|a, b| a.label.cmp(&b.label));
         entry.aux = aux;
     }
+    if deltas.is_some() {
+        // At a commit, views are maintained incrementally by the caller.
+        return Ok(by_name.into_values().collect());
+    }
     // Views, stratum by stratum.
     let affected = affected_relations(program, deltas);
     let current: Vec<RelationEntry> = by_name
@@ -574,7 +699,9 @@ fn derive(
             }
         }
     }
-    engine.check_denials()?;
+    if judge_denials {
+        engine.check_denials()?;
+    }
     Ok(by_name.into_values().collect())
 }
 
@@ -626,6 +753,16 @@ fn index_edits(
     }
     edits.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(edits)
+}
+
+fn stat(operator: &str, relation: &str, counters: Counters) -> OperatorStat {
+    OperatorStat {
+        relation: relation.to_string(),
+        operator: operator.to_string(),
+        entries_read: counters.entries_read,
+        nodes_read: counters.nodes_read,
+        nodes_written: counters.nodes_written,
+    }
 }
 
 fn decode_stored(key: &[u8], types: &[crate::Type], relation: &str) -> DbResult<Tuple> {

@@ -12,6 +12,7 @@ pub mod engine;
 mod error;
 pub mod eval;
 pub mod expr;
+pub mod incremental;
 pub mod literal;
 pub mod plan;
 pub mod read;
@@ -25,7 +26,7 @@ pub mod value;
 
 pub use change::{Change, ChangeError, ChangeSet, Sign};
 pub use csv::CsvError;
-pub use database::{CommitOutcome, Database, DiffScope, TupleChange, BRANCH_DEFAULT};
+pub use database::{CommitOutcome, Database, DiffScope, Mismatch, TupleChange, VerifyReport, BRANCH_DEFAULT};
 pub use error::{DbError, DbResult};
 pub use schema::{Attribute, RelationSchema};
 pub use snapshot::Snapshot;

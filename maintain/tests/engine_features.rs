@@ -188,3 +188,22 @@ fn division_truncates_toward_zero_and_by_zero_is_an_error() {
     let err = commit(&db, "+r(0)").unwrap_err();
     assert!(err.to_string().contains("division by zero"), "{err}");
 }
+
+#[test]
+fn maintained_views_equal_recomputed_by_address() {
+    let db = setup();
+    let steps = [
+        "-orders(11, 2, 950)\n+orders(14, 1, 7)",
+        "-edge(3, 1)\n+edge(5, 6)",
+        "-customers(2, \"pro\")\n+customers(2, \"team\")",
+        "+edge(6, 4)\n-edge(1, 2)",
+        "-orders(10, 1, 5)\n-orders(13, 1, 5)",
+        "+orders(20, 2, 1000)\n+orders(21, 2, 1)",
+    ];
+    for step in steps {
+        commit(&db, step).unwrap();
+        let report = db.verify(&db.head().unwrap()).unwrap();
+        assert!(report.mismatches.is_empty(), "after {step:?}: {:#?}", report.mismatches);
+        assert!(report.checked.contains(&"reach".to_string()));
+    }
+}

@@ -30,8 +30,10 @@ const EDIT_KEYS: usize = 100;
 /// Edit batches (and diffs) averaged over for the node counts, and cycled through by the
 /// timed edit and diff benches.
 const EDIT_BATCHES: usize = 20;
-/// Random existing keys cycled through by the lookup bench.
-const LOOKUP_KEYS: usize = 4096;
+/// Random existing keys cycled through by the lookup benches: a small pool (its leaves
+/// stay in the CPU caches, about 14 MB at 1M keys) and a large one (most leaves of the
+/// tree, so most lookups miss the CPU caches).
+const LOOKUP_POOLS: [usize; 2] = [4096, 65536];
 
 type Key = [u8; KEY_BYTES];
 type Value = [u8; VALUE_BYTES];
@@ -45,7 +47,8 @@ struct Context {
     depth: u32,
     batches: Vec<Vec<Edit>>,
     edited: Vec<Tree>,
-    lookups: Vec<Key>,
+    /// One pool of random existing keys per entry of [`LOOKUP_POOLS`].
+    lookups: Vec<Vec<Key>>,
 }
 
 fn key_count() -> usize {
@@ -228,8 +231,13 @@ impl Context {
             assert_eq!(rebuilt.root(), edited[0].root(), "edit differs from rebuild");
         }
 
-        let lookups: Vec<Key> = (0..LOOKUP_KEYS)
-            .map(|_| entries[rng.gen_range(0..entries.len())].0)
+        let lookups: Vec<Vec<Key>> = LOOKUP_POOLS
+            .iter()
+            .map(|&pool| {
+                (0..pool)
+                    .map(|_| entries[rng.gen_range(0..entries.len())].0)
+                    .collect()
+            })
             .collect();
 
         let mean = |v: &[usize]| v.iter().sum::<usize>() as f64 / v.len() as f64;
@@ -357,18 +365,20 @@ fn bench_lookup(c: &mut Criterion, ctx: &Context) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
         .throughput(Throughput::Elements(1));
-    // Warm the node cache on every lookup path.
-    for key in &ctx.lookups {
-        assert!(ctx.base.get(&ctx.nodes, key).expect("get").is_some());
+    for pool in &ctx.lookups {
+        // Warm the node cache on every lookup path (it holds the whole tree anyway).
+        for key in pool {
+            assert!(ctx.base.get(&ctx.nodes, key).expect("get").is_some());
+        }
+        group.bench_function(format!("warm_hit_pool_{}", pool.len()), |b| {
+            let mut i = 0;
+            b.iter(|| {
+                let key = &pool[i % pool.len()];
+                i += 1;
+                black_box(ctx.base.get(&ctx.nodes, key).expect("get"))
+            })
+        });
     }
-    group.bench_function("warm_hit", |b| {
-        let mut i = 0;
-        b.iter(|| {
-            let key = &ctx.lookups[i % LOOKUP_KEYS];
-            i += 1;
-            black_box(ctx.base.get(&ctx.nodes, key).expect("get"))
-        })
-    });
     group.finish();
 }
 

@@ -25,7 +25,7 @@ pub use diff::{Diff, DiffEntry};
 pub use edit::Edit;
 pub use error::{MerkleError, MerkleResult};
 pub use node::Node;
-pub use objects::{AuxTree, ChangeCount, Commit, ObjectKind, RelationEntry, RelationKind, State};
+pub use objects::{AuxTree, ChangeCount, Commit, ObjectKind, OperatorStat, RelationEntry, RelationKind, State};
 pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
 pub use tree::{prefix_successor, Tree};
 

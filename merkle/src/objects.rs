@@ -190,6 +190,22 @@ pub struct ChangeCount {
     pub deleted: u64,
 }
 
+/// The work one operator did in a commit, from the node store's counters.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct OperatorStat {
+    /// The relation (or stratum, comma-separated) maintained or judged.
+    pub relation: String,
+    /// The operator: `base`, `counting`, `aggregate`, `dred`, `recompute`, `ephemeral`,
+    /// `denial`.
+    pub operator: String,
+    /// Leaf entries read.
+    pub entries_read: u64,
+    /// Nodes visited.
+    pub nodes_read: u64,
+    /// Nodes written.
+    pub nodes_written: u64,
+}
+
 /// A commit: a state, the commits it follows, and what was said about it. Its address is
 /// the commit id.
 #[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
@@ -204,6 +220,8 @@ pub struct Commit {
     pub time: i64,
     /// Per-relation change counts, sorted by relation (relations that changed only).
     pub changes: Vec<ChangeCount>,
+    /// The work each operator did, in the order it ran.
+    pub stats: Vec<OperatorStat>,
 }
 
 impl Commit {
