@@ -108,7 +108,10 @@ impl AggregateShape {
         let mut key = group.to_vec();
         let encoded = encode_tuple(std::slice::from_ref(value), &[self.head_types[column]])
             .map_err(|e| DbError::user(format!("aggregate value: {e}")))?;
-        if matches!(self.columns[column], HeadColumn::Aggregate(AggregateFn::Max, _)) {
+        if matches!(
+            self.columns[column],
+            HeadColumn::Aggregate(AggregateFn::Max, _)
+        ) {
             key.extend(encoded.iter().map(|b| !b));
         } else {
             key.extend_from_slice(&encoded);
@@ -119,17 +122,30 @@ impl AggregateShape {
     /// Decodes the value part of a sorted-values key under `group`.
     pub fn extreme_value(&self, group: &[u8], column: usize, key: &[u8]) -> DbResult<Value> {
         let mut bytes = key.get(group.len()..).unwrap_or_default().to_vec();
-        if matches!(self.columns[column], HeadColumn::Aggregate(AggregateFn::Max, _)) {
+        if matches!(
+            self.columns[column],
+            HeadColumn::Aggregate(AggregateFn::Max, _)
+        ) {
             bytes.iter_mut().for_each(|b| *b = !*b);
         }
-        let mut tuple = decode_tuple(&bytes, &[self.head_types[column]])
-            .map_err(|e| DbError::Corrupted(format!("an aggregate's sorted value does not decode: {e}")))?;
-        tuple.pop().ok_or_else(|| DbError::Corrupted("empty aggregate value".into()))
+        let mut tuple = decode_tuple(&bytes, &[self.head_types[column]]).map_err(|e| {
+            DbError::Corrupted(format!("an aggregate's sorted value does not decode: {e}"))
+        })?;
+        tuple
+            .pop()
+            .ok_or_else(|| DbError::Corrupted("empty aggregate value".into()))
     }
 
     /// The output row of a group with `matches` body matches, the given sums (per
     /// `sum_columns`) and extremes (per `extreme_columns`).
-    pub fn output_row(&self, key: &[Value], matches: u64, sums: &[i128], extremes: &[Value], rule: &str) -> DbResult<Tuple> {
+    pub fn output_row(
+        &self,
+        key: &[Value],
+        matches: u64,
+        sums: &[i128],
+        extremes: &[Value],
+        rule: &str,
+    ) -> DbResult<Tuple> {
         debug_assert!(matches > 0);
         let sum_columns = self.sum_columns();
         let extreme_columns = self.extreme_columns();
@@ -137,8 +153,12 @@ impl AggregateShape {
         let mut row = Vec::with_capacity(self.columns.len());
         for (i, column) in self.columns.iter().enumerate() {
             let value = match column {
-                HeadColumn::Var(_) | HeadColumn::Const(_) => key_values.next().cloned().unwrap_or(Value::Int(0)),
-                HeadColumn::Aggregate(AggregateFn::Count, _) => int_result(i128::from(matches), rule)?,
+                HeadColumn::Var(_) | HeadColumn::Const(_) => {
+                    key_values.next().cloned().unwrap_or(Value::Int(0))
+                }
+                HeadColumn::Aggregate(AggregateFn::Count, _) => {
+                    int_result(i128::from(matches), rule)?
+                }
                 HeadColumn::Aggregate(AggregateFn::Sum, _) => {
                     int_result(sums[position(&sum_columns, i)], rule)?
                 }
@@ -176,7 +196,12 @@ pub fn encode_accumulator(matches: u64, sums: &[i128]) -> Vec<u8> {
 
 /// Decodes an accumulator holding `sums` sums.
 pub fn decode_accumulator(bytes: &[u8], sums: usize) -> DbResult<(u64, Vec<i128>)> {
-    let corrupt = || DbError::Corrupted(format!("an aggregate accumulator of {} bytes does not decode", bytes.len()));
+    let corrupt = || {
+        DbError::Corrupted(format!(
+            "an aggregate accumulator of {} bytes does not decode",
+            bytes.len()
+        ))
+    };
     if bytes.len() != 8 + 16 * sums {
         return Err(corrupt());
     }
@@ -184,7 +209,9 @@ pub fn decode_accumulator(bytes: &[u8], sums: usize) -> DbResult<(u64, Vec<i128>
     let mut out = Vec::with_capacity(sums);
     for i in 0..sums {
         let at = 8 + 16 * i;
-        out.push(i128::from_le_bytes(bytes[at..at + 16].try_into().map_err(|_| corrupt())?));
+        out.push(i128::from_le_bytes(
+            bytes[at..at + 16].try_into().map_err(|_| corrupt())?,
+        ));
     }
     Ok((matches, out))
 }
@@ -233,15 +260,27 @@ pub fn groups_from_scratch(
 }
 
 /// The output row of a group computed from scratch.
-pub fn row_from_state(shape: &AggregateShape, key: &[Value], group: &GroupState, rule: &str) -> DbResult<Tuple> {
+pub fn row_from_state(
+    shape: &AggregateShape,
+    key: &[Value],
+    group: &GroupState,
+    rule: &str,
+) -> DbResult<Tuple> {
     let extremes: Vec<Value> = shape
         .extreme_columns()
         .iter()
         .enumerate()
         .map(|(slot, &column)| {
             let values = &group.values[slot];
-            let max = matches!(shape.columns[column], HeadColumn::Aggregate(AggregateFn::Max, _));
-            let pick = if max { values.keys().next_back() } else { values.keys().next() };
+            let max = matches!(
+                shape.columns[column],
+                HeadColumn::Aggregate(AggregateFn::Max, _)
+            );
+            let pick = if max {
+                values.keys().next_back()
+            } else {
+                values.keys().next()
+            };
             pick.cloned().unwrap_or(Value::Int(0))
         })
         .collect();

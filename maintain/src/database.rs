@@ -10,6 +10,7 @@ use crate::change::{check_changes, Change, Sign};
 use crate::check::{compile, Program};
 use crate::diagnostic::{render_all, Source};
 use crate::engine::{plan_program, relation_types, Engine};
+use crate::incremental::{delta_of_diff, Maintainer};
 use crate::read::{build_index, index_label};
 use crate::reference;
 use crate::schema::RelationSchema;
@@ -17,10 +18,9 @@ use crate::snapshot::{kind_of, schema_of, unknown_relation, Snapshot};
 use crate::syntax::ast::Literal;
 use crate::tuple::{decode_tuple, encode_permuted, encode_tuple, Tuple};
 use crate::{DbError, DbResult};
-use crate::incremental::{delta_of_diff, Maintainer};
 use rnt_merkle::{
-    AuxTree, ChangeCount, Commit, Counters, DiffEntry, Edit, NodeStore, OperatorStat, RelationEntry,
-    RelationKind, State, Tree,
+    AuxTree, ChangeCount, Commit, Counters, DiffEntry, Edit, NodeStore, OperatorStat,
+    RelationEntry, RelationKind, State, Tree,
 };
 use rnt_store::{commit_ref, Address, ChunkStore};
 use std::collections::{BTreeMap, BTreeSet};
@@ -347,9 +347,19 @@ impl Database {
         }
         counts.sort_by(|a, b| a.relation.cmp(&b.relation));
         // Base relations' indexes follow their deltas.
-        let relations = derive(&self.nodes, &head.program, state.relations, Some(&deltas), false)?;
+        let relations = derive(
+            &self.nodes,
+            &head.program,
+            state.relations,
+            Some(&deltas),
+            false,
+        )?;
         let changed_names: Vec<&str> = counts.iter().map(|c| c.relation.as_str()).collect();
-        let base_stat = stat("base", &changed_names.join(","), self.nodes.counters() - started);
+        let base_stat = stat(
+            "base",
+            &changed_names.join(","),
+            self.nodes.counters() - started,
+        );
         // Every view that reads a changed relation, maintained from the deltas; then the
         // denials judged on insert-only deltas.
         let plans = plan_program(&head.program);
@@ -505,16 +515,25 @@ impl Database {
         let recomputed = derive(&self.nodes, &snapshot.program, stripped, None, false)?;
         let mut report = VerifyReport::default();
         for fresh in recomputed {
-            let Some(kept) = snapshot.entry(&fresh.name) else { continue };
+            let Some(kept) = snapshot.entry(&fresh.name) else {
+                continue;
+            };
             if !kept.kind.is_stored() {
                 continue;
             }
             report.checked.push(fresh.name.clone());
             let mut parts: Vec<(String, Option<[u8; 32]>, Option<[u8; 32]>)> =
                 vec![("tuples".to_string(), kept.root, fresh.root)];
-            let labels: BTreeSet<&str> = kept.aux.iter().chain(&fresh.aux).map(|a| a.label.as_str()).collect();
+            let labels: BTreeSet<&str> = kept
+                .aux
+                .iter()
+                .chain(&fresh.aux)
+                .map(|a| a.label.as_str())
+                .collect();
             for label in labels {
-                let find = |entry: &RelationEntry| entry.aux.iter().find(|a| a.label == label).map(|a| a.root);
+                let find = |entry: &RelationEntry| {
+                    entry.aux.iter().find(|a| a.label == label).map(|a| a.root)
+                };
                 parts.push((label.to_string(), find(kept), find(&fresh)));
             }
             for (part, maintained, recomputed) in parts {
@@ -524,7 +543,10 @@ impl Database {
                 let mut differences = Vec::new();
                 if part == "tuples" {
                     if let (Some(a), Some(b)) = (kept.tree(), fresh.tree()) {
-                        let types = snapshot.schema(&fresh.name).map(|s| s.types()).unwrap_or_default();
+                        let types = snapshot
+                            .schema(&fresh.name)
+                            .map(|s| s.types())
+                            .unwrap_or_default();
                         for entry in a.diff(&self.nodes, &b)? {
                             let entry = entry?;
                             let tuple = decode_stored(entry.key(), &types, &fresh.name)?;
@@ -533,7 +555,10 @@ impl Database {
                                 DiffEntry::Removed { .. } => "extra in the maintained view",
                                 DiffEntry::Changed { .. } => "derivation count differs",
                             };
-                            differences.push(format!("{}: {what}", crate::tuple::format_tuple(&fresh.name, &tuple)));
+                            differences.push(format!(
+                                "{}: {what}",
+                                crate::tuple::format_tuple(&fresh.name, &tuple)
+                            ));
                         }
                     }
                 }

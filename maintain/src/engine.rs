@@ -6,10 +6,16 @@
 //! *Invariant: every materialized relation equals the from-scratch evaluation of its rules
 //! on the same state — `maintain(V, state, Δ) == eval(V, state + Δ)`, checked by verify.*
 
-use crate::aggregate::{encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape, GROUPS_LABEL};
+use crate::aggregate::{
+    encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
+    GROUPS_LABEL,
+};
 use crate::check::Program;
 use crate::eval::{project, run_plan, semi_naive, MemRelation};
-use crate::plan::{plan_for_head_pattern, plan_from_literal, plan_from_negation, plan_rule, HeadColumn, RulePlan};
+use crate::plan::{
+    plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
+    plan_rule, HeadColumn, RulePlan,
+};
 use crate::read::{
     build_index, index_label, index_permutation, Flow, Relations, StoredRelation, Visit,
 };
@@ -75,6 +81,22 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
     for plan in all_plans {
         for read in plan.reads() {
             work.push((read.relation.clone(), read.bound_columns()));
+        }
+    }
+    // DRed's rederivation reads: recursive views with every head column bound.
+    for stratum in program.strata.iter().filter(|s| s.recursive) {
+        let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
+        for name in &stratum.relations {
+            let Some(relation) = program.relation(name) else {
+                continue;
+            };
+            let all: Vec<usize> = (0..relation.declaration.arity()).collect();
+            for rule in &relation.rules {
+                let plan = plan_for_head_pattern_avoiding(rule, &all, &|r| members.contains(r));
+                for read in plan.reads() {
+                    work.push((read.relation.clone(), read.bound_columns()));
+                }
+            }
         }
     }
     while let Some((relation, bound)) = work.pop() {
@@ -325,35 +347,61 @@ impl<'a> Engine<'a> {
             .is_some_and(|i| self.program.strata.strata[i].recursive);
         let mut keyed: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
         let mut extra: Vec<(String, Tree)> = Vec::new();
-        let encode = |tuple: &Tuple| encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")));
-        let aggregated = self.program.relation(view).is_some_and(|r| r.is_aggregated());
+        let encode = |tuple: &Tuple| {
+            encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")))
+        };
+        let aggregated = self
+            .program
+            .relation(view)
+            .is_some_and(|r| r.is_aggregated());
         if recursive {
             for tuple in self.recursive_relation(view)?.tuples() {
                 keyed.push((encode(tuple)?, Vec::new()));
             }
         } else if aggregated {
-            let plan = self.plans.full.get(view).and_then(|p| p.first()).ok_or_else(|| {
-                DbError::Corrupted(format!("aggregate view `{view}` has no plan"))
-            })?;
+            let plan = self
+                .plans
+                .full
+                .get(view)
+                .and_then(|p| p.first())
+                .ok_or_else(|| {
+                    DbError::Corrupted(format!("aggregate view `{view}` has no plan"))
+                })?;
             let sources = vec![&*self as &dyn Relations; plan.literals];
             let shape = AggregateShape::of(plan, &types);
             let extreme_columns = shape.extreme_columns();
             let groups = groups_from_scratch(plan, &shape, &sources, vec![None; plan.variables])?;
             let mut accumulators = Vec::new();
-            let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); extreme_columns.len()];
+            let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> =
+                vec![Vec::new(); extreme_columns.len()];
             for (key, group) in &groups {
-                keyed.push((encode(&row_from_state(&shape, key, group, &plan.source)?)?, Vec::new()));
+                keyed.push((
+                    encode(&row_from_state(&shape, key, group, &plan.source)?)?,
+                    Vec::new(),
+                ));
                 let group_key = shape.encode_key(key)?;
-                accumulators.push((group_key.clone(), encode_accumulator(group.matches, &group.sums)));
+                accumulators.push((
+                    group_key.clone(),
+                    encode_accumulator(group.matches, &group.sums),
+                ));
                 for (slot, &column) in extreme_columns.iter().enumerate() {
                     for (value, multiplicity) in &group.values[slot] {
-                        extremes[slot].push((shape.extreme_key(&group_key, column, value)?, multiplicity.to_le_bytes().to_vec()));
+                        extremes[slot].push((
+                            shape.extreme_key(&group_key, column, value)?,
+                            multiplicity.to_le_bytes().to_vec(),
+                        ));
                     }
                 }
             }
-            extra.push((GROUPS_LABEL.to_string(), build_sorted(self.nodes, accumulators)?));
+            extra.push((
+                GROUPS_LABEL.to_string(),
+                build_sorted(self.nodes, accumulators)?,
+            ));
             for (slot, &column) in extreme_columns.iter().enumerate() {
-                extra.push((extremes_label(column), build_sorted(self.nodes, std::mem::take(&mut extremes[slot]))?));
+                extra.push((
+                    extremes_label(column),
+                    build_sorted(self.nodes, std::mem::take(&mut extremes[slot]))?,
+                ));
             }
         } else {
             let mut counts: BTreeMap<Tuple, u64> = BTreeMap::new();
@@ -372,7 +420,10 @@ impl<'a> Engine<'a> {
         let tree = build_sorted(self.nodes, keyed)?;
         let mut entry = self.stored_entry(view, RelationKind::View, tree)?;
         for (label, tree) in extra {
-            entry.aux.push(AuxTree { label, root: *tree.root().as_bytes() });
+            entry.aux.push(AuxTree {
+                label,
+                root: *tree.root().as_bytes(),
+            });
         }
         entry.aux.sort_by(|a, b| a.label.cmp(&b.label));
         self.register(&entry);
@@ -451,7 +502,10 @@ impl Relations for Engine<'_> {
 /// Sorts `entries` by key and bulk-builds their tree.
 pub fn build_sorted(nodes: &NodeStore, mut entries: Vec<(Vec<u8>, Vec<u8>)>) -> DbResult<Tree> {
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Ok(Tree::build(nodes, entries.iter().map(|(k, v)| (k.as_slice(), v.as_slice())))?)
+    Ok(Tree::build(
+        nodes,
+        entries.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
+    )?)
 }
 
 /// The schema types of a declared relation, for callers outside the engine.

@@ -6,11 +6,13 @@
 //! *Invariant: `maintain(V, state, Δ) == eval(V, state + Δ)`: after every commit, each
 //! maintained tree has the address a from-scratch build gives (checked by `verify`).*
 
-use crate::aggregate::{decode_accumulator, encode_accumulator, extremes_label, AggregateShape, GROUPS_LABEL};
+use crate::aggregate::{
+    decode_accumulator, encode_accumulator, extremes_label, AggregateShape, GROUPS_LABEL,
+};
 use crate::check::Program;
 use crate::engine::{Engine, ProgramPlans};
 use crate::eval::{project, run_plan, MemRelation};
-use crate::plan::{plan_for_head_pattern, RulePlan, Step};
+use crate::plan::{plan_for_head_pattern_avoiding, RulePlan, Step};
 use crate::read::{build_index, index_label, Flow, Relations, Visit};
 use crate::snapshot::kind_of;
 use crate::syntax::ast::{Atom, TermKind};
@@ -51,7 +53,12 @@ pub struct OperatorStats {
 struct Only<'a>(&'a MemRelation);
 
 impl Relations for Only<'_> {
-    fn read(&self, _relation: &str, pattern: &[Option<Value>], visit: &mut Visit<'_>) -> DbResult<Flow> {
+    fn read(
+        &self,
+        _relation: &str,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
         self.0.read(pattern, visit)
     }
 }
@@ -67,7 +74,12 @@ struct Patched<'a> {
 }
 
 impl Relations for Patched<'_> {
-    fn read(&self, relation: &str, pattern: &[Option<Value>], visit: &mut Visit<'_>) -> DbResult<Flow> {
+    fn read(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
         if !self.members.contains(relation) {
             return self.rest.read(relation, pattern, visit);
         }
@@ -139,8 +151,7 @@ impl<'a> Maintainer<'a> {
                 continue;
             }
             let before = self.nodes.counters();
-            let kinds: Vec<RelationKind> =
-                stratum.relations.iter().map(|r| self.kind(r)).collect();
+            let kinds: Vec<RelationKind> = stratum.relations.iter().map(|r| self.kind(r)).collect();
             let operator = if stratum.recursive {
                 if kinds.iter().all(|k| *k == RelationKind::View) {
                     self.dred(&stratum.relations)?;
@@ -168,22 +179,34 @@ impl<'a> Maintainer<'a> {
                 }
             };
             let spent = self.nodes.counters() - before;
-            self.stats.push(OperatorStats { relation: stratum.relations.join(","), operator: operator.into(), counters: spent });
+            self.stats.push(OperatorStats {
+                relation: stratum.relations.join(","),
+                operator: operator.into(),
+                counters: spent,
+            });
         }
         self.judge_denials()?;
         Ok((self.entries.into_values().collect(), self.stats))
     }
 
     fn kind(&self, relation: &str) -> RelationKind {
-        self.program.relation(relation).map(|r| kind_of(r.kind())).unwrap_or(RelationKind::Relation)
+        self.program
+            .relation(relation)
+            .map(|r| kind_of(r.kind()))
+            .unwrap_or(RelationKind::Relation)
     }
 
     fn is_aggregated(&self, relation: &str) -> bool {
-        self.program.relation(relation).is_some_and(|r| r.is_aggregated())
+        self.program
+            .relation(relation)
+            .is_some_and(|r| r.is_aggregated())
     }
 
     fn types(&self, relation: &str) -> Vec<Type> {
-        self.program.relation(relation).map(|r| r.declaration.types()).unwrap_or_default()
+        self.program
+            .relation(relation)
+            .map(|r| r.declaration.types())
+            .unwrap_or_default()
     }
 
     fn has_delta(&self, relation: &str) -> bool {
@@ -192,9 +215,13 @@ impl<'a> Maintainer<'a> {
 
     /// Whether a rule of `relation` reads a relation that changed in this commit.
     fn reads_changed(&self, relation: &str) -> bool {
-        let positive = self.plans.delta.get(relation).into_iter().flatten().any(|(plan, i)| {
-            driver_relation(plan, *i).is_some_and(|r| self.has_delta(r))
-        });
+        let positive = self
+            .plans
+            .delta
+            .get(relation)
+            .into_iter()
+            .flatten()
+            .any(|(plan, i)| driver_relation(plan, *i).is_some_and(|r| self.has_delta(r)));
         positive
             || self
                 .plans
@@ -219,7 +246,9 @@ impl<'a> Maintainer<'a> {
         emit: &mut dyn FnMut(&RulePlan, &[Option<Value>], i64) -> DbResult<Flow>,
     ) -> DbResult<Flow> {
         for (plan, i) in self.plans.delta.get(relation).into_iter().flatten() {
-            let Some(delta) = driver_relation(plan, *i).and_then(|r| drivers.get(r)) else { continue };
+            let Some(delta) = driver_relation(plan, *i).and_then(|r| drivers.get(r)) else {
+                continue;
+            };
             let signed: Vec<(i64, &MemRelation)> = match mode {
                 Mode::Signed => vec![(1, &delta.inserted), (-1, &delta.deleted)],
                 Mode::InsertOnly => vec![(1, &delta.inserted)],
@@ -231,7 +260,13 @@ impl<'a> Maintainer<'a> {
                 }
                 let only = Only(driver);
                 let sources: Vec<&dyn Relations> = (0..plan.literals)
-                    .map(|j| if j == *i { &only as &dyn Relations } else { version(mode, j, *i, new, old) })
+                    .map(|j| {
+                        if j == *i {
+                            &only as &dyn Relations
+                        } else {
+                            version(mode, j, *i, new, old)
+                        }
+                    })
                     .collect();
                 let mut bindings = vec![None; plan.variables];
                 let flow = run_plan(plan, &sources, &mut bindings, &mut |b| emit(plan, b, sign))?;
@@ -240,8 +275,16 @@ impl<'a> Maintainer<'a> {
                 }
             }
         }
-        for (plan, i, atom) in self.plans.negation_delta.get(relation).into_iter().flatten() {
-            let Some(delta) = drivers.get(&atom.relation.name) else { continue };
+        for (plan, i, atom) in self
+            .plans
+            .negation_delta
+            .get(relation)
+            .into_iter()
+            .flatten()
+        {
+            let Some(delta) = drivers.get(&atom.relation.name) else {
+                continue;
+            };
             let mut candidates: BTreeSet<Vec<Option<Value>>> = BTreeSet::new();
             let sources_of_candidates: Vec<&MemRelation> = match mode {
                 Mode::Signed => vec![&delta.inserted, &delta.deleted],
@@ -268,8 +311,9 @@ impl<'a> Maintainer<'a> {
                 if !wanted {
                     continue;
                 }
-                let sources: Vec<&dyn Relations> =
-                    (0..plan.literals).map(|j| version(mode, j, *i, new, old)).collect();
+                let sources: Vec<&dyn Relations> = (0..plan.literals)
+                    .map(|j| version(mode, j, *i, new, old))
+                    .collect();
                 let mut bindings = bindings;
                 let flow = run_plan(plan, &sources, &mut bindings, &mut |b| emit(plan, b, sign))?;
                 if flow == Flow::Stop {
@@ -284,10 +328,17 @@ impl<'a> Maintainer<'a> {
     /// count rises from 0 and leaves when it falls to 0, and only those switches flow on.
     fn maintain_counting(&mut self, view: &str) -> DbResult<()> {
         let mut counts: BTreeMap<Tuple, i64> = BTreeMap::new();
-        self.delta_terms(view, Mode::Signed, &self.deltas, &self.new, &self.old, &mut |plan, b, sign| {
-            *counts.entry(project(plan, b)?).or_default() += sign;
-            Ok(Flow::Continue)
-        })?;
+        self.delta_terms(
+            view,
+            Mode::Signed,
+            &self.deltas,
+            &self.new,
+            &self.old,
+            &mut |plan, b, sign| {
+                *counts.entry(project(plan, b)?).or_default() += sign;
+                Ok(Flow::Continue)
+            },
+        )?;
         let types = self.types(view);
         let entry = self.entry(view)?;
         let tree = stored_tree(&entry)?;
@@ -302,13 +353,17 @@ impl<'a> Maintainer<'a> {
                 Some(bytes) => decode_count(&bytes, view)?,
                 None => 0,
             };
-            let new = i64::try_from(old).unwrap_or(i64::MAX).checked_add(change).filter(|n| *n >= 0).ok_or_else(|| {
-                DbError::Corrupted(format!(
-                    "maintaining view `{view}`: {} had {old} derivations and lost {}",
-                    format_tuple(view, &tuple),
-                    -change
-                ))
-            })?;
+            let new = i64::try_from(old)
+                .unwrap_or(i64::MAX)
+                .checked_add(change)
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| {
+                    DbError::Corrupted(format!(
+                        "maintaining view `{view}`: {} had {old} derivations and lost {}",
+                        format_tuple(view, &tuple),
+                        -change
+                    ))
+                })?;
             if new == 0 {
                 edits.push((key, None));
                 delta.deleted.insert(tuple);
@@ -329,9 +384,13 @@ impl<'a> Maintainer<'a> {
     /// group's old row and insert its new one.
     fn maintain_aggregate(&mut self, view: &str) -> DbResult<()> {
         let types = self.types(view);
-        let plan = self.plans.full.get(view).and_then(|p| p.first()).cloned().ok_or_else(|| {
-            DbError::Corrupted(format!("aggregate view `{view}` has no plan"))
-        })?;
+        let plan = self
+            .plans
+            .full
+            .get(view)
+            .and_then(|p| p.first())
+            .cloned()
+            .ok_or_else(|| DbError::Corrupted(format!("aggregate view `{view}` has no plan")))?;
         let shape = AggregateShape::of(&plan, &types);
         let sum_columns = shape.sum_columns();
         let extreme_columns = shape.extreme_columns();
@@ -341,30 +400,39 @@ impl<'a> Maintainer<'a> {
             values: Vec<BTreeMap<Value, i64>>,
         }
         let mut changes: BTreeMap<Tuple, Change> = BTreeMap::new();
-        self.delta_terms(view, Mode::Signed, &self.deltas, &self.new, &self.old, &mut |_, b, sign| {
-            let change = changes.entry(shape.key_of(b)).or_insert_with(|| Change {
-                matches: 0,
-                sums: vec![0; sum_columns.len()],
-                values: vec![BTreeMap::new(); extreme_columns.len()],
-            });
-            change.matches += sign;
-            for (slot, &column) in sum_columns.iter().enumerate() {
-                if let Some(Value::Int(x)) = shape.argument(column, b) {
-                    change.sums[slot] += i128::from(sign) * i128::from(x);
+        self.delta_terms(
+            view,
+            Mode::Signed,
+            &self.deltas,
+            &self.new,
+            &self.old,
+            &mut |_, b, sign| {
+                let change = changes.entry(shape.key_of(b)).or_insert_with(|| Change {
+                    matches: 0,
+                    sums: vec![0; sum_columns.len()],
+                    values: vec![BTreeMap::new(); extreme_columns.len()],
+                });
+                change.matches += sign;
+                for (slot, &column) in sum_columns.iter().enumerate() {
+                    if let Some(Value::Int(x)) = shape.argument(column, b) {
+                        change.sums[slot] += i128::from(sign) * i128::from(x);
+                    }
                 }
-            }
-            for (slot, &column) in extreme_columns.iter().enumerate() {
-                if let Some(value) = shape.argument(column, b) {
-                    *change.values[slot].entry(value).or_default() += sign;
+                for (slot, &column) in extreme_columns.iter().enumerate() {
+                    if let Some(value) = shape.argument(column, b) {
+                        *change.values[slot].entry(value).or_default() += sign;
+                    }
                 }
-            }
-            Ok(Flow::Continue)
-        })?;
+                Ok(Flow::Continue)
+            },
+        )?;
         let entry = self.entry(view)?;
         let tree = stored_tree(&entry)?;
         let groups = aux(&entry, GROUPS_LABEL)?;
-        let extremes: Vec<Tree> =
-            extreme_columns.iter().map(|&c| aux(&entry, &extremes_label(c))).collect::<DbResult<_>>()?;
+        let extremes: Vec<Tree> = extreme_columns
+            .iter()
+            .map(|&c| aux(&entry, &extremes_label(c)))
+            .collect::<DbResult<_>>()?;
         let mut row_edits: Vec<Edit> = Vec::new();
         let mut group_edits: Vec<Edit> = Vec::new();
         let mut extreme_edits: Vec<Vec<Edit>> = vec![Vec::new(); extreme_columns.len()];
@@ -379,25 +447,50 @@ impl<'a> Maintainer<'a> {
                 .ok()
                 .and_then(|m| m.checked_add(change.matches))
                 .filter(|m| *m >= 0)
-                .ok_or_else(|| DbError::Corrupted(format!("maintaining `{view}`: a group's match count went negative")))?
-                as u64;
-            let new_sums: Vec<i128> = old_sums.iter().zip(&change.sums).map(|(a, b)| a + b).collect();
+                .ok_or_else(|| {
+                    DbError::Corrupted(format!(
+                        "maintaining `{view}`: a group's match count went negative"
+                    ))
+                })? as u64;
+            let new_sums: Vec<i128> = old_sums
+                .iter()
+                .zip(&change.sums)
+                .map(|(a, b)| a + b)
+                .collect();
             let mut old_front = Vec::new();
             let mut new_front = Vec::new();
             for (slot, &column) in extreme_columns.iter().enumerate() {
-                let (old, new, edits) =
-                    self.extreme_fronts(&shape, &extremes[slot], &group_key, column, &change.values[slot], view)?;
+                let (old, new, edits) = self.extreme_fronts(
+                    &shape,
+                    &extremes[slot],
+                    &group_key,
+                    column,
+                    &change.values[slot],
+                    view,
+                )?;
                 old_front.push(old);
                 new_front.push(new);
                 extreme_edits[slot].extend(edits);
             }
             let old_row = if old_matches > 0 {
-                Some(shape.output_row(&key, old_matches, &old_sums, &unwrap_all(old_front, view)?, &plan.source)?)
+                Some(shape.output_row(
+                    &key,
+                    old_matches,
+                    &old_sums,
+                    &unwrap_all(old_front, view)?,
+                    &plan.source,
+                )?)
             } else {
                 None
             };
             let new_row = if new_matches > 0 {
-                Some(shape.output_row(&key, new_matches, &new_sums, &unwrap_all(new_front, view)?, &plan.source)?)
+                Some(shape.output_row(
+                    &key,
+                    new_matches,
+                    &new_sums,
+                    &unwrap_all(new_front, view)?,
+                    &plan.source,
+                )?)
             } else {
                 None
             };
@@ -420,11 +513,17 @@ impl<'a> Maintainer<'a> {
         row_edits.sort_by(|a, b| a.0.cmp(&b.0));
         group_edits.sort_by(|a, b| a.0.cmp(&b.0));
         let new_tree = tree.edit(self.nodes, row_edits)?;
-        let mut extra = vec![(GROUPS_LABEL.to_string(), groups.edit(self.nodes, group_edits)?)];
+        let mut extra = vec![(
+            GROUPS_LABEL.to_string(),
+            groups.edit(self.nodes, group_edits)?,
+        )];
         for (slot, &column) in extreme_columns.iter().enumerate() {
             let mut edits = std::mem::take(&mut extreme_edits[slot]);
             edits.sort_by(|a, b| a.0.cmp(&b.0));
-            extra.push((extremes_label(column), extremes[slot].edit(self.nodes, edits)?));
+            extra.push((
+                extremes_label(column),
+                extremes[slot].edit(self.nodes, edits)?,
+            ));
         }
         self.store(view, entry, new_tree, delta, extra)
     }
@@ -456,8 +555,11 @@ impl<'a> Maintainer<'a> {
                 .ok()
                 .and_then(|o| o.checked_add(*change))
                 .filter(|n| *n >= 0)
-                .ok_or_else(|| DbError::Corrupted(format!("maintaining `{view}`: a value's multiplicity went negative")))?
-                as u64;
+                .ok_or_else(|| {
+                    DbError::Corrupted(format!(
+                        "maintaining `{view}`: a value's multiplicity went negative"
+                    ))
+                })? as u64;
             edits.push((key.clone(), (new > 0).then(|| new.to_le_bytes().to_vec())));
             new_counts.insert(key, new);
         }
@@ -474,13 +576,17 @@ impl<'a> Maintainer<'a> {
             }
             cursor.advance()?;
         }
-        let first_new = new_counts.iter().find(|(_, n)| **n > 0).map(|(k, _)| k.clone());
+        let first_new = new_counts
+            .iter()
+            .find(|(_, n)| **n > 0)
+            .map(|(k, _)| k.clone());
         let new_front_key = match (surviving, first_new) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
         let decode = |key: Option<Vec<u8>>| -> DbResult<Option<Value>> {
-            key.map(|k| shape.extreme_value(group_key, column, &k)).transpose()
+            key.map(|k| shape.extreme_value(group_key, column, &k))
+                .transpose()
         };
         Ok((decode(old_front_key)?, decode(new_front_key)?, edits))
     }
@@ -492,10 +598,17 @@ impl<'a> Maintainer<'a> {
             return self.recompute(&[relation.to_string()]);
         }
         let mut candidates: BTreeSet<Tuple> = BTreeSet::new();
-        self.delta_terms(relation, Mode::Signed, &self.deltas, &self.new, &self.old, &mut |plan, b, _| {
-            candidates.insert(project(plan, b)?);
-            Ok(Flow::Continue)
-        })?;
+        self.delta_terms(
+            relation,
+            Mode::Signed,
+            &self.deltas,
+            &self.new,
+            &self.old,
+            &mut |plan, b, _| {
+                candidates.insert(project(plan, b)?);
+                Ok(Flow::Continue)
+            },
+        )?;
         let mut delta = Delta::default();
         for tuple in candidates {
             let pattern: Vec<Option<Value>> = tuple.iter().cloned().map(Some).collect();
@@ -534,18 +647,33 @@ impl<'a> Maintainer<'a> {
     /// derivation, then propagate insertions semi-naively against the new state.
     fn dred(&mut self, stratum: &[String]) -> DbResult<()> {
         let members: BTreeSet<String> = stratum.iter().cloned().collect();
-        let empty = || -> BTreeMap<String, MemRelation> { stratum.iter().map(|r| (r.clone(), MemRelation::new())).collect() };
+        let empty = || -> BTreeMap<String, MemRelation> {
+            stratum
+                .iter()
+                .map(|r| (r.clone(), MemRelation::new()))
+                .collect()
+        };
         // 1. Over-delete, against the old state.
         let mut over_deleted = empty();
         let mut frontier = empty();
         for name in stratum {
             let mut found = Vec::new();
-            self.delta_terms(name, Mode::DeleteOnlyOld, &self.deltas, &self.old, &self.old, &mut |plan, b, _| {
-                found.push(project(plan, b)?);
-                Ok(Flow::Continue)
-            })?;
+            self.delta_terms(
+                name,
+                Mode::DeleteOnlyOld,
+                &self.deltas,
+                &self.old,
+                &self.old,
+                &mut |plan, b, _| {
+                    found.push(project(plan, b)?);
+                    Ok(Flow::Continue)
+                },
+            )?;
             for tuple in found {
-                if over_deleted.get_mut(name).is_some_and(|od| od.insert(tuple.clone())) {
+                if over_deleted
+                    .get_mut(name)
+                    .is_some_and(|od| od.insert(tuple.clone()))
+                {
                     frontier.get_mut(name).map(|f| f.insert(tuple));
                 }
             }
@@ -553,16 +681,34 @@ impl<'a> Maintainer<'a> {
         while frontier.values().any(|f| !f.is_empty()) {
             let drivers: BTreeMap<String, Delta> = std::mem::replace(&mut frontier, empty())
                 .into_iter()
-                .map(|(name, deleted)| (name, Delta { inserted: MemRelation::new(), deleted }))
+                .map(|(name, deleted)| {
+                    (
+                        name,
+                        Delta {
+                            inserted: MemRelation::new(),
+                            deleted,
+                        },
+                    )
+                })
                 .collect();
             for name in stratum {
                 let mut found = Vec::new();
-                self.delta_terms(name, Mode::DeleteOnlyOld, &drivers, &self.old, &self.old, &mut |plan, b, _| {
-                    found.push(project(plan, b)?);
-                    Ok(Flow::Continue)
-                })?;
+                self.delta_terms(
+                    name,
+                    Mode::DeleteOnlyOld,
+                    &drivers,
+                    &self.old,
+                    &self.old,
+                    &mut |plan, b, _| {
+                        found.push(project(plan, b)?);
+                        Ok(Flow::Continue)
+                    },
+                )?;
                 for tuple in found {
-                    if over_deleted.get_mut(name).is_some_and(|od| od.insert(tuple.clone())) {
+                    if over_deleted
+                        .get_mut(name)
+                        .is_some_and(|od| od.insert(tuple.clone()))
+                    {
                         frontier.get_mut(name).map(|f| f.insert(tuple));
                     }
                 }
@@ -574,11 +720,22 @@ impl<'a> Maintainer<'a> {
         for name in stratum {
             let arity = self.types(name).len();
             let all: Vec<usize> = (0..arity).collect();
-            let plans: Vec<RulePlan> =
-                self.program.rules_of(name).iter().map(|rule| plan_for_head_pattern(rule, &all)).collect();
+            let avoid = |relation: &str| members.contains(relation);
+            let plans: Vec<RulePlan> = self
+                .program
+                .rules_of(name)
+                .iter()
+                .map(|rule| plan_for_head_pattern_avoiding(rule, &all, &avoid))
+                .collect();
             let mut rederived = Vec::new();
             {
-                let view = Patched { members: &members, old: &self.old, removed: &over_deleted, added: &added, rest: &self.new };
+                let view = Patched {
+                    members: &members,
+                    old: &self.old,
+                    removed: &over_deleted,
+                    added: &added,
+                    rest: &self.new,
+                };
                 for tuple in over_deleted[name].tuples() {
                     if derivable(&plans, tuple, &view)? {
                         rederived.push(tuple.clone());
@@ -594,11 +751,24 @@ impl<'a> Maintainer<'a> {
         for name in stratum {
             let mut found = Vec::new();
             {
-                let view = Patched { members: &members, old: &self.old, removed: &over_deleted, added: &added, rest: &self.new };
-                self.delta_terms(name, Mode::InsertOnly, &self.deltas, &view, &view, &mut |plan, b, _| {
-                    found.push(project(plan, b)?);
-                    Ok(Flow::Continue)
-                })?;
+                let view = Patched {
+                    members: &members,
+                    old: &self.old,
+                    removed: &over_deleted,
+                    added: &added,
+                    rest: &self.new,
+                };
+                self.delta_terms(
+                    name,
+                    Mode::InsertOnly,
+                    &self.deltas,
+                    &view,
+                    &view,
+                    &mut |plan, b, _| {
+                        found.push(project(plan, b)?);
+                        Ok(Flow::Continue)
+                    },
+                )?;
             }
             for tuple in found {
                 self.add_if_new(name, tuple, &over_deleted, &mut added, &mut frontier)?;
@@ -609,20 +779,44 @@ impl<'a> Maintainer<'a> {
         while frontier.values().any(|f| !f.is_empty()) {
             rounds += 1;
             if rounds > crate::eval::FIXPOINT_ROUNDS_MAX {
-                return Err(DbError::user(format!("maintaining {} did not reach a fixpoint", stratum.join(", "))));
+                return Err(DbError::user(format!(
+                    "maintaining {} did not reach a fixpoint",
+                    stratum.join(", ")
+                )));
             }
             let drivers: BTreeMap<String, Delta> = std::mem::replace(&mut frontier, empty())
                 .into_iter()
-                .map(|(name, inserted)| (name, Delta { inserted, deleted: MemRelation::new() }))
+                .map(|(name, inserted)| {
+                    (
+                        name,
+                        Delta {
+                            inserted,
+                            deleted: MemRelation::new(),
+                        },
+                    )
+                })
                 .collect();
             for name in stratum {
                 let mut found = Vec::new();
                 {
-                    let view = Patched { members: &members, old: &self.old, removed: &over_deleted, added: &added, rest: &self.new };
-                    self.delta_terms(name, Mode::InsertOnly, &drivers, &view, &view, &mut |plan, b, _| {
-                        found.push(project(plan, b)?);
-                        Ok(Flow::Continue)
-                    })?;
+                    let view = Patched {
+                        members: &members,
+                        old: &self.old,
+                        removed: &over_deleted,
+                        added: &added,
+                        rest: &self.new,
+                    };
+                    self.delta_terms(
+                        name,
+                        Mode::InsertOnly,
+                        &drivers,
+                        &view,
+                        &view,
+                        &mut |plan, b, _| {
+                            found.push(project(plan, b)?);
+                            Ok(Flow::Continue)
+                        },
+                    )?;
                 }
                 for tuple in found {
                     self.add_if_new(name, tuple, &over_deleted, &mut added, &mut frontier)?;
@@ -692,44 +886,68 @@ impl<'a> Maintainer<'a> {
             }
             let before = self.nodes.counters();
             let mut witness: Option<Tuple> = None;
-            self.delta_terms(&denial, Mode::InsertOnly, &self.deltas, &self.new, &self.new, &mut |plan, b, _| {
-                witness = Some(project(plan, b)?);
-                Ok(Flow::Stop)
-            })?;
+            self.delta_terms(
+                &denial,
+                Mode::InsertOnly,
+                &self.deltas,
+                &self.new,
+                &self.new,
+                &mut |plan, b, _| {
+                    witness = Some(project(plan, b)?);
+                    Ok(Flow::Stop)
+                },
+            )?;
             self.stats.push(OperatorStats {
                 relation: denial.clone(),
                 operator: "denial".into(),
                 counters: self.nodes.counters() - before,
             });
             if let Some(witness) = witness {
-                return Err(DbError::DenialViolated { witness: format_tuple(&denial, &witness), denial });
+                return Err(DbError::DenialViolated {
+                    witness: format_tuple(&denial, &witness),
+                    denial,
+                });
             }
         }
         Ok(())
     }
 
     fn entry(&self, name: &str) -> DbResult<RelationEntry> {
-        self.entries
-            .get(name)
-            .cloned()
-            .ok_or_else(|| DbError::Corrupted(format!("relation `{name}` is missing from the state")))
+        self.entries.get(name).cloned().ok_or_else(|| {
+            DbError::Corrupted(format!("relation `{name}` is missing from the state"))
+        })
     }
 
     /// Records a maintained relation: new tree, indexes edited from its delta, auxiliary
     /// trees; readable in the new state from now on.
-    fn store(&mut self, name: &str, mut entry: RelationEntry, tree: Tree, delta: Delta, extra: Vec<(String, Tree)>) -> DbResult<()> {
+    fn store(
+        &mut self,
+        name: &str,
+        mut entry: RelationEntry,
+        tree: Tree,
+        delta: Delta,
+        extra: Vec<(String, Tree)>,
+    ) -> DbResult<()> {
         let types = self.types(name);
         let mut aux: Vec<AuxTree> = Vec::new();
         for permutation in self.plans.indexes.get(name).into_iter().flatten() {
             let label = index_label(permutation);
             let index = match entry.aux_tree(&label) {
-                Some(index) => index.edit(self.nodes, delta_index_edits(&delta, &types, permutation)?)?,
+                Some(index) => {
+                    index.edit(self.nodes, delta_index_edits(&delta, &types, permutation)?)?
+                }
                 None => build_index(self.nodes, &tree, &types, permutation)?,
             };
-            aux.push(AuxTree { label, root: *index.root().as_bytes() });
+            aux.push(AuxTree {
+                label,
+                root: *index.root().as_bytes(),
+            });
         }
         for (label, tree) in extra {
-            aux.push(AuxTree { label, root: *tree.root().as_bytes() });
+            aux.push(AuxTree {
+                label,
+                root: *tree.root().as_bytes(),
+            });
         }
         aux.sort_by(|a, b| a.label.cmp(&b.label));
         entry.root = Some(*tree.root().as_bytes());
@@ -751,7 +969,13 @@ fn driver_relation(plan: &RulePlan, i: usize) -> Option<&str> {
 }
 
 /// Which state literal `j` reads in the term driven by literal `i`.
-fn version<'s>(mode: Mode, j: usize, i: usize, new: &'s dyn Relations, old: &'s dyn Relations) -> &'s dyn Relations {
+fn version<'s>(
+    mode: Mode,
+    j: usize,
+    i: usize,
+    new: &'s dyn Relations,
+    old: &'s dyn Relations,
+) -> &'s dyn Relations {
     match mode {
         Mode::Signed if j < i => new,
         Mode::Signed => old,
@@ -843,35 +1067,49 @@ fn encode(tuple: &[Value], types: &[Type], relation: &str) -> DbResult<Vec<u8>> 
 }
 
 fn decode_count(bytes: &[u8], relation: &str) -> DbResult<u64> {
-    let array: [u8; 8] = bytes
-        .try_into()
-        .map_err(|_| DbError::Corrupted(format!("`{relation}` holds a count of {} bytes, not 8", bytes.len())))?;
+    let array: [u8; 8] = bytes.try_into().map_err(|_| {
+        DbError::Corrupted(format!(
+            "`{relation}` holds a count of {} bytes, not 8",
+            bytes.len()
+        ))
+    })?;
     Ok(u64::from_le_bytes(array))
 }
 
 fn unwrap_all(values: Vec<Option<Value>>, view: &str) -> DbResult<Vec<Value>> {
     values
         .into_iter()
-        .map(|v| v.ok_or_else(|| DbError::Corrupted(format!("`{view}`: a group with matches has no extreme"))))
+        .map(|v| {
+            v.ok_or_else(|| {
+                DbError::Corrupted(format!("`{view}`: a group with matches has no extreme"))
+            })
+        })
         .collect()
 }
 
 fn stored_tree(entry: &RelationEntry) -> DbResult<Tree> {
-    entry.tree().ok_or_else(|| DbError::Corrupted(format!("view `{}` has no tree", entry.name)))
+    entry
+        .tree()
+        .ok_or_else(|| DbError::Corrupted(format!("view `{}` has no tree", entry.name)))
 }
 
 fn aux(entry: &RelationEntry, label: &str) -> DbResult<Tree> {
-    entry
-        .aux_tree(label)
-        .ok_or_else(|| DbError::Corrupted(format!("view `{}` lacks its `{label}` tree", entry.name)))
+    entry.aux_tree(label).ok_or_else(|| {
+        DbError::Corrupted(format!("view `{}` lacks its `{label}` tree", entry.name))
+    })
 }
 
 /// The edits that carry a relation's delta into its index over `permutation`.
-pub fn delta_index_edits(delta: &Delta, types: &[Type], permutation: &[usize]) -> DbResult<Vec<Edit>> {
+pub fn delta_index_edits(
+    delta: &Delta,
+    types: &[Type],
+    permutation: &[usize],
+) -> DbResult<Vec<Edit>> {
     let mut edits = Vec::new();
     for (tuples, value) in [(&delta.deleted, None), (&delta.inserted, Some(Vec::new()))] {
         for tuple in tuples.tuples() {
-            let key = encode_permuted(tuple, types, permutation).map_err(|e| DbError::user(e.to_string()))?;
+            let key = encode_permuted(tuple, types, permutation)
+                .map_err(|e| DbError::user(e.to_string()))?;
             edits.push((key, value.clone()));
         }
     }
@@ -880,11 +1118,18 @@ pub fn delta_index_edits(delta: &Delta, types: &[Type], permutation: &[usize]) -
 }
 
 /// Decodes a base relation's diff into a delta.
-pub fn delta_of_diff(entries: &[rnt_merkle::DiffEntry], types: &[Type], relation: &str) -> DbResult<Delta> {
+pub fn delta_of_diff(
+    entries: &[rnt_merkle::DiffEntry],
+    types: &[Type],
+    relation: &str,
+) -> DbResult<Delta> {
     let mut delta = Delta::default();
     for entry in entries {
-        let tuple = decode_tuple(entry.key(), types)
-            .map_err(|e| DbError::Corrupted(format!("a stored tuple of `{relation}` does not decode: {e}")))?;
+        let tuple = decode_tuple(entry.key(), types).map_err(|e| {
+            DbError::Corrupted(format!(
+                "a stored tuple of `{relation}` does not decode: {e}"
+            ))
+        })?;
         match entry {
             rnt_merkle::DiffEntry::Added { .. } => {
                 delta.inserted.insert(tuple);

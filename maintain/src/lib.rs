@@ -26,7 +26,9 @@ pub mod value;
 
 pub use change::{Change, ChangeError, ChangeSet, Sign};
 pub use csv::CsvError;
-pub use database::{CommitOutcome, Database, DiffScope, Mismatch, TupleChange, VerifyReport, BRANCH_DEFAULT};
+pub use database::{
+    CommitOutcome, Database, DiffScope, Mismatch, TupleChange, VerifyReport, BRANCH_DEFAULT,
+};
 pub use error::{DbError, DbResult};
 pub use schema::{Attribute, RelationSchema};
 pub use snapshot::Snapshot;

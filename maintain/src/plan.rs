@@ -188,7 +188,43 @@ pub fn plan_for_head_pattern(rule: &CheckedRule, bound: &[usize]) -> RulePlan {
     plan_with(rule, &prebound, None, None)
 }
 
-fn plan_with(checked: &CheckedRule, prebound: &[VarId], first: Option<usize>, skip: Option<usize>) -> RulePlan {
+fn plan_with(
+    checked: &CheckedRule,
+    prebound: &[VarId],
+    first: Option<usize>,
+    skip: Option<usize>,
+) -> RulePlan {
+    plan_avoiding(checked, prebound, first, skip, &|_| false)
+}
+
+/// Plans `rule` for a read of its head with every column in `bound` known, preferring,
+/// among atoms with equally many bound columns, those whose relation `avoid` rejects last:
+/// DRed's rederivation avoids scanning the large recursive relation itself.
+pub fn plan_for_head_pattern_avoiding(
+    rule: &CheckedRule,
+    bound: &[usize],
+    avoid: &dyn Fn(&str) -> bool,
+) -> RulePlan {
+    let prebound: Vec<VarId> = bound
+        .iter()
+        .filter_map(|&column| match rule.rule.head.terms.get(column) {
+            Some(HeadTerm::Term(term)) => match term.kind {
+                TermKind::Var(var) => Some(var),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    plan_avoiding(rule, &prebound, None, None, avoid)
+}
+
+fn plan_avoiding(
+    checked: &CheckedRule,
+    prebound: &[VarId],
+    first: Option<usize>,
+    skip: Option<usize>,
+    avoid: &dyn Fn(&str) -> bool,
+) -> RulePlan {
     let rule = &checked.rule;
     let mut bound = vec![false; rule.variables.len()];
     for var in prebound {
@@ -259,7 +295,7 @@ fn plan_with(checked: &CheckedRule, prebound: &[VarId], first: Option<usize>, sk
             }
         }
         // The positive atom with the most bound columns next.
-        let mut best: Option<(usize, usize)> = None;
+        let mut best: Option<(usize, (usize, bool))> = None;
         for (i, literal) in rule.body.iter().enumerate() {
             if placed[i] {
                 continue;
@@ -274,6 +310,7 @@ fn plan_with(checked: &CheckedRule, prebound: &[VarId], first: Option<usize>, sk
                         TermKind::Wildcard => false,
                     })
                     .count();
+                let score = (score, !avoid(&atom.relation.name));
                 if best.is_none_or(|(_, s)| score > s) {
                     best = Some((i, score));
                 }

@@ -203,7 +203,11 @@ fn maintained_views_equal_recomputed_by_address() {
     for step in steps {
         commit(&db, step).unwrap();
         let report = db.verify(&db.head().unwrap()).unwrap();
-        assert!(report.mismatches.is_empty(), "after {step:?}: {:#?}", report.mismatches);
+        assert!(
+            report.mismatches.is_empty(),
+            "after {step:?}: {:#?}",
+            report.mismatches
+        );
         assert!(report.checked.contains(&"reach".to_string()));
     }
 }

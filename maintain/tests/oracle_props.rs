@@ -247,7 +247,12 @@ impl Program {
         assert!(self.rels[..keep].iter().all(|r| r.kind != Kind::Denial));
         Program {
             rels: self.rels[..keep].to_vec(),
-            rules: self.rules.iter().filter(|r| r.head < keep).cloned().collect(),
+            rules: self
+                .rules
+                .iter()
+                .filter(|r| r.head < keep)
+                .cloned()
+                .collect(),
         }
     }
 
@@ -264,7 +269,12 @@ impl Program {
             .map(|rel| {
                 let attributes: Vec<String> =
                     (0..rel.arity).map(|i| format!("c{i}: int")).collect();
-                format!("{} {}({}).", rel.kind.keyword(), rel.name, attributes.join(", "))
+                format!(
+                    "{} {}({}).",
+                    rel.kind.keyword(),
+                    rel.name,
+                    attributes.join(", ")
+                )
             })
             .collect();
         let mut rules: Vec<String> = self
@@ -365,7 +375,13 @@ fn expr_text(expr: &Expr) -> String {
     match expr {
         Expr::Var(v) => VARS[*v].to_string(),
         Expr::Const(c) => c.to_string(),
-        Expr::Neg(inner) => format!("-{}", wrap(inner, precedence(inner) < 3 || matches!(**inner, Expr::Const(_)))),
+        Expr::Neg(inner) => format!(
+            "-{}",
+            wrap(
+                inner,
+                precedence(inner) < 3 || matches!(**inner, Expr::Const(_))
+            )
+        ),
         Expr::Bin(op, left, right) => {
             let p = precedence(expr);
             let symbol = match op {
@@ -475,7 +491,14 @@ impl Body {
     }
 
     fn cmp_op(ch: &mut Choices) -> CmpOp {
-        ch.pick(&[CmpOp::Lt, CmpOp::Ne, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq])
+        ch.pick(&[
+            CmpOp::Lt,
+            CmpOp::Ne,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+            CmpOp::Eq,
+        ])
     }
 
     /// Assignments, filters and a negation over what the atoms bound.
@@ -544,12 +567,7 @@ impl Body {
 }
 
 /// A random body: one to `atoms_max` positive atoms over `sources`, then extras.
-fn random_body(
-    ch: &mut Choices,
-    p: &Program,
-    sources: &[usize],
-    atoms_max: usize,
-) -> Body {
+fn random_body(ch: &mut Choices, p: &Program, sources: &[usize], atoms_max: usize) -> Body {
     let mut body = Body::default();
     let atoms = 1 + ch.below(atoms_max);
     for _ in 0..atoms {
@@ -563,7 +581,9 @@ fn random_body(
 fn random_rule(ch: &mut Choices, p: &Program, head: usize, sources: &[usize]) -> Rule {
     let atoms_max = if ch.percent(15) { 3 } else { 2 };
     let body = random_body(ch, p, sources, atoms_max);
-    let terms = (0..p.rels[head].arity).map(|_| body.head_term(ch)).collect();
+    let terms = (0..p.rels[head].arity)
+        .map(|_| body.head_term(ch))
+        .collect();
     Rule {
         head,
         terms,
@@ -658,7 +678,11 @@ fn recursive_extras(
                 Expr::Var(ch.pick(bound)),
             )
         } else {
-            Lit::Cmp(Expr::Var(ch.pick(bound)), Body::cmp_op(ch), Expr::Const(ch.value()))
+            Lit::Cmp(
+                Expr::Var(ch.pick(bound)),
+                Body::cmp_op(ch),
+                Expr::Const(ch.value()),
+            )
         };
         body.lits.push(lit);
     }
@@ -786,7 +810,10 @@ fn mutual_unit(ch: &mut Choices, p: &mut Program) {
     let mut there = Rule {
         head: second,
         terms: vec![HeadTerm::Var(x), HeadTerm::Var(z)],
-        body: vec![pos(first, vec![var(x), var(y)]), pos(t, vec![var(y), var(z)])],
+        body: vec![
+            pos(first, vec![var(x), var(y)]),
+            pos(t, vec![var(y), var(z)]),
+        ],
     };
     recursive_extras(ch, p, &mut there, &[x, y, z], &sources);
     p.rules.push(there);
@@ -801,7 +828,10 @@ fn mutual_unit(ch: &mut Choices, p: &mut Program) {
         Rule {
             head: first,
             terms: vec![HeadTerm::Var(x), HeadTerm::Var(z)],
-            body: vec![pos(second, vec![var(x), var(y)]), pos(u, vec![var(y), var(z)])],
+            body: vec![
+                pos(second, vec![var(x), var(y)]),
+                pos(u, vec![var(y), var(z)]),
+            ],
         }
     };
     let bound: Vec<usize> = if back.terms.len() == 2 && back.body.len() == 1 {
@@ -827,7 +857,8 @@ fn denial_unit(ch: &mut Choices, p: &mut Program) {
         let mut body = random_body(ch, p, &sources, 2);
         if !body.bound.is_empty() && ch.below(10) < 7 {
             let v = ch.pick(&body.bound);
-            body.lits.push(Lit::Cmp(Expr::Var(v), CmpOp::Eq, Expr::Const(ch.value())));
+            body.lits
+                .push(Lit::Cmp(Expr::Var(v), CmpOp::Eq, Expr::Const(ch.value())));
         }
         let terms = (0..arity).map(|_| body.head_term(ch)).collect();
         p.rules.push(Rule {
@@ -1098,9 +1129,9 @@ fn oracle(program: &Program, base: &Db) -> Db {
         })
         .collect();
     let mut done: Vec<bool> = program.rels.iter().map(|r| r.kind == Kind::Base).collect();
-    while let Some(r) = (0..n).find(|&r| {
-        !done[r] && (0..n).all(|s| !reads[r][s] || done[s] || reads[s][r])
-    }) {
+    while let Some(r) =
+        (0..n).find(|&r| !done[r] && (0..n).all(|s| !reads[r][s] || done[s] || reads[s][r]))
+    {
         // r's stratum: r and every relation on a cycle with it.
         let stratum: Vec<usize> = (0..n)
             .filter(|&s| s == r || (reads[r][s] && reads[s][r]))
@@ -1158,7 +1189,11 @@ impl ChangeSet {
     }
 
     fn name(&mut self, insert: bool, rel: usize, tuple: Tuple) {
-        if !self.changes.iter().any(|(_, r, t)| *r == rel && *t == tuple) {
+        if !self
+            .changes
+            .iter()
+            .any(|(_, r, t)| *r == rel && *t == tuple)
+        {
             self.changes.push((insert, rel, tuple));
         }
     }
@@ -1168,7 +1203,12 @@ impl ChangeSet {
         for (insert, rel, tuple) in &self.changes {
             let values: Vec<String> = tuple.iter().map(i64::to_string).collect();
             let sign = if *insert { '+' } else { '-' };
-            let _ = writeln!(out, "{sign}{}({})", program.rels[*rel].name, values.join(", "));
+            let _ = writeln!(
+                out,
+                "{sign}{}({})",
+                program.rels[*rel].name,
+                values.join(", ")
+            );
         }
         out
     }
@@ -1246,7 +1286,11 @@ fn random_changes(ch: &mut Choices, base: &Db) -> ChangeSet {
             }
             10 => {
                 // Cut every edge out of (or into) a node: disconnects recursive chains.
-                let rel = if ch.percent(50) { EDGES } else { ch.pick(&[0, 1, EDGES]) };
+                let rel = if ch.percent(50) {
+                    EDGES
+                } else {
+                    ch.pick(&[0, 1, EDGES])
+                };
                 let column = ch.below(2);
                 let node = ch.value();
                 for tuple in base[rel].iter().filter(|t| t[column] == node) {
@@ -1321,7 +1365,12 @@ fn ints(tuple: &[Value]) -> Tuple {
 fn show(tuples: &BTreeSet<Tuple>) -> String {
     let items: Vec<String> = tuples
         .iter()
-        .map(|t| format!("({})", t.iter().map(i64::to_string).collect::<Vec<_>>().join(",")))
+        .map(|t| {
+            format!(
+                "({})",
+                t.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+            )
+        })
         .collect();
     format!("{{{}}}", items.join(" "))
 }
@@ -1483,7 +1532,11 @@ fn define(db: &Database, program: &Program) -> Result<CommitOutcome, DbError> {
     db.define(&program.text(false), "oracle.rnt", "define")
 }
 
-fn run_case(program_choices: &[u32], data_choices: &[u32], stats: &mut Stats) -> Result<(), String> {
+fn run_case(
+    program_choices: &[u32],
+    data_choices: &[u32],
+    stats: &mut Stats,
+) -> Result<(), String> {
     let program = random_program(&mut Choices::new(program_choices));
     let mut transcript = Transcript {
         text: String::new(),
@@ -1541,7 +1594,10 @@ fn run_program(
         let plain = Program::base_only();
         db.define(&plain.text(false), "base.rnt", "base")
             .map_err(|e| format!("define of the base relations: {e}"))?;
-        transcript.step("commit (initial data, base relations only)", &initial.text(program));
+        transcript.step(
+            "commit (initial data, base relations only)",
+            &initial.text(program),
+        );
         base = commit_step(&db, &plain, &base, &initial, stats)?;
         transcript.step("define (over the data)", "");
         let expected = oracle(program, &base);

@@ -10,18 +10,25 @@ use rnt_store::MemoryStore;
 use std::sync::Arc;
 
 fn commit(db: &Database, text: &str) -> Vec<OperatorStat> {
-    match db.commit(parse_changes(text, None).expect("parse"), "test").expect("commit") {
+    match db
+        .commit(parse_changes(text, None).expect("parse"), "test")
+        .expect("commit")
+    {
         CommitOutcome::Committed { stats, .. } => stats,
         CommitOutcome::NothingToCommit => panic!("nothing to commit"),
     }
 }
 
 fn stat<'a>(stats: &'a [OperatorStat], relation: &str) -> &'a OperatorStat {
-    stats.iter().find(|s| s.relation == relation).unwrap_or_else(|| panic!("no stat for {relation}: {stats:?}"))
+    stats
+        .iter()
+        .find(|s| s.relation == relation)
+        .unwrap_or_else(|| panic!("no stat for {relation}: {stats:?}"))
 }
 
 fn import(db: &Database, relation: &str, rows: impl Iterator<Item = Vec<Value>>) {
-    db.import(relation, rows.map(Ok), "import", &mut |_| {}).expect("import");
+    db.import(relation, rows.map(Ok), "import", &mut |_| {})
+        .expect("import");
 }
 
 #[test]
@@ -33,7 +40,11 @@ fn a_join_probing_a_million_tuples_reads_the_matches() {
         "define",
     )
     .unwrap();
-    import(&db, "big", (0..1_000_000i64).map(|i| vec![Value::Int(i / 2), Value::Int(i)]));
+    import(
+        &db,
+        "big",
+        (0..1_000_000i64).map(|i| vec![Value::Int(i / 2), Value::Int(i)]),
+    );
     let stats = commit(&db, "+probe(4242)\n+probe(777)");
     let join = stat(&stats, "hit");
     assert_eq!(join.operator, "counting");
@@ -65,8 +76,16 @@ fn orders_db() -> Database {
     )
     .unwrap();
     let plans = ["free", "pro", "team", "enterprise"];
-    import(&db, "customers", (0..1_000i64).map(|c| vec![Value::Int(c), Value::Str(plans[(c % 4) as usize].into())]));
-    import(&db, "orders", (0..20_000i64).map(|i| vec![Value::Int(i), Value::Int(i % 1_000), Value::Int(i % 1_000)]));
+    import(
+        &db,
+        "customers",
+        (0..1_000i64).map(|c| vec![Value::Int(c), Value::Str(plans[(c % 4) as usize].into())]),
+    );
+    import(
+        &db,
+        "orders",
+        (0..20_000i64).map(|i| vec![Value::Int(i), Value::Int(i % 1_000), Value::Int(i % 1_000)]),
+    );
     db
 }
 
@@ -74,7 +93,10 @@ fn orders_db() -> Database {
 fn sum_and_count_read_one_accumulator_per_touched_group() {
     let db = orders_db();
     // Three changed orders of customers 1 and 5 (plan "pro"), one of customer 2 ("team").
-    let stats = commit(&db, "-orders(1, 1, 1)\n+orders(1, 1, 950)\n+orders(30001, 5, 10)\n+orders(30002, 2, 20)");
+    let stats = commit(
+        &db,
+        "-orders(1, 1, 1)\n+orders(1, 1, 950)\n+orders(30001, 5, 10)\n+orders(30002, 2, 20)",
+    );
     let aggregate = stat(&stats, "plan_total");
     assert_eq!(aggregate.operator, "aggregate");
     // Per changed order: the customer under its key (the match and the next key); per
@@ -87,7 +109,10 @@ fn sum_and_count_read_one_accumulator_per_touched_group() {
 #[test]
 fn filters_and_projections_read_nothing_beyond_the_delta() {
     let db = orders_db();
-    let stats = commit(&db, "+orders(40000, 3, 999)\n+orders(40001, 3, 5)\n-orders(7, 7, 7)");
+    let stats = commit(
+        &db,
+        "+orders(40000, 3, 999)\n+orders(40001, 3, 5)\n-orders(7, 7, 7)",
+    );
     // Each reads at most its own stored count per changed output tuple.
     assert!(stat(&stats, "big_order").entries_read <= 1, "{stats:?}");
     assert!(stat(&stats, "buyer").entries_read <= 2, "{stats:?}");
