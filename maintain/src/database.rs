@@ -574,6 +574,11 @@ impl Database {
         Ok(report)
     }
 
+    /// Evaluates ad-hoc rules against `snapshot`; the first rule's head is the answer.
+    pub fn query(&self, snapshot: &Snapshot, text: &str) -> DbResult<crate::query::QueryAnswer> {
+        crate::query::query(&self.nodes, snapshot, text)
+    }
+
     /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
     pub fn tuples(&self, snapshot: &Snapshot, relation: &str) -> DbResult<Vec<Tuple>> {
         let entry = snapshot.require(relation)?;

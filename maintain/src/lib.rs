@@ -15,6 +15,7 @@ pub mod expr;
 pub mod incremental;
 pub mod literal;
 pub mod plan;
+pub mod query;
 pub mod read;
 pub mod reference;
 pub mod schema;

@@ -211,3 +211,18 @@ fn maintained_views_equal_recomputed_by_address() {
         assert!(report.checked.contains(&"reach".to_string()));
     }
 }
+
+#[test]
+fn ad_hoc_queries_infer_their_heads() {
+    let db = setup();
+    let head = db.head().unwrap();
+    let answer = db.query(&head, "q(i, p) :- order_plan(i, p), p = \"pro\".").unwrap();
+    assert_eq!(answer.schema.attributes.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), ["i", "p"]);
+    assert_eq!(answer.tuples.len(), 2);
+    let answer = db.query(&head, "t(c, sum(a)) :- orders(_, c, a).").unwrap();
+    assert_eq!(answer.tuples, vec![vec![Value::Int(1), Value::Int(10)], vec![Value::Int(2), Value::Int(990)]]);
+    let answer = db.query(&head, "d(x, y) :- r2(x, y), x < y.\nr2(x, z) :- edge(x, y), edge(y, z).").unwrap();
+    assert_eq!(answer.tuples, vec![vec![Value::Int(1), Value::Int(3)]]);
+    assert!(db.query(&head, "q(x) :- nosuch(x).").is_err());
+    assert!(db.query(&head, "q(x :- orders(x).").is_err());
+}
