@@ -333,20 +333,22 @@ fn main() {
         s.nodes,
         env_or::<usize>("RNT_BENCH_TICKS", 20)
     );
-    let rows = vec![
-        run("W1 join", W1, &["order_plan"], false, sizes),
-        run("W2 aggregate", W2, &["plan_total"], false, sizes),
-        run("W3 recursion", W3, &["reach"], true, sizes),
-        run("W4 denial", W4, &["orphan"], false, sizes),
-        run("no views", "", &[], false, sizes),
-        run(
-            "W1+W2+W4",
-            &format!("{W1}{W2}{W4}"),
-            &["order_plan", "plan_total", "orphan"],
-            false,
-            sizes,
-        ),
+    let combined = format!("{W1}{W2}{W4}");
+    let workloads: Vec<(&'static str, &str, &[&'static str], bool)> = vec![
+        ("W1 join", W1, &["order_plan"], false),
+        ("W2 aggregate", W2, &["plan_total"], false),
+        ("W3 recursion", W3, &["reach"], true),
+        ("W4 denial", W4, &["orphan"], false),
+        ("no views", "", &[], false),
+        ("W1+W2+W4", &combined, &["order_plan", "plan_total", "orphan"], false),
     ];
+    // `RNT_BENCH_ONLY=W2` runs the workloads whose name starts with it.
+    let only: String = env_or("RNT_BENCH_ONLY", String::new());
+    let rows: Vec<Row> = workloads
+        .into_iter()
+        .filter(|(name, ..)| name.starts_with(only.as_str()))
+        .map(|(name, program, relations, edges)| run(name, program, relations, edges, sizes))
+        .collect();
     println!();
     println!("| workload | initial load (s) | commit, incremental (ms) | recompute from scratch (ms) | ratio | entries read / commit | nodes written / commit | view size |");
     println!("|---|---:|---:|---:|---:|---:|---:|---|");

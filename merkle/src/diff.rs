@@ -153,11 +153,22 @@ impl Diff {
                     return Ok(Some(DiffEntry::Added { key, value }));
                 }
                 Action::Compare => {
+                    // Equal entries are skipped without copying them.
+                    let equal = match (self.from.last(), self.to.last()) {
+                        (Some(Item::Entry { leaf: a, index: i }), Some(Item::Entry { leaf: b, index: j })) => {
+                            a.value(*i) == b.value(*j)
+                        }
+                        _ => unreachable!("compare() of a subtree"),
+                    };
+                    if equal {
+                        self.from.pop();
+                        self.to.pop();
+                        store.count_entries_read(2);
+                        continue;
+                    }
                     let (key, old) = pop_entry(store, &mut self.from);
                     let (_, new) = pop_entry(store, &mut self.to);
-                    if old != new {
-                        return Ok(Some(DiffEntry::Changed { key, old, new }));
-                    }
+                    return Ok(Some(DiffEntry::Changed { key, old, new }));
                 }
             }
         }
