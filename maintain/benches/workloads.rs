@@ -340,7 +340,12 @@ fn main() {
         ("W3 recursion", W3, &["reach"], true),
         ("W4 denial", W4, &["orphan"], false),
         ("no views", "", &[], false),
-        ("W1+W2+W4", &combined, &["order_plan", "plan_total", "orphan"], false),
+        (
+            "W1+W2+W4",
+            &combined,
+            &["order_plan", "plan_total", "orphan"],
+            false,
+        ),
     ];
     // `RNT_BENCH_ONLY=W2` runs the workloads whose name starts with it.
     let only: String = env_or("RNT_BENCH_ONLY", String::new());

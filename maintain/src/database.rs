@@ -9,7 +9,7 @@
 use crate::change::{check_changes, Change, Sign};
 use crate::check::{compile, Program};
 use crate::diagnostic::{render_all, Source};
-use crate::engine::{plan_program, relation_types, Engine};
+use crate::engine::{plan_program, relation_types, Engine, ProgramPlans};
 use crate::incremental::{delta_of_diff, Maintainer};
 use crate::read::{build_index, index_label};
 use crate::reference;
@@ -60,6 +60,9 @@ pub enum DiffScope {
     /// One relation.
     Relation(String),
 }
+
+/// A tree root as stored in a state.
+type Root = [u8; 32];
 
 /// The outcome of [`Database::verify`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -347,13 +350,20 @@ impl Database {
         }
         counts.sort_by(|a, b| a.relation.cmp(&b.relation));
         // Base relations' indexes follow their deltas.
-        let relations = derive(
+        let plans = plan_program(&head.program);
+        let mut by_name: BTreeMap<String, RelationEntry> = state
+            .relations
+            .into_iter()
+            .map(|r| (r.name.clone(), r))
+            .collect();
+        update_base_indexes(
             &self.nodes,
             &head.program,
-            state.relations,
+            &plans,
+            &mut by_name,
             Some(&deltas),
-            false,
         )?;
+        let relations: Vec<RelationEntry> = by_name.into_values().collect();
         let changed_names: Vec<&str> = counts.iter().map(|c| c.relation.as_str()).collect();
         let base_stat = stat(
             "base",
@@ -362,7 +372,6 @@ impl Database {
         );
         // Every view that reads a changed relation, maintained from the deltas; then the
         // denials judged on insert-only deltas.
-        let plans = plan_program(&head.program);
         let mut base_deltas = BTreeMap::new();
         for (name, entries) in &deltas {
             let types = relation_types(&head.program, name).unwrap_or_default();
@@ -391,16 +400,47 @@ impl Database {
     /// tuples can be neither dropped nor given another schema. Every view is computed and
     /// every index built; a denial the data already violates refuses the program.
     pub fn define(&self, text: &str, source_name: &str, message: &str) -> DbResult<CommitOutcome> {
+        self.define_with_progress(text, source_name, message, &mut |_| {})
+    }
+
+    /// [`Database::define`], calling `progress` with a line of text before each view it
+    /// computes (for a progress display during long backfills).
+    pub fn define_with_progress(
+        &self,
+        text: &str,
+        source_name: &str,
+        message: &str,
+        progress: &mut dyn FnMut(&str),
+    ) -> DbResult<CommitOutcome> {
         let program = compile(text).map_err(|diagnostics| DbError::Program {
             rendered: render_all(&diagnostics, &Source::new(source_name, text)),
             errors: diagnostics.len(),
         })?;
         let head = self.head()?;
-        let relations = self.relations_for(&head, &program)?;
-        let relations = derive(&self.nodes, &program, relations, None, true)?;
+        let old_signatures = signatures(&head.program);
+        let new_signatures = signatures(&program);
+        let changed: BTreeSet<String> = new_signatures
+            .iter()
+            .filter(|(name, signature)| old_signatures.get(*name) != Some(*signature))
+            .map(|(name, _)| name.clone())
+            .collect();
+        let relations = self.relations_for(&head, &program, &changed)?;
+        let plans = plan_program(&program);
+        let mut by_name: BTreeMap<String, RelationEntry> =
+            relations.into_iter().map(|r| (r.name.clone(), r)).collect();
+        update_base_indexes(&self.nodes, &program, &plans, &mut by_name, None)?;
+        rebuild_views(
+            &self.nodes,
+            &program,
+            &plans,
+            &mut by_name,
+            &changed,
+            true,
+            progress,
+        )?;
         let state = State {
             program: program.canonical_text(),
-            relations,
+            relations: by_name.into_values().collect(),
         };
         if state == head.state && head.commit.is_some() {
             return Ok(CommitOutcome::NothingToCommit);
@@ -409,7 +449,13 @@ impl Database {
     }
 
     /// The relation entries of a new program over the head's data.
-    fn relations_for(&self, head: &Snapshot, program: &Program) -> DbResult<Vec<RelationEntry>> {
+    /// Views whose definition is unchanged (`changed` lacks them) keep their trees.
+    fn relations_for(
+        &self,
+        head: &Snapshot,
+        program: &Program,
+        changed: &BTreeSet<String>,
+    ) -> DbResult<Vec<RelationEntry>> {
         for old in &head.state.relations {
             let count = old.count.unwrap_or(0);
             if old.kind != RelationKind::Relation || count == 0 {
@@ -436,9 +482,10 @@ impl Database {
         for (name, relation) in &program.relations {
             let kind = kind_of(relation.kind());
             let kept = head.entry(name).filter(|old| {
-                old.kind == kind
-                    && kind == RelationKind::Relation
-                    && head.schema(name) == Some(schema_of(&relation.declaration))
+                let same_base = kind == RelationKind::Relation
+                    && head.schema(name) == Some(schema_of(&relation.declaration));
+                let same_view = kind == RelationKind::View && !changed.contains(name);
+                old.kind == kind && (same_base || same_view)
             });
             let entry = match kept {
                 Some(old) => old.clone(),
@@ -512,7 +559,21 @@ impl Database {
                 entry
             })
             .collect();
-        let recomputed = derive(&self.nodes, &snapshot.program, stripped, None, false)?;
+        let plans = plan_program(&snapshot.program);
+        let mut by_name: BTreeMap<String, RelationEntry> =
+            stripped.into_iter().map(|r| (r.name.clone(), r)).collect();
+        update_base_indexes(&self.nodes, &snapshot.program, &plans, &mut by_name, None)?;
+        let every: BTreeSet<String> = by_name.keys().cloned().collect();
+        rebuild_views(
+            &self.nodes,
+            &snapshot.program,
+            &plans,
+            &mut by_name,
+            &every,
+            false,
+            &mut |_| {},
+        )?;
+        let recomputed: Vec<RelationEntry> = by_name.into_values().collect();
         let mut report = VerifyReport::default();
         for fresh in recomputed {
             let Some(kept) = snapshot.entry(&fresh.name) else {
@@ -522,7 +583,7 @@ impl Database {
                 continue;
             }
             report.checked.push(fresh.name.clone());
-            let mut parts: Vec<(String, Option<[u8; 32]>, Option<[u8; 32]>)> =
+            let mut parts: Vec<(String, Option<Root>, Option<Root>)> =
                 vec![("tuples".to_string(), kept.root, fresh.root)];
             let labels: BTreeSet<&str> = kept
                 .aux
@@ -664,34 +725,26 @@ impl Database {
     }
 }
 
-/// Brings every derived part of a state up to date with its base relations: indexes of
-/// base relations (edited from `deltas` at a commit, rebuilt at a define, when `deltas` is
-/// `None`), views affected by the change (all of them at a define) recomputed from
-/// scratch, then the denials judged.
-fn derive(
+/// Keeps the indexes the plans need for every base relation: an unchanged relation keeps
+/// its index trees, a changed one (`deltas`) has them edited, and a missing one is built.
+fn update_base_indexes(
     nodes: &NodeStore,
     program: &Program,
-    relations: Vec<RelationEntry>,
+    plans: &ProgramPlans,
+    by_name: &mut BTreeMap<String, RelationEntry>,
     deltas: Option<&BTreeMap<String, Vec<DiffEntry>>>,
-    judge_denials: bool,
-) -> DbResult<Vec<RelationEntry>> {
-    let plans = plan_program(program);
-    let mut by_name: BTreeMap<String, RelationEntry> =
-        relations.into_iter().map(|r| (r.name.clone(), r)).collect();
-    // Base relations' indexes.
+) -> DbResult<()> {
     for entry in by_name.values_mut() {
         if entry.kind != RelationKind::Relation {
             continue;
         }
         let Some(tree) = entry.tree() else { continue };
         let types = relation_types(program, &entry.name).unwrap_or_default();
-        let wanted = plans.indexes.get(&entry.name).cloned().unwrap_or_default();
         let delta = deltas.and_then(|d| d.get(&entry.name));
         let mut aux = Vec::new();
-        for permutation in &wanted {
+        for permutation in plans.indexes.get(&entry.name).into_iter().flatten() {
             let label = index_label(permutation);
-            let existing = entry.aux_tree(&label);
-            let index = match (existing, delta) {
+            let index = match (entry.aux_tree(&label), delta) {
                 (Some(index), None) => index,
                 (Some(index), Some(delta)) => {
                     index.edit(nodes, index_edits(delta, &types, permutation)?)?
@@ -706,61 +759,146 @@ fn derive(
         aux.sort_by(|a, b| a.label.cmp(&b.label));
         entry.aux = aux;
     }
-    if deltas.is_some() {
-        // At a commit, views are maintained incrementally by the caller.
-        return Ok(by_name.into_values().collect());
-    }
-    // Views, stratum by stratum.
-    let affected = affected_relations(program, deltas);
+    Ok(())
+}
+
+/// Computes the views in `recompute` from scratch, in stratum order; every other view
+/// keeps its trees and gets exactly the indexes the plans need. Then, when asked, judges
+/// from scratch the denials in `recompute` (the others held in the state they come from).
+fn rebuild_views(
+    nodes: &NodeStore,
+    program: &Program,
+    plans: &ProgramPlans,
+    by_name: &mut BTreeMap<String, RelationEntry>,
+    recompute: &BTreeSet<String>,
+    judge_denials: bool,
+    progress: &mut dyn FnMut(&str),
+) -> DbResult<()> {
     let current: Vec<RelationEntry> = by_name
         .values()
-        .filter(|e| e.kind == RelationKind::Relation || !affected.contains(&e.name))
+        .filter(|e| e.kind == RelationKind::Relation || !recompute.contains(&e.name))
         .cloned()
         .collect();
-    let mut engine = Engine::new(nodes, program, &plans, &current);
-    for stratum in program.strata.iter() {
-        for name in &stratum.relations {
-            let is_view = by_name
-                .get(name)
-                .is_some_and(|e| e.kind == RelationKind::View);
-            if is_view && affected.contains(name) {
-                let entry = engine.materialize(name)?;
-                by_name.insert(name.clone(), entry);
-            }
+    let mut engine = Engine::new(nodes, program, plans, &current);
+    let views: Vec<&String> = program
+        .strata
+        .iter()
+        .flat_map(|s| s.relations.iter())
+        .filter(|name| {
+            by_name
+                .get(*name)
+                .is_some_and(|e| e.kind == RelationKind::View)
+        })
+        .collect();
+    let total = views.iter().filter(|v| recompute.contains(**v)).count();
+    let mut done = 0;
+    for name in views {
+        if recompute.contains(name) {
+            done += 1;
+            progress(&format!("computing view {name} ({done}/{total})"));
+            let entry = engine.materialize(name)?;
+            by_name.insert(name.clone(), entry);
+        } else if let Some(entry) = by_name.get_mut(name) {
+            reindex_kept_view(nodes, program, plans, entry)?;
+            engine.register(entry);
         }
     }
     if judge_denials {
-        engine.check_denials()?;
+        engine.check_denials_among(recompute)?;
     }
-    Ok(by_name.into_values().collect())
+    Ok(())
 }
 
-/// The derived relations whose contents may change: all of them at a define (`None`), else
-/// those that read a changed relation, directly or through other derived ones.
-fn affected_relations(
+/// Gives a kept view exactly the indexes the plans need, keeping its other auxiliary trees.
+fn reindex_kept_view(
+    nodes: &NodeStore,
     program: &Program,
-    deltas: Option<&BTreeMap<String, Vec<DiffEntry>>>,
-) -> BTreeSet<String> {
-    let Some(deltas) = deltas else {
-        return program.relations.keys().cloned().collect();
+    plans: &ProgramPlans,
+    entry: &mut RelationEntry,
+) -> DbResult<()> {
+    let Some(tree) = entry.tree() else {
+        return Ok(());
     };
-    let mut affected: BTreeSet<String> = deltas.keys().cloned().collect();
-    for stratum in program.strata.iter() {
-        let reads_affected = stratum.relations.iter().any(|name| {
-            program.rules_of(name).iter().any(|rule| {
-                rule.rule.body.iter().any(|literal| match literal {
-                    Literal::Positive(atom) | Literal::Negative { atom, .. } => {
-                        affected.contains(&atom.relation.name)
-                    }
-                    Literal::Comparison(_) => false,
-                })
-            })
+    let types = relation_types(program, &entry.name).unwrap_or_default();
+    let mut aux: Vec<AuxTree> = entry
+        .aux
+        .iter()
+        .filter(|a| !a.label.starts_with("index "))
+        .cloned()
+        .collect();
+    for permutation in plans.indexes.get(&entry.name).into_iter().flatten() {
+        let label = index_label(permutation);
+        let index = match entry.aux_tree(&label) {
+            Some(index) => index,
+            None => build_index(nodes, &tree, &types, permutation)?,
+        };
+        aux.push(AuxTree {
+            label,
+            root: *index.root().as_bytes(),
         });
-        if reads_affected {
-            affected.extend(stratum.relations.iter().cloned());
-        }
     }
-    affected
+    aux.sort_by(|a, b| a.label.cmp(&b.label));
+    entry.aux = aux;
+    Ok(())
+}
+
+/// A text per relation that changes exactly when the relation's contents could: its
+/// declaration and rules, and those of every relation it reads, directly or not.
+fn signatures(program: &Program) -> BTreeMap<String, String> {
+    let own: BTreeMap<&str, String> = program
+        .relations
+        .iter()
+        .map(|(name, relation)| {
+            let mut text = crate::canonical::declaration_text(&relation.declaration);
+            let mut rules: Vec<String> = relation
+                .rules
+                .iter()
+                .map(|r| {
+                    let rule = &r.rule;
+                    let mut literals: Vec<String> = rule
+                        .body
+                        .iter()
+                        .map(|l| crate::canonical::literal_text(rule, l))
+                        .collect();
+                    literals.sort();
+                    format!(
+                        "{} :- {}",
+                        crate::canonical::head_text(rule, &rule.head),
+                        literals.join(", ")
+                    )
+                })
+                .collect();
+            rules.sort();
+            for rule in rules {
+                text.push('\n');
+                text.push_str(&rule);
+            }
+            (name.as_str(), text)
+        })
+        .collect();
+    let mut out = BTreeMap::new();
+    for name in program.relations.keys() {
+        let mut closure: BTreeSet<&str> = BTreeSet::new();
+        let mut work = vec![name.as_str()];
+        while let Some(next) = work.pop() {
+            if !closure.insert(next) {
+                continue;
+            }
+            for rule in program.rules_of(next) {
+                for literal in &rule.rule.body {
+                    if let Literal::Positive(atom) | Literal::Negative { atom, .. } = literal {
+                        work.push(atom.relation.name.as_str());
+                    }
+                }
+            }
+        }
+        let signature: Vec<&str> = closure
+            .iter()
+            .filter_map(|r| own.get(r).map(String::as_str))
+            .collect();
+        out.insert(name.clone(), signature.join("\n"));
+    }
+    out
 }
 
 /// The edits that carry a base relation's tuple delta into one of its indexes.

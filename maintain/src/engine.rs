@@ -126,6 +126,9 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
     plans
 }
 
+/// A relation and the columns a read binds.
+type ReadPattern = (String, Vec<usize>);
+
 /// Reads over one state during an evaluation: stored relations from their trees, the
 /// rest evaluated on demand.
 pub struct Engine<'a> {
@@ -133,7 +136,7 @@ pub struct Engine<'a> {
     program: &'a Program,
     plans: &'a ProgramPlans,
     stored: BTreeMap<String, StoredRelation>,
-    pattern_plans: RefCell<BTreeMap<(String, Vec<usize>), Rc<Vec<RulePlan>>>>,
+    pattern_plans: RefCell<BTreeMap<ReadPattern, Rc<Vec<RulePlan>>>>,
     recursive: RefCell<BTreeMap<String, Rc<MemRelation>>>,
 }
 
@@ -458,8 +461,14 @@ impl<'a> Engine<'a> {
 
     /// Judges every denial from scratch: the first witness refuses.
     pub fn check_denials(&self) -> DbResult<()> {
+        let all: BTreeSet<String> = self.program.relations.keys().cloned().collect();
+        self.check_denials_among(&all)
+    }
+
+    /// Judges from scratch the denials named in `denials`.
+    pub fn check_denials_among(&self, denials: &BTreeSet<String>) -> DbResult<()> {
         for (name, relation) in &self.program.relations {
-            if kind_of(relation.kind()) != RelationKind::Denial {
+            if kind_of(relation.kind()) != RelationKind::Denial || !denials.contains(name) {
                 continue;
             }
             let arity = relation.declaration.arity();

@@ -139,13 +139,16 @@ pub fn project(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
         .collect()
 }
 
+/// Tuples grouped by their values at some columns.
+type HashIndex = HashMap<Vec<Value>, Vec<Tuple>>;
+
 /// A relation held in memory during an evaluation, with indexes built on demand for the
 /// patterns it is read with. Iteration over its hash indexes never reaches stored bytes:
 /// results leave through the ordered `tuples` set.
 #[derive(Default, Debug)]
 pub struct MemRelation {
     tuples: BTreeSet<Tuple>,
-    indexes: RefCell<HashMap<Vec<usize>, HashMap<Vec<Value>, Vec<Tuple>>>>,
+    indexes: RefCell<HashMap<Vec<usize>, HashIndex>>,
 }
 
 impl MemRelation {

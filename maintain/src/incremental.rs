@@ -108,6 +108,9 @@ enum Mode {
     DeleteOnlyOld,
 }
 
+/// Receives each match of a delta term: the plan, its bindings, and the term's sign.
+type TermEmit<'e> = dyn FnMut(&RulePlan, &[Option<Value>], i64) -> DbResult<Flow> + 'e;
+
 /// Maintains the derived relations of one commit.
 pub struct Maintainer<'a> {
     nodes: &'a NodeStore,
@@ -243,7 +246,7 @@ impl<'a> Maintainer<'a> {
         drivers: &BTreeMap<String, Delta>,
         new: &dyn Relations,
         old: &dyn Relations,
-        emit: &mut dyn FnMut(&RulePlan, &[Option<Value>], i64) -> DbResult<Flow>,
+        emit: &mut TermEmit<'_>,
     ) -> DbResult<Flow> {
         for (plan, i) in self.plans.delta.get(relation).into_iter().flatten() {
             let Some(delta) = driver_relation(plan, *i).and_then(|r| drivers.get(r)) else {

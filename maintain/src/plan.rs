@@ -5,10 +5,11 @@
 //! bound columns for a read of an ephemeral relation; the delta atom's for a delta rule),
 //! place every assignment, filter and `not` as soon as its variables are bound, then read
 //! the positive atom with the most bound columns next. The order of rules and body
-//! literals in the source carries no meaning; ties break on the literal's position so
-//! plans are deterministic.
+//! literals in the source carries no meaning; ties break on the literal's canonical text
+//! (then its position, for duplicates), so plans are deterministic and the same for every
+//! order of the literals — the canonical order a state stores included.
 
-use crate::canonical::rule_text;
+use crate::canonical::{literal_text, rule_text};
 use crate::check::CheckedRule;
 use crate::syntax::ast::AggregateFn;
 use crate::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, TermKind, VarId};
@@ -241,6 +242,7 @@ fn plan_avoiding(
         }
         v
     };
+    let texts: Vec<String> = rule.body.iter().map(|l| literal_text(rule, l)).collect();
     let mut steps = Vec::new();
     if let Some(first) = first {
         if let Literal::Positive(atom) = &rule.body[first] {
@@ -294,7 +296,9 @@ fn plan_avoiding(
                 }
             }
         }
-        // The positive atom with the most bound columns next.
+        // The positive atom with the most bound columns next; ties go to the literal whose
+        // canonical text sorts first, so a define (the user's literal order) and every later
+        // commit (the canonical order) plan alike and ask for the same indexes.
         let mut best: Option<(usize, (usize, bool))> = None;
         for (i, literal) in rule.body.iter().enumerate() {
             if placed[i] {
@@ -311,7 +315,7 @@ fn plan_avoiding(
                     })
                     .count();
                 let score = (score, !avoid(&atom.relation.name));
-                if best.is_none_or(|(_, s)| score > s) {
+                if best.is_none_or(|(j, s)| score > s || (score == s && texts[i] < texts[j])) {
                     best = Some((i, score));
                 }
             }
@@ -362,7 +366,7 @@ fn atom_read(atom: &Atom, literal: usize, bound: &mut [bool]) -> AtomRead {
             TermKind::Wildcard => Column::Ignore,
             TermKind::Var(v) => {
                 if bound[v.index()] {
-                    if columns.iter().any(|c| *c == Column::Bind(*v)) {
+                    if columns.contains(&Column::Bind(*v)) {
                         Column::Same(*v)
                     } else {
                         Column::Var(*v)

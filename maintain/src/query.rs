@@ -40,7 +40,9 @@ pub fn query(nodes: &NodeStore, snapshot: &Snapshot, text: &str) -> DbResult<Que
         .rules
         .first()
         .map(|rule| rule.head.relation.name.clone())
-        .ok_or_else(|| DbError::user("query: write at least one rule, e.g. `q(x) :- orders(x, _, _).`"))?;
+        .ok_or_else(|| {
+            DbError::user("query: write at least one rule, e.g. `q(x) :- orders(x, _, _).`")
+        })?;
     // Known column types: the state's program, then the query's own declarations.
     let mut types: BTreeMap<String, Vec<Option<Type>>> = snapshot
         .schemas()
@@ -48,13 +50,18 @@ pub fn query(nodes: &NodeStore, snapshot: &Snapshot, text: &str) -> DbResult<Que
         .map(|s| (s.name.clone(), s.types().into_iter().map(Some).collect()))
         .collect();
     for declaration in &parsed.program.declarations {
-        types.insert(declaration.name.name.clone(), declaration.types().into_iter().map(Some).collect());
+        types.insert(
+            declaration.name.name.clone(),
+            declaration.types().into_iter().map(Some).collect(),
+        );
     }
     let declared: Vec<String> = types.keys().cloned().collect();
     for rule in &parsed.program.rules {
         let name = &rule.head.relation.name;
         if !declared.contains(name) {
-            types.entry(name.clone()).or_insert_with(|| vec![None; rule.head.terms.len()]);
+            types
+                .entry(name.clone())
+                .or_insert_with(|| vec![None; rule.head.terms.len()]);
         }
     }
     // Infer head types until nothing changes.
@@ -101,7 +108,10 @@ pub fn query(nodes: &NodeStore, snapshot: &Snapshot, text: &str) -> DbResult<Que
                     i + 1
                 ))
             })?;
-            let column = names.get(i).cloned().unwrap_or_else(|| format!("c{}", i + 1));
+            let column = names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("c{}", i + 1));
             attributes.push(format!("{column}: {}", ty.name()));
         }
         declarations.push_str(&format!("ephemeral {name}({}).\n", attributes.join(", ")));
@@ -147,7 +157,11 @@ fn column_names(rule: &Rule) -> Vec<String> {
 }
 
 /// The type a head term has in `rule`, when the body or known types tell it.
-fn head_term_type(rule: &Rule, term: &HeadTerm, types: &BTreeMap<String, Vec<Option<Type>>>) -> Option<Type> {
+fn head_term_type(
+    rule: &Rule,
+    term: &HeadTerm,
+    types: &BTreeMap<String, Vec<Option<Type>>>,
+) -> Option<Type> {
     match term {
         HeadTerm::Term(term) => match &term.kind {
             TermKind::Const(value) => Some(value.ty()),
@@ -156,14 +170,19 @@ fn head_term_type(rule: &Rule, term: &HeadTerm, types: &BTreeMap<String, Vec<Opt
         },
         HeadTerm::Aggregate(aggregate) => match aggregate.function {
             AggregateFn::Count | AggregateFn::Sum | AggregateFn::Avg => Some(Type::Int),
-            AggregateFn::Min | AggregateFn::Max => {
-                aggregate.argument.and_then(|v| variable_type(rule, v.id, types, 0))
-            }
+            AggregateFn::Min | AggregateFn::Max => aggregate
+                .argument
+                .and_then(|v| variable_type(rule, v.id, types, 0)),
         },
     }
 }
 
-fn variable_type(rule: &Rule, var: VarId, types: &BTreeMap<String, Vec<Option<Type>>>, depth: usize) -> Option<Type> {
+fn variable_type(
+    rule: &Rule,
+    var: VarId,
+    types: &BTreeMap<String, Vec<Option<Type>>>,
+    depth: usize,
+) -> Option<Type> {
     if depth > rule.body.len() {
         return None;
     }
@@ -171,7 +190,10 @@ fn variable_type(rule: &Rule, var: VarId, types: &BTreeMap<String, Vec<Option<Ty
         if let Literal::Positive(atom) = literal {
             for (column, term) in atom.terms.iter().enumerate() {
                 if term.kind == TermKind::Var(var) {
-                    if let Some(ty) = types.get(&atom.relation.name).and_then(|t| t.get(column).copied().flatten()) {
+                    if let Some(ty) = types
+                        .get(&atom.relation.name)
+                        .and_then(|t| t.get(column).copied().flatten())
+                    {
                         return Some(ty);
                     }
                 }
@@ -180,7 +202,10 @@ fn variable_type(rule: &Rule, var: VarId, types: &BTreeMap<String, Vec<Option<Ty
     }
     for literal in &rule.body {
         if let Literal::Comparison(comparison) = literal {
-            for (side, other) in [(&comparison.left, &comparison.right), (&comparison.right, &comparison.left)] {
+            for (side, other) in [
+                (&comparison.left, &comparison.right),
+                (&comparison.right, &comparison.left),
+            ] {
                 if side.as_var() == Some(var) {
                     match &other.kind {
                         ExprKind::Const(value) => return Some(value.ty()),

@@ -216,13 +216,75 @@ fn maintained_views_equal_recomputed_by_address() {
 fn ad_hoc_queries_infer_their_heads() {
     let db = setup();
     let head = db.head().unwrap();
-    let answer = db.query(&head, "q(i, p) :- order_plan(i, p), p = \"pro\".").unwrap();
-    assert_eq!(answer.schema.attributes.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), ["i", "p"]);
+    let answer = db
+        .query(&head, "q(i, p) :- order_plan(i, p), p = \"pro\".")
+        .unwrap();
+    assert_eq!(
+        answer
+            .schema
+            .attributes
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect::<Vec<_>>(),
+        ["i", "p"]
+    );
     assert_eq!(answer.tuples.len(), 2);
     let answer = db.query(&head, "t(c, sum(a)) :- orders(_, c, a).").unwrap();
-    assert_eq!(answer.tuples, vec![vec![Value::Int(1), Value::Int(10)], vec![Value::Int(2), Value::Int(990)]]);
-    let answer = db.query(&head, "d(x, y) :- r2(x, y), x < y.\nr2(x, z) :- edge(x, y), edge(y, z).").unwrap();
+    assert_eq!(
+        answer.tuples,
+        vec![
+            vec![Value::Int(1), Value::Int(10)],
+            vec![Value::Int(2), Value::Int(990)]
+        ]
+    );
+    let answer = db
+        .query(
+            &head,
+            "d(x, y) :- r2(x, y), x < y.\nr2(x, z) :- edge(x, y), edge(y, z).",
+        )
+        .unwrap();
     assert_eq!(answer.tuples, vec![vec![Value::Int(1), Value::Int(3)]]);
     assert!(db.query(&head, "q(x) :- nosuch(x).").is_err());
     assert!(db.query(&head, "q(x :- orders(x).").is_err());
+}
+
+#[test]
+fn redefining_keeps_unchanged_views_and_recomputes_changed_ones() {
+    let db = setup();
+    let before = db.head().unwrap();
+    let mut computed = Vec::new();
+    let extended = format!("{PROGRAM}\nrelation notes(n: int).\nview big_total(t: int).\nbig_total(sum(a)) :- orders(_, _, a), a > 100.\n");
+    db.define_with_progress(&extended, "p2.rnt", "more", &mut |line| {
+        computed.push(line.to_string())
+    })
+    .unwrap();
+    assert_eq!(computed, ["computing view big_total (1/1)"]);
+    let after = db.head().unwrap();
+    for view in ["order_plan", "plan_total", "reach", "stats"] {
+        assert_eq!(
+            before.entry(view).unwrap().root,
+            after.entry(view).unwrap().root,
+            "{view}"
+        );
+    }
+    assert_eq!(show(&db, "big_total"), ["950"]);
+    // Changing a rule recomputes that view and those reading it.
+    let changed = extended.replace("a > 900", "a > 30");
+    let mut computed = Vec::new();
+    db.define_with_progress(&changed, "p3.rnt", "change", &mut |line| {
+        computed.push(line.to_string())
+    })
+    .unwrap();
+    assert_eq!(computed, ["computing view big_plans (1/1)"]);
+    assert_eq!(show(&db, "big_plans"), ["\"pro\""]);
+    assert!(db
+        .verify(&db.head().unwrap())
+        .unwrap()
+        .mismatches
+        .is_empty());
+    // The same program again changes nothing.
+    assert_eq!(
+        db.define(&changed, "p3.rnt", "again").unwrap(),
+        CommitOutcome::NothingToCommit
+    );
 }
