@@ -1,1 +1,265 @@
-fn main() {}
+//! `rnt`, the command-line tool: parses arguments, runs one subcommand against the store,
+//! prints tables, CSV or JSON, and maps errors to exit codes.
+//!
+//! Exit codes (the contract in `DESIGN.md`): 0 success (including "nothing to commit"),
+//! 1 a user error (bad input, unknown reference, usage error, store in use), 2 a commit
+//! refused by a denial, 3 corruption or a failed verify. Errors go to stderr as one line
+//! `error: ...`; program errors print their rendered diagnostics with source snippets.
+
+mod cmd;
+mod output;
+mod progress;
+mod store_open;
+mod time;
+
+use clap::{Parser, Subcommand};
+use rnt_maintain::DbError;
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// rnt: a content-addressed relational store with history.
+#[derive(Debug, Parser)]
+#[command(name = "rnt", version, about, propagate_version = true)]
+pub struct Cli {
+    /// The store folder (what `rnt init` creates); default: the nearest `.rnt/` from the
+    /// current folder upward.
+    #[arg(long, global = true, value_name = "PATH")]
+    store: Option<PathBuf>,
+    /// The subcommand.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create an empty store (`.rnt/` in the current folder, or at --store PATH).
+    Init(cmd::init::InitArgs),
+    /// Set or change the program (declarations and rules); makes a commit.
+    Define(cmd::define::DefineArgs),
+    /// Commit a set of changes: `+orders(1, 7, 30)` inserts, `-orders(1, 7, 25)` deletes.
+    Commit(cmd::commit::CommitArgs),
+    /// Insert every row of a CSV file (header row = attribute names) in one commit.
+    Import(cmd::import::ImportArgs),
+    /// The history, newest first: commit id, state hash, time, message, change counts.
+    Log(cmd::log::LogArgs),
+    /// The tuples of a relation, in key order.
+    Show(cmd::show::ShowArgs),
+    /// Evaluate ad-hoc rules and print the first head's tuples.
+    Query(cmd::query::QueryArgs),
+    /// The tuples that differ between two states, as a change file.
+    Diff(cmd::diff::DiffArgs),
+    /// Check every materialized view against a recomputation from its base relations.
+    Verify(cmd::verify::VerifyArgs),
+    /// The head commit, its state hash, and every relation with its count.
+    Status(cmd::status::StatusArgs),
+    /// Walk through rnt in a temporary store, printing each command and its output.
+    Demo(cmd::demo::DemoArgs),
+}
+
+/// What every subcommand gets besides its own arguments.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// The store folder named by `--store`, if any.
+    pub store: Option<PathBuf>,
+}
+
+/// Runs a parsed command line, writing its output to `out`.
+pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
+    let context = Context { store: cli.store };
+    match cli.command {
+        Command::Init(args) => cmd::init::run(&context, args, out),
+        Command::Define(args) => cmd::define::run(&context, args, out),
+        Command::Commit(args) => cmd::commit::run(&context, args, out),
+        Command::Import(args) => cmd::import::run(&context, args, out),
+        Command::Log(args) => cmd::log::run(&context, args, out),
+        Command::Show(args) => cmd::show::run(&context, args, out),
+        Command::Query(args) => cmd::query::run(&context, args, out),
+        Command::Diff(args) => cmd::diff::run(&context, args, out),
+        Command::Verify(args) => cmd::verify::run(&context, args, out),
+        Command::Status(args) => cmd::status::run(&context, args, out),
+        Command::Demo(args) => cmd::demo::run(args, out),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match parse_args(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(error) => return ExitCode::from(report_usage(&error)),
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = execute(cli, &mut out).and_then(|()| out.flush().map_err(anyhow::Error::from));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // Whatever was printed before the error is still worth seeing.
+            let _ = out.flush();
+            ExitCode::from(report(&error))
+        }
+    }
+}
+
+/// Parses a command line. Changes given to `commit` as arguments are moved behind a `--`
+/// first, so that a deletion such as `-orders(1, 7, 25)` is never read as an option, and
+/// options may follow the changes (`rnt commit +r(1) -m MSG`).
+pub fn parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    Cli::try_parse_from(changes_last(args.into_iter().map(Into::into).collect()))
+}
+
+/// Options of `rnt commit` (and the global one) that take a value as the next argument.
+const OPTIONS_WITH_VALUE: [&str; 5] = ["-m", "--message", "-f", "--file", "--store"];
+
+/// Rewrites `rnt [..] commit A B C` so that the arguments that look like changes
+/// (`+name(` or `-name(`) come last, after `--`. Other command lines are returned as they
+/// are.
+fn changes_last(args: Vec<OsString>) -> Vec<OsString> {
+    let mut index = 1;
+    let command = loop {
+        match args.get(index).and_then(|a| a.to_str()) {
+            Some("--store") => index += 2,
+            Some(arg) if arg.starts_with('-') => index += 1,
+            Some(arg) => break arg,
+            None => return args,
+        }
+    };
+    if command != "commit" {
+        return args;
+    }
+    let mut kept: Vec<OsString> = args[..=index].to_vec();
+    let mut changes = Vec::new();
+    let mut rest = args[index + 1..].iter();
+    while let Some(arg) = rest.next() {
+        let text = arg.to_str().unwrap_or("");
+        if text == "--" {
+            changes.extend(rest.by_ref().cloned());
+        } else if OPTIONS_WITH_VALUE.contains(&text) {
+            kept.push(arg.clone());
+            kept.extend(rest.next().cloned());
+        } else if looks_like_change(text) {
+            changes.push(arg.clone());
+        } else {
+            kept.push(arg.clone());
+        }
+    }
+    if !changes.is_empty() {
+        kept.push("--".into());
+        kept.extend(changes);
+    }
+    kept
+}
+
+/// Whether `arg` starts like a change: a sign, a relation name, `(` (blanks allowed).
+fn looks_like_change(arg: &str) -> bool {
+    let Some(rest) = arg.trim_start().strip_prefix(['+', '-']) else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    name_end > 0
+        && rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && rest[name_end..].trim_start().starts_with('(')
+}
+
+/// Prints a clap error and returns the exit code: 0 for `--help` and `--version`, 1 for
+/// usage errors (clap's own 2 would read as "refused by a denial").
+fn report_usage(error: &clap::Error) -> u8 {
+    use clap::error::ErrorKind;
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = error.print();
+            0
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = error.print();
+            1
+        }
+        _ => {
+            eprintln!("{}", output::usage_error_line(&error.render().to_string()));
+            1
+        }
+    }
+}
+
+/// Prints `error` on stderr and returns its exit code.
+pub fn report(error: &anyhow::Error) -> u8 {
+    if is_broken_pipe(error) {
+        // The reader went away (`rnt show r | head`): nothing more to say.
+        return 0;
+    }
+    eprint!("{}", output::error_text(error));
+    exit_code(error)
+}
+
+/// The exit code for an error: the database's own mapping, 1 for anything else.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    match error.downcast_ref::<DbError>() {
+        Some(db) => u8::try_from(db.exit_code()).unwrap_or(1),
+        None => 1,
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reorder(line: &str) -> Vec<String> {
+        let args: Vec<OsString> = line.split(' ').map(OsString::from).collect();
+        changes_last(args)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn changes_move_behind_a_separator() {
+        assert_eq!(
+            reorder("rnt commit -orders(1) -m x"),
+            ["rnt", "commit", "-m", "x", "--", "-orders(1)"]
+        );
+        assert_eq!(
+            reorder("rnt commit -m -m(1) -m(2)"),
+            ["rnt", "commit", "-m", "-m(1)", "--", "-m(2)"]
+        );
+        assert_eq!(
+            reorder("rnt --store s commit +a(1) -- -b(2)"),
+            ["rnt", "--store", "s", "commit", "--", "+a(1)", "-b(2)"]
+        );
+        assert_eq!(
+            reorder("rnt show -orders(1)"),
+            ["rnt", "show", "-orders(1)"]
+        );
+        assert_eq!(reorder("rnt commit -m x"), ["rnt", "commit", "-m", "x"]);
+    }
+
+    #[test]
+    fn what_looks_like_a_change() {
+        assert!(looks_like_change("+orders(1, 2)"));
+        assert!(looks_like_change(" - orders ("));
+        assert!(!looks_like_change("-m"));
+        assert!(!looks_like_change("--file"));
+        assert!(!looks_like_change("-1(2)"));
+        assert!(!looks_like_change("+(1)"));
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

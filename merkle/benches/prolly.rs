@@ -107,6 +107,16 @@ fn edit_batch(entries: &[(Key, Value)], rng: &mut SmallRng) -> Vec<Edit> {
     batch
 }
 
+/// Runs a diff to the end, failing on any error, and returns how many entries it yielded.
+fn count_diff(nodes: &NodeStore, from: &Tree, to: &Tree) -> usize {
+    let mut count = 0;
+    for entry in from.diff(nodes, to).expect("diff") {
+        entry.expect("diff entry");
+        count += 1;
+    }
+    count
+}
+
 fn percentile(sorted: &[usize], p: f64) -> usize {
     let rank = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len());
     sorted[rank - 1]
@@ -206,11 +216,7 @@ impl Context {
         let mut diff_entries = Vec::new();
         for tree in &edited {
             let before = nodes.counters();
-            let count = base
-                .diff(&nodes, tree)
-                .expect("diff")
-                .map(|entry| entry.expect("diff entry"))
-                .count();
+            let count = count_diff(&nodes, &base, tree);
             read.push((nodes.counters() - before).nodes_read as usize);
             diff_entries.push(count);
         }
@@ -228,7 +234,11 @@ impl Context {
                 };
             }
             let rebuilt = Tree::build(&check_nodes, model.iter()).expect("rebuild");
-            assert_eq!(rebuilt.root(), edited[0].root(), "edit differs from rebuild");
+            assert_eq!(
+                rebuilt.root(),
+                edited[0].root(),
+                "edit differs from rebuild"
+            );
         }
 
         let lookups: Vec<Vec<Key>> = LOOKUP_POOLS
@@ -404,12 +414,7 @@ fn bench_edit_and_diff(c: &mut Criterion, ctx: &Context) {
         b.iter(|| {
             let other = &ctx.edited[i % EDIT_BATCHES];
             i += 1;
-            let count = ctx
-                .base
-                .diff(&ctx.nodes, other)
-                .expect("diff")
-                .map(|entry| entry.expect("diff entry"))
-                .count();
+            let count = count_diff(&ctx.nodes, &ctx.base, other);
             black_box(count)
         })
     });

@@ -8,6 +8,9 @@ use std::sync::Arc;
 
 /// The value stored under `key`, if any.
 pub(crate) fn get(store: &NodeStore, root: &Address, key: &[u8]) -> MerkleResult<Option<Vec<u8>>> {
+    if let Some(found) = store.get_cached(root, key) {
+        return Ok(found);
+    }
     let mut node = store.read(root)?;
     while !node.is_leaf() {
         let index = match node.search(key) {

@@ -161,9 +161,8 @@ impl Diff {
                         _ => unreachable!("compare() of a subtree"),
                     };
                     if equal {
-                        self.from.pop();
-                        self.to.pop();
-                        store.count_entries_read(2);
+                        skip_entry(store, &mut self.from);
+                        skip_entry(store, &mut self.to);
                         continue;
                     }
                     let (key, old) = pop_entry(store, &mut self.from);
@@ -193,10 +192,11 @@ fn open(store: &NodeStore, stack: &mut Vec<Item>) -> MerkleResult<()> {
     };
     let node = store.read(&address)?;
     if node.is_leaf() {
-        for index in (0..node.len()).rev() {
+        // One item stands for the rest of the leaf; `skip_entry` advances it in place.
+        if !node.is_empty() {
             stack.push(Item::Entry {
-                leaf: node.clone(),
-                index,
+                leaf: node,
+                index: 0,
             });
         }
     } else {
@@ -213,11 +213,24 @@ fn open(store: &NodeStore, stack: &mut Vec<Item>) -> MerkleResult<()> {
 
 /// Pops the entry on top of `stack` as owned bytes.
 fn pop_entry(store: &NodeStore, stack: &mut Vec<Item>) -> (Vec<u8>, Vec<u8>) {
-    let Some(Item::Entry { leaf, index }) = stack.pop() else {
+    let Some(Item::Entry { leaf, index }) = stack.last() else {
         unreachable!("pop_entry() on a subtree");
     };
+    let entry = (leaf.key(*index).to_vec(), leaf.value(*index).to_vec());
+    skip_entry(store, stack);
+    entry
+}
+
+/// Moves past the entry on top of `stack`, dropping the leaf's item after its last entry.
+fn skip_entry(store: &NodeStore, stack: &mut Vec<Item>) {
+    let Some(Item::Entry { leaf, index }) = stack.last_mut() else {
+        unreachable!("skip_entry() on a subtree");
+    };
     store.count_entries_read(1);
-    (leaf.key(index).to_vec(), leaf.value(index).to_vec())
+    *index += 1;
+    if *index == leaf.len() {
+        stack.pop();
+    }
 }
 
 impl Iterator for Diff {

@@ -13,17 +13,31 @@ pub struct Node {
     bytes: Chunk,
     layout: NodeLayout,
     subtree_count: u64,
+    /// The first 8 bytes of each key, big-endian, zero-padded: a compact search index.
+    prefixes: Box<[u64]>,
+}
+
+#[inline]
+fn prefix_of(key: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = key.len().min(8);
+    word[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(word)
 }
 
 impl Node {
     /// Checks `bytes` (already verified to hash to `address`) and wraps them.
     pub fn decode(address: Address, bytes: Chunk) -> MerkleResult<Node> {
         let (layout, subtree_count) = decode_layout(&address, &bytes)?;
+        let prefixes = (0..layout.len)
+            .map(|i| prefix_of(slice_of(&bytes, &layout, i, true)))
+            .collect();
         Ok(Node {
             address,
             bytes,
             layout,
             subtree_count,
+            prefixes,
         })
     }
 
@@ -87,10 +101,22 @@ impl Node {
         ChildRef::decode(self.value(i)).unwrap_or_else(|| unreachable!("checked at decode"))
     }
 
+    /// Entry `i`'s child address in an internal node.
+    #[inline]
+    pub(crate) fn child_address(&self, i: usize) -> Address {
+        let mut bytes = [0u8; 32];
+        bytes.copy_from_slice(&self.value(i)[..32]);
+        Address::from_bytes(bytes)
+    }
+
     /// Binary search for `key`: `Ok(i)` when entry `i` has it, `Err(i)` for the position it
     /// would take.
     pub fn search(&self, key: &[u8]) -> Result<usize, usize> {
-        let (mut low, mut high) = (0usize, self.len());
+        // Narrow to the entries sharing the key's 8-byte prefix, then compare whole keys.
+        // Zero padding keeps the order: prefix(a) < prefix(b) implies a < b.
+        let p = prefix_of(key);
+        let mut low = self.prefixes.partition_point(|&q| q < p);
+        let mut high = low + self.prefixes[low..].partition_point(|&q| q <= p);
         while low < high {
             let mid = low + (high - low) / 2;
             match self.key(mid).cmp(key) {

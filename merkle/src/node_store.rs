@@ -102,6 +102,14 @@ impl NodeCache {
         }
     }
 
+    /// A cached node, without refreshing its generation.
+    fn peek(&self, address: &Address) -> Option<&Node> {
+        self.young
+            .get(address)
+            .or_else(|| self.old.get(address))
+            .map(|node| &**node)
+    }
+
     fn contains(&self, address: &Address) -> bool {
         self.young.contains_key(address) || self.old.contains_key(address)
     }
@@ -184,6 +192,36 @@ impl NodeStore {
         let node = Arc::new(Node::decode(*address, bytes)?);
         self.lock_cache().insert(node.clone());
         Ok(node)
+    }
+
+    /// Point lookup entirely within the cache, under one lock and without reference-count
+    /// traffic. `None` when a node on the path is not cached (the caller falls back).
+    pub(crate) fn get_cached(&self, root: &Address, key: &[u8]) -> Option<Option<Vec<u8>>> {
+        let cache = self.lock_cache();
+        let mut node: &Node = cache.peek(root)?;
+        let mut visited = 1u64;
+        let result = loop {
+            if node.is_leaf() {
+                break match node.search(key) {
+                    Ok(i) => Some(node.value(i).to_vec()),
+                    Err(_) => None,
+                };
+            }
+            let index = match node.search(key) {
+                Ok(i) => i,
+                Err(i) if i < node.len() => i,
+                Err(_) => break None,
+            };
+            let child = node.child_address(index);
+            node = cache.peek(&child)?;
+            visited += 1;
+        };
+        drop(cache);
+        self.counters.nodes_read.fetch_add(visited, Ordering::Relaxed);
+        if result.is_some() {
+            self.count_entries_read(1);
+        }
+        Some(result)
     }
 
     /// Starts a batch of node writes.

@@ -1,0 +1,108 @@
+//! `rnt commit -m MSG [-f CHANGES] [CHANGE...]`: commit a change set.
+//!
+//! Changes come from the file (`-` reads standard input) and then the arguments, each
+//! argument one change. Every change is parsed and checked against the head's schemas
+//! before anything is written, and an error names the change's place
+//! (`changes.txt, line 3, column 14: ...`, `argument 2, line 1: ...`).
+
+use crate::output::write_outcome;
+use crate::Context;
+use clap::Args;
+use rnt_maintain::change::{parse_change, parse_changes};
+use rnt_maintain::{Change, CommitOutcome, Database, DbError};
+use rnt_merkle::Counters;
+use std::io::{Read, Write};
+
+/// Arguments of `rnt commit`.
+#[derive(Debug, Args)]
+pub struct CommitArgs {
+    /// The commit message.
+    #[arg(short, long, value_name = "MSG")]
+    message: String,
+    /// A change file, one change per line (`-` reads standard input).
+    #[arg(short = 'f', long = "file", value_name = "CHANGES")]
+    file: Option<String>,
+    /// Print the tree work the commit did (nodes written and read, entries read).
+    #[arg(long)]
+    stats: bool,
+    /// Changes such as `+orders(1, 7, 30)` (insert) or `-orders(1, 7, 25)` (delete).
+    #[arg(value_name = "CHANGE")]
+    changes: Vec<String>,
+}
+
+/// Parses the changes and commits them.
+pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut changes: Vec<Change> = Vec::new();
+    if let Some(file) = &args.file {
+        let (text, name) = read_change_file(file)?;
+        changes
+            .extend(parse_changes(&text, Some(&name)).map_err(|e| DbError::user(e.to_string()))?);
+    }
+    for (index, text) in args.changes.iter().enumerate() {
+        let source = format!("argument {}", index + 1);
+        changes.push(parse_change(text, Some(&source)).map_err(|e| DbError::user(e.to_string()))?);
+    }
+    let db = context.open()?;
+    let before = db.nodes().counters();
+    let outcome = db.commit(changes, &args.message)?;
+    write_outcome(out, &outcome)?;
+    if args.stats {
+        write_stats(out, &db, before, &outcome)?;
+    }
+    Ok(())
+}
+
+/// Reads a change file (`-`: standard input); returns its text and the name to report.
+fn read_change_file(file: &str) -> anyhow::Result<(String, String)> {
+    let mut bytes = Vec::new();
+    let name = if file == "-" {
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| {
+                DbError::user(format!("cannot read the changes from standard input: {e}"))
+            })?;
+        "standard input".to_string()
+    } else {
+        bytes =
+            std::fs::read(file).map_err(|e| DbError::user(format!("cannot read {file}: {e}")))?;
+        file.to_string()
+    };
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        DbError::user(format!("{name}, line {line}: not valid UTF-8"))
+    })?;
+    Ok((text, name))
+}
+
+/// Prints the work the commit did: a `stats:` line of node-store totals since `before`
+/// (`nodes_written=.. nodes_read=.. nodes_fetched=.. entries_read=..`), then one line per
+/// operator the commit ran (`stats: counting order_plan: entries_read=.. ...`).
+pub fn write_stats(
+    out: &mut dyn Write,
+    db: &Database,
+    before: Counters,
+    outcome: &CommitOutcome,
+) -> std::io::Result<()> {
+    let work = db.nodes().counters() - before;
+    writeln!(
+        out,
+        "stats: nodes_written={} nodes_read={} nodes_fetched={} entries_read={}",
+        work.nodes_written, work.nodes_read, work.nodes_fetched, work.entries_read
+    )?;
+    if let CommitOutcome::Committed { stats, .. } = outcome {
+        for stat in stats {
+            writeln!(
+                out,
+                "stats: {} {}: entries_read={} nodes_read={} nodes_written={}",
+                stat.operator,
+                stat.relation,
+                stat.entries_read,
+                stat.nodes_read,
+                stat.nodes_written
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! `rnt define PROGRAM.rnt`: set or change the program, in one commit.
+
+use crate::output::committed_line;
+use crate::Context;
+use clap::Args;
+use rnt_maintain::{CommitOutcome, DbError};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `rnt define`.
+#[derive(Debug, Args)]
+pub struct DefineArgs {
+    /// The program file (declarations and rules).
+    #[arg(value_name = "PROGRAM.rnt")]
+    program: PathBuf,
+    /// The commit message (default: `define PROGRAM.rnt`).
+    #[arg(short, long, value_name = "MSG")]
+    message: Option<String>,
+}
+
+/// Reads the program and commits it. Program errors come back as `DbError::Program`,
+/// whose rendered diagnostics `main` prints.
+pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let name = args.program.display().to_string();
+    let text = std::fs::read(&args.program)
+        .map_err(|e| DbError::user(format!("cannot read {name}: {e}")))?;
+    let text = String::from_utf8(text).map_err(|e| {
+        DbError::user(format!(
+            "{name}: not valid UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    let db = context.open()?;
+    let message = args.message.unwrap_or_else(|| format!("define {name}"));
+    let outcome = db.define(&text, &name, &message)?;
+    match outcome {
+        CommitOutcome::Committed {
+            commit,
+            state,
+            changes,
+            ..
+        } => {
+            let line = committed_line(&commit, &state, &changes);
+            // A define changes the program, and maybe (backfilled) derived relations.
+            let line = match changes.is_empty() {
+                true => line,
+                false => line.replacen("): ", "): program updated; ", 1),
+            };
+            writeln!(out, "{line}")?;
+        }
+        CommitOutcome::NothingToCommit => {
+            writeln!(out, "nothing to commit (the program is unchanged)")?
+        }
+    }
+    Ok(())
+}

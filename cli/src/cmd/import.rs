@@ -1,0 +1,153 @@
+//! `rnt import REL FILE.csv [-m MSG]`: insert every row of a CSV file into a base relation,
+//! in one commit. The file streams through `TupleReader` (the header row names the
+//! attributes, in any order); a row that does not fit the schema stops the import with its
+//! line, and nothing is committed.
+
+use crate::cmd::commit::write_stats;
+use crate::output::write_outcome;
+use crate::progress::Progress;
+use crate::Context;
+use clap::Args;
+use rnt_maintain::csv::TupleReader;
+use rnt_maintain::{CommitOutcome, CsvError, DbError, DbResult, RelationSchema, Tuple};
+use std::cell::Cell;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::rc::Rc;
+
+/// Bytes of the CSV read ahead at a time.
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Arguments of `rnt import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The base relation to fill.
+    #[arg(value_name = "REL")]
+    relation: String,
+    /// The CSV file (header row = attribute names; `-` reads standard input).
+    #[arg(value_name = "FILE.csv")]
+    file: String,
+    /// The commit message (default: `import REL from FILE.csv`).
+    #[arg(short, long, value_name = "MSG")]
+    message: Option<String>,
+    /// Print the tree work the import did (nodes written and read, entries read).
+    #[arg(long)]
+    stats: bool,
+}
+
+/// Streams the file into the relation and commits.
+pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let relation = args.relation.as_str();
+    let (input, name, total): (Box<dyn Read>, String, Option<u64>) = if args.file == "-" {
+        (
+            Box::new(std::io::stdin().lock()),
+            "standard input".to_string(),
+            None,
+        )
+    } else {
+        let file = std::fs::File::open(&args.file)
+            .map_err(|e| DbError::user(format!("cannot read {}: {e}", args.file)))?;
+        let total = file.metadata().ok().map(|m| m.len());
+        (Box::new(file), args.file.clone(), total)
+    };
+    let db = context.open()?;
+    let head = db.head()?;
+    head.require(relation)?;
+    let schema = head
+        .schema(relation)
+        .ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no schema")))?;
+    let bytes_read = Rc::new(Cell::new(0u64));
+    let input = BufReader::with_capacity(
+        READ_BUFFER_BYTES,
+        CountingReader {
+            inner: input,
+            count: bytes_read.clone(),
+        },
+    );
+    let rows = LazyRows::new(input, &schema, &name);
+    let mut progress = Progress::new(format!("importing {relation}"), total);
+    let message = args
+        .message
+        .clone()
+        .unwrap_or_else(|| format!("import {relation} from {}", args.file));
+    let before = db.nodes().counters();
+    let mut read = 0u64;
+    let outcome = db.import(relation, rows, &message, &mut |rows| {
+        read = rows;
+        progress.update(rows, bytes_read.get());
+    });
+    progress.finish();
+    let outcome = outcome?;
+    write_outcome(out, &outcome)?;
+    if matches!(outcome, CommitOutcome::NothingToCommit) {
+        writeln!(
+            out,
+            "({read} rows read; every one was already in {relation})"
+        )?;
+    }
+    if args.stats {
+        write_stats(out, &db, before, &outcome)?;
+    }
+    Ok(())
+}
+
+/// Counts the bytes read through it, for the progress line.
+struct CountingReader<R> {
+    inner: R,
+    count: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.set(self.count.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// The tuples of a CSV input. The header is read on the first `next`, so that the
+/// database checks the relation (known, a base relation) before the file is judged.
+struct LazyRows<'s, R> {
+    input: Option<R>,
+    reader: Option<TupleReader<'s, R>>,
+    schema: &'s RelationSchema,
+    name: &'s str,
+    failed: bool,
+}
+
+impl<'s, R: BufRead> LazyRows<'s, R> {
+    fn new(input: R, schema: &'s RelationSchema, name: &'s str) -> LazyRows<'s, R> {
+        LazyRows {
+            input: Some(input),
+            reader: None,
+            schema,
+            name,
+            failed: false,
+        }
+    }
+
+    fn error(&mut self, error: CsvError) -> DbError {
+        self.failed = true;
+        DbError::user(format!("{}, {error}", self.name))
+    }
+}
+
+impl<R: BufRead> Iterator for LazyRows<'_, R> {
+    type Item = DbResult<Tuple>;
+
+    fn next(&mut self) -> Option<DbResult<Tuple>> {
+        if self.failed {
+            return None;
+        }
+        if let Some(input) = self.input.take() {
+            match TupleReader::new(input, self.schema) {
+                Ok(reader) => self.reader = Some(reader),
+                Err(error) => return Some(Err(self.error(error))),
+            }
+        }
+        match self.reader.as_mut()?.read_tuple() {
+            Ok(Some(tuple)) => Some(Ok(tuple)),
+            Ok(None) => None,
+            Err(error) => Some(Err(self.error(error))),
+        }
+    }
+}

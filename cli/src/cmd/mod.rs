@@ -1,0 +1,32 @@
+//! One module per subcommand. Each has an `Args` struct (clap) and a `run` function that
+//! writes its output to the writer it is given and returns errors for `main` to report.
+
+pub mod commit;
+pub mod define;
+pub mod demo;
+pub mod diff;
+pub mod import;
+pub mod init;
+pub mod log;
+pub mod query;
+pub mod show;
+pub mod status;
+pub mod verify;
+
+use crate::Context;
+use rnt_maintain::{Database, Snapshot};
+
+/// The snapshot `at` names, or the head's.
+pub fn snapshot_at(db: &Database, at: Option<&str>) -> anyhow::Result<Snapshot> {
+    Ok(match at {
+        Some(reference) => db.resolve(reference)?,
+        None => db.head()?,
+    })
+}
+
+impl Context {
+    /// Finds and opens the store.
+    pub fn open(&self) -> anyhow::Result<Database> {
+        crate::store_open::open(self.store.as_deref())
+    }
+}

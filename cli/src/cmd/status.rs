@@ -1,0 +1,80 @@
+//! `rnt status [--format table|json]`: the head commit, its state hash, and every relation
+//! with its kind, count and root.
+
+use crate::output::{write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
+use crate::Context;
+use clap::Args;
+use rnt_store::Address;
+use std::io::Write;
+
+/// Arguments of `rnt status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    format: ReportFormat,
+}
+
+/// Prints the status.
+pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let db = context.open()?;
+    let head = db.head()?;
+    let relations = &head.state.relations;
+    match args.format {
+        ReportFormat::Json => {
+            // count and root are null for relations that are not stored (ephemeral, denial).
+            let relations = relations
+                .iter()
+                .map(|r| {
+                    Json::object([
+                        ("name", Json::Str(r.name.clone())),
+                        ("kind", Json::Str(r.kind.keyword().to_string())),
+                        ("count", r.count.map_or(Json::Null, Json::UInt)),
+                        (
+                            "root",
+                            Json::opt_str(r.root.map(|root| Address::from_bytes(root).to_hex())),
+                        ),
+                    ])
+                })
+                .collect();
+            let status = Json::object([
+                ("commit", Json::opt_str(head.commit.map(|c| c.to_hex()))),
+                ("state", Json::Str(head.state_address.to_hex())),
+                ("relations", Json::Array(relations)),
+            ]);
+            write!(out, "{}", status.pretty())?;
+        }
+        ReportFormat::Table => {
+            match head.commit {
+                Some(commit) => writeln!(out, "commit  {}", commit.to_hex())?,
+                None => writeln!(out, "commit  none (no commits yet)")?,
+            }
+            writeln!(out, "state   {}", head.state_address.to_hex())?;
+            if relations.is_empty() {
+                writeln!(out, "no relations (define a program with `rnt define`)")?;
+                return Ok(());
+            }
+            writeln!(out)?;
+            let rows: Vec<Vec<String>> = relations
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.name.clone(),
+                        r.kind.keyword().to_string(),
+                        r.count.map_or("-".to_string(), |c| c.to_string()),
+                        r.root.map_or("-".to_string(), |root| {
+                            Address::from_bytes(root).short_hex(SHORT_HEX_DIGITS)
+                        }),
+                    ]
+                })
+                .collect();
+            write_table(
+                out,
+                &["relation", "kind", "count", "root"],
+                &[false, false, true, false],
+                &rows,
+            )?;
+        }
+    }
+    Ok(())
+}

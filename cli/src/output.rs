@@ -1,0 +1,361 @@
+//! How results are printed: aligned tables, CSV (through `rnt_maintain::csv`), and JSON
+//! with a fixed key order; plus the one-line forms of commit outcomes and errors.
+
+use clap::ValueEnum;
+use rnt_maintain::{CommitOutcome, DbError, Value};
+use rnt_merkle::ChangeCount;
+use rnt_store::Address;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// Hex digits of an address in short displays (commit lines, tables).
+pub const SHORT_HEX_DIGITS: usize = 12;
+
+/// Output format of `show` and `query`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned columns under a header.
+    #[default]
+    Table,
+    /// RFC 4180 CSV: a header row of attribute names, then one row per tuple.
+    Csv,
+    /// An array of arrays, one per tuple.
+    Json,
+}
+
+/// Output format of `log` and `status`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Aligned columns for people.
+    #[default]
+    Table,
+    /// A stable JSON shape for scripts.
+    Json,
+}
+
+/// A JSON value whose objects keep their keys in the order written, so the shapes in
+/// `DESIGN.md` print in the order they are documented.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer (counts).
+    UInt(u64),
+    /// A string.
+    Str(String),
+    /// An array.
+    Array(Vec<Json>),
+    /// An object, keys in order.
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// An object from `(key, value)` pairs.
+    pub fn object<'k>(fields: impl IntoIterator<Item = (&'k str, Json)>) -> Json {
+        Json::Object(
+            fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
+    }
+
+    /// A value of a tuple: ints as numbers, strings as strings, bools as bools.
+    pub fn of_value(value: &Value) -> Json {
+        match value {
+            Value::Int(i) => Json::Int(*i),
+            Value::Str(s) => Json::Str(s.clone()),
+            Value::Bool(b) => Json::Bool(*b),
+        }
+    }
+
+    /// A string, or `null`.
+    pub fn opt_str(value: Option<String>) -> Json {
+        value.map_or(Json::Null, Json::Str)
+    }
+
+    fn is_scalar(&self) -> bool {
+        !matches!(self, Json::Array(_) | Json::Object(_))
+    }
+
+    /// The value as indented text with a final newline. Arrays and objects that hold only
+    /// scalars are written on one line (a tuple, a change count), others one item a line.
+    pub fn pretty(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out, 0);
+        out.push('\n');
+        out
+    }
+
+    fn write(&self, out: &mut String, indent: usize) {
+        match self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Json::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Json::UInt(u) => {
+                let _ = write!(out, "{u}");
+            }
+            Json::Str(s) => write_json_string(out, s),
+            Json::Array(items) => {
+                let flat = items.iter().all(Json::is_scalar);
+                write_container(
+                    out,
+                    indent,
+                    ('[', ']'),
+                    flat,
+                    items.iter().map(|item| (None, item)),
+                );
+            }
+            Json::Object(fields) => {
+                let flat = fields.iter().all(|(_, v)| v.is_scalar());
+                write_container(
+                    out,
+                    indent,
+                    ('{', '}'),
+                    flat,
+                    fields.iter().map(|(k, v)| (Some(k.as_str()), v)),
+                );
+            }
+        }
+    }
+}
+
+fn write_container<'a>(
+    out: &mut String,
+    indent: usize,
+    (open, close): (char, char),
+    flat: bool,
+    items: impl ExactSizeIterator<Item = (Option<&'a str>, &'a Json)>,
+) {
+    out.push(open);
+    if items.len() == 0 {
+        out.push(close);
+        return;
+    }
+    for (index, (key, value)) in items.enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        if flat {
+            if index > 0 {
+                out.push(' ');
+            }
+        } else {
+            out.push('\n');
+            out.push_str(&"  ".repeat(indent + 1));
+        }
+        if let Some(key) = key {
+            write_json_string(out, key);
+            out.push_str(": ");
+        }
+        value.write(out, indent + 1);
+    }
+    if !flat {
+        out.push('\n');
+        out.push_str(&"  ".repeat(indent));
+    }
+    out.push(close);
+}
+
+fn write_json_string(out: &mut String, text: &str) {
+    // serde_json's escaping: `"`, `\`, control characters; everything else as is.
+    out.push_str(&serde_json::Value::String(text.to_string()).to_string());
+}
+
+/// A value as a table cell: ints and bools as written, strings as their text with control
+/// characters escaped (so a row stays one line).
+pub fn cell(value: &Value) -> String {
+    match value {
+        Value::Str(s) if s.chars().any(char::is_control) => {
+            let quoted = value.to_string();
+            quoted[1..quoted.len() - 1].to_string()
+        }
+        Value::Str(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Writes rows as aligned columns under a header, two spaces apart; columns flagged in
+/// `right` (numbers) are right-aligned. No trailing spaces.
+pub fn write_table(
+    out: &mut dyn Write,
+    header: &[&str],
+    right: &[bool],
+    rows: &[Vec<String>],
+) -> io::Result<()> {
+    let width = |cell: &str| cell.chars().count();
+    let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(width(cell));
+        }
+    }
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    for row in std::iter::once(&header).chain(rows) {
+        let mut line = String::new();
+        for (column, cell) in row.iter().enumerate() {
+            let pad = widths[column] - width(cell);
+            let last = column + 1 == row.len();
+            if column > 0 {
+                line.push_str("  ");
+            }
+            if right.get(column).copied().unwrap_or(false) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                if !last {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// Change counts as `orders +3 -1, customers +1 -0`; `-` when there are none (a commit
+/// that changed the program only).
+pub fn change_summary(changes: &[ChangeCount]) -> String {
+    if changes.is_empty() {
+        return "-".to_string();
+    }
+    changes
+        .iter()
+        .map(|c| format!("{} +{} -{}", c.relation, c.inserted, c.deleted))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The line a successful commit prints:
+/// `committed 3f2a9c1b0d4e (state 8e1f0a2b3c4d): orders +3 -1`.
+pub fn committed_line(commit: &Address, state: &Address, changes: &[ChangeCount]) -> String {
+    let what = if changes.is_empty() {
+        "program updated".to_string()
+    } else {
+        change_summary(changes)
+    };
+    format!(
+        "committed {} (state {}): {what}",
+        commit.short_hex(SHORT_HEX_DIGITS),
+        state.short_hex(SHORT_HEX_DIGITS)
+    )
+}
+
+/// Prints a commit's outcome: the `committed` line, or `nothing to commit`.
+pub fn write_outcome(out: &mut dyn Write, outcome: &CommitOutcome) -> io::Result<()> {
+    match outcome {
+        CommitOutcome::Committed {
+            commit,
+            state,
+            changes,
+            ..
+        } => {
+            writeln!(out, "{}", committed_line(commit, state, changes))
+        }
+        CommitOutcome::NothingToCommit => writeln!(out, "nothing to commit"),
+    }
+}
+
+/// What an error prints on stderr: the rendered diagnostics of a program error, otherwise
+/// `error: <one line>` (causes joined with `: `).
+pub fn error_text(error: &anyhow::Error) -> String {
+    if let Some(DbError::Program { rendered, .. }) = error.downcast_ref::<DbError>() {
+        let mut text = rendered.clone();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        return text;
+    }
+    let message = format!("{error:#}");
+    format!("error: {}\n", one_line(&message))
+}
+
+/// Joins the lines of `text` into one, each line trimmed.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// clap's rendered usage error in one line: its first paragraph (which starts with
+/// `error:`), then a pointer to `--help`.
+pub fn usage_error_line(rendered: &str) -> String {
+    let first = rendered.split("\n\n").next().unwrap_or(rendered);
+    let mut line = one_line(first);
+    if !line.starts_with("error:") {
+        line = format!("error: {line}");
+    }
+    let usage = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map(|u| format!(" (usage: {u})"))
+        .unwrap_or_default();
+    format!("{line}{usage}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_keeps_key_order_and_flattens_scalar_containers() {
+        let value = Json::object([
+            ("commit", Json::Null),
+            ("state", Json::Str("ab".into())),
+            (
+                "relations",
+                Json::Array(vec![Json::object([
+                    ("name", Json::Str("o\"x".into())),
+                    ("count", Json::UInt(3)),
+                ])]),
+            ),
+            ("empty", Json::Array(vec![])),
+        ]);
+        let text = value.pretty();
+        assert_eq!(
+            text,
+            "{\n  \"commit\": null,\n  \"state\": \"ab\",\n  \"relations\": [\n    {\"name\": \"o\\\"x\", \"count\": 3}\n  ],\n  \"empty\": []\n}\n"
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed["relations"][0]["count"], 3);
+    }
+
+    #[test]
+    fn table_aligns_and_trims() {
+        let mut out = Vec::new();
+        let rows = vec![
+            vec!["1".to_string(), "free".to_string()],
+            vec!["100".to_string(), "pro".to_string()],
+        ];
+        write_table(&mut out, &["id", "plan"], &[true, false], &rows).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            " id  plan\n  1  free\n100  pro\n"
+        );
+    }
+
+    #[test]
+    fn cells_escape_control_characters() {
+        assert_eq!(cell(&Value::Str("a\nb".into())), "a\\nb");
+        assert_eq!(cell(&Value::Str("plain \"q\"".into())), "plain \"q\"");
+        assert_eq!(cell(&Value::Int(-4)), "-4");
+    }
+
+    #[test]
+    fn usage_errors_fit_one_line() {
+        let rendered = "error: the following required arguments were not provided:\n  --message <MSG>\n\nUsage: rnt commit --message <MSG> [CHANGE]...\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            usage_error_line(rendered),
+            "error: the following required arguments were not provided: --message <MSG> (usage: rnt commit --message <MSG> [CHANGE]...)"
+        );
+    }
+}

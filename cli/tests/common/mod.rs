@@ -1,0 +1,203 @@
+//! Helpers for driving the `rnt` binary end to end: a store in a temporary folder, runs
+//! with captured output, and checks on exit codes and messages.
+#![allow(dead_code)] // Each test file uses a different part.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+/// The binary under test.
+pub const RNT: &str = env!("CARGO_BIN_EXE_rnt");
+
+/// The shop program most tests use.
+pub const SHOP: &str = "\
+relation customers(id: int, plan: str).
+relation orders(id: int, customer: int, amount: int).
+";
+
+/// What a run of `rnt` did.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    fn of(output: Output) -> Run {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+/// A working folder with a store at `.rnt/` inside it.
+pub struct Shop {
+    dir: tempfile::TempDir,
+}
+
+impl Shop {
+    /// A working folder without a store.
+    pub fn bare() -> Shop {
+        Shop {
+            dir: tempfile::tempdir().expect("temporary folder"),
+        }
+    }
+
+    /// A working folder with an initialized store (no commits).
+    pub fn init() -> Shop {
+        let shop = Shop::bare();
+        shop.ok(&["init"]);
+        shop
+    }
+
+    /// A store with the shop program defined.
+    pub fn defined() -> Shop {
+        let shop = Shop::init();
+        shop.write("shop.rnt", SHOP);
+        shop.ok(&["define", "shop.rnt"]);
+        shop
+    }
+
+    /// The working folder.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The store folder.
+    pub fn store(&self) -> PathBuf {
+        self.dir().join(".rnt")
+    }
+
+    /// Writes a file in the working folder and returns its path.
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir().join(name);
+        std::fs::write(&path, text).expect("write file");
+        path
+    }
+
+    /// A command running `rnt args` in the working folder.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(RNT);
+        command
+            .args(args)
+            .current_dir(self.dir())
+            .env_remove("RNT_LOCK_WAIT_MS");
+        command
+    }
+
+    /// Runs `rnt args` in the working folder.
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::of(self.command(args).output().expect("run rnt"))
+    }
+
+    /// Runs `rnt args` with `stdin` as standard input.
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn rnt");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        Run::of(child.wait_with_output().expect("wait for rnt"))
+    }
+
+    /// Starts `rnt args` without waiting.
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn rnt")
+    }
+
+    /// Runs `rnt args`, asserts success, returns its standard output.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let run = self.run(args);
+        assert_eq!(
+            run.code, 0,
+            "rnt {args:?} failed:\n{}{}",
+            run.stdout, run.stderr
+        );
+        run.stdout
+    }
+
+    /// Runs `rnt args`, asserts it exits with `code`, returns its standard error.
+    pub fn fails(&self, args: &[&str], code: i32) -> String {
+        let run = self.run(args);
+        assert_eq!(
+            run.code, code,
+            "rnt {args:?}: expected exit {code}:\n{}{}",
+            run.stdout, run.stderr
+        );
+        run.stderr
+    }
+
+    /// `rnt status --format json`, parsed.
+    pub fn status(&self) -> serde_json::Value {
+        serde_json::from_str(&self.ok(&["status", "--format", "json"])).expect("status prints JSON")
+    }
+
+    /// `rnt log --format json`, parsed (newest first).
+    pub fn log(&self) -> Vec<serde_json::Value> {
+        serde_json::from_str(&self.ok(&["log", "--format", "json"])).expect("log prints JSON")
+    }
+
+    /// The head's commit id (`None` before the first commit).
+    pub fn head(&self) -> Option<String> {
+        self.status()["commit"].as_str().map(str::to_string)
+    }
+
+    /// The head's state hash.
+    pub fn state(&self) -> String {
+        self.status()["state"]
+            .as_str()
+            .expect("state hash")
+            .to_string()
+    }
+
+    /// `rnt show REL --format json [--at REF]` as rows of JSON values.
+    pub fn rows(&self, relation: &str, at: Option<&str>) -> Vec<Vec<serde_json::Value>> {
+        let mut args = vec!["show", relation, "--format", "json"];
+        if let Some(at) = at {
+            args.extend(["--at", at]);
+        }
+        serde_json::from_str(&self.ok(&args)).expect("show prints JSON")
+    }
+
+    /// Commits `changes` (arguments) with message `message`; returns the commit line.
+    pub fn commit(&self, message: &str, changes: &[&str]) -> String {
+        let mut args = vec!["commit", "-m", message];
+        args.extend_from_slice(changes);
+        self.ok(&args)
+    }
+}
+
+/// Asserts that `stderr` is one line `error: ...` holding every one of `needles`.
+pub fn assert_one_line_error(stderr: &str, needles: &[&str]) {
+    assert!(
+        stderr.starts_with("error: "),
+        "expected `error: ...`, got {stderr:?}"
+    );
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "expected one line, got {stderr:?}"
+    );
+    for needle in needles {
+        assert!(stderr.contains(needle), "expected {needle:?} in {stderr:?}");
+    }
+}

@@ -1,0 +1,183 @@
+//! Guards durability under SIGKILL: a stream of commits and imports is killed at random
+//! moments; after every kill the store opens, `status` works, HEAD is a complete commit,
+//! every relation reads back, every commit that reported success is still in the log, and
+//! the tuples are exactly those of the commits in the log (no half commit is visible).
+//!
+//! 30 kills by default; `RNT_CRASH_KILLS=200` runs the full count.
+
+mod common;
+
+use common::{Shop, SHOP};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+/// Kills in a default run (fast enough for every `cargo test`).
+const KILLS_DEFAULT: usize = 30;
+
+/// The longest delay between starting a command and killing it. A commit in a test build
+/// takes a few tens of milliseconds, so kills land before, during and after its writes.
+const KILL_DELAY_MAX_MS: u64 = 60;
+
+/// Every third attempt is an import of this many rows (a longer write).
+const IMPORT_ROWS: i64 = 3_000;
+
+/// splitmix64: a seeded, reproducible generator (no dependency needed).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// One attempted commit: its message and the order ids it inserts.
+struct Attempt {
+    message: String,
+    ids: Vec<i64>,
+}
+
+#[test]
+fn killed_commits_leave_a_complete_head() {
+    let kills: usize = std::env::var("RNT_CRASH_KILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(KILLS_DEFAULT);
+    let seed: u64 = std::env::var("RNT_CRASH_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x5eed);
+    let mut rng = Rng(seed);
+    let shop = Shop::init();
+    // A maintained view makes every commit also a maintenance run, checked after each kill.
+    shop.write("crash.rnt", &format!("{SHOP}view per_customer(customer: int, n: int).\nper_customer(c, count()) :- orders(_, c, _).\n"));
+    shop.ok(&["define", "crash.rnt"]);
+    let started = Instant::now();
+    let mut attempts: Vec<Attempt> = Vec::new();
+    let mut confirmed: BTreeSet<String> = BTreeSet::new();
+    let mut finished = 0;
+    for k in 0..kills {
+        let base = k as i64 * 10_000;
+        let message = format!("attempt {k}");
+        let (args, ids): (Vec<String>, Vec<i64>) = if k % 3 == 2 {
+            let ids: Vec<i64> = (base..base + IMPORT_ROWS).collect();
+            let mut csv = String::from("id,customer,amount\n");
+            for id in &ids {
+                let _ = writeln!(csv, "{id},{},{}", id % 97, id % 1000);
+            }
+            shop.write("batch.csv", &csv);
+            (
+                ["import", "orders", "batch.csv", "-m", &message]
+                    .map(String::from)
+                    .to_vec(),
+                ids,
+            )
+        } else {
+            let n = 1 + rng.below(200) as i64;
+            let ids: Vec<i64> = (base..base + n).collect();
+            let text: String = ids
+                .iter()
+                .map(|id| format!("+orders({id}, {}, {})\n", id % 97, id % 1000))
+                .collect();
+            shop.write("batch.txt", &text);
+            (
+                ["commit", "-m", &message, "-f", "batch.txt"]
+                    .map(String::from)
+                    .to_vec(),
+                ids,
+            )
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut child = shop.spawn(&args);
+        std::thread::sleep(Duration::from_millis(rng.below(KILL_DELAY_MAX_MS + 1)));
+        let _ = child.kill(); // SIGKILL; fails only when the process already exited
+        let out = child.wait_with_output().unwrap();
+        if out.status.success() {
+            finished += 1;
+            assert!(
+                String::from_utf8_lossy(&out.stdout).starts_with("committed "),
+                "{out:?}"
+            );
+            confirmed.insert(message.clone());
+        } else {
+            // Killed (no exit code), never a clean failure.
+            assert_eq!(
+                out.status.code(),
+                None,
+                "attempt {k} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        attempts.push(Attempt { message, ids });
+        check_store(&shop, &attempts, &confirmed, k);
+    }
+    eprintln!(
+        "crash test: {kills} kills ({finished} commands finished first, {} killed mid-way) in {:.1?}",
+        kills - finished,
+        started.elapsed()
+    );
+}
+
+/// The checks after each kill.
+fn check_store(shop: &Shop, attempts: &[Attempt], confirmed: &BTreeSet<String>, k: usize) {
+    let status = shop.status();
+    let log = shop.log();
+    // HEAD is a complete commit: the log walks back to the first commit, each entry's
+    // parent is the next one, and the newest entry is HEAD with HEAD's state.
+    assert_eq!(log[0]["commit"], status["commit"], "after kill {k}");
+    assert_eq!(log[0]["state"], status["state"], "after kill {k}");
+    for pair in log.windows(2) {
+        assert_eq!(
+            pair[0]["parents"],
+            Value::Array(vec![pair[1]["commit"].clone()]),
+            "after kill {k}"
+        );
+    }
+    let in_log: BTreeSet<&str> = log.iter().map(|c| c["message"].as_str().unwrap()).collect();
+    for message in confirmed {
+        assert!(
+            in_log.contains(message.as_str()),
+            "after kill {k}: confirmed `{message}` is not in the log"
+        );
+    }
+    // The tuples are exactly those of the commits in the log: all of each, nothing else.
+    let expected: BTreeSet<i64> = attempts
+        .iter()
+        .filter(|a| in_log.contains(a.message.as_str()))
+        .flat_map(|a| a.ids.iter().copied())
+        .collect();
+    let rows = shop.rows("orders", None);
+    let ids: BTreeSet<i64> = rows.iter().map(|row| row[0].as_i64().unwrap()).collect();
+    assert_eq!(ids.len(), rows.len());
+    assert!(
+        ids == expected,
+        "after kill {k}: orders hold {} ids, the log's commits {}",
+        ids.len(),
+        expected.len()
+    );
+    let orders = status["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "orders")
+        .unwrap();
+    assert_eq!(orders["count"].as_u64(), Some(rows.len() as u64));
+    assert!(shop.rows("customers", None).is_empty());
+    let per_customer = shop.rows("per_customer", None);
+    let total: i64 = per_customer
+        .iter()
+        .map(|row| row[1].as_i64().unwrap())
+        .sum();
+    assert_eq!(total as usize, rows.len(), "after kill {k}");
+    let verify = shop.run(&["verify"]);
+    assert_eq!(verify.code, 0, "after kill {k}: {verify:?}");
+}
