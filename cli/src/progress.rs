@@ -52,6 +52,17 @@ impl Progress {
         let _ = err.flush();
     }
 
+    /// Shows a free-form status `message` (e.g. which view a backfill is computing).
+    pub fn message(&mut self, message: &str) {
+        if !self.enabled {
+            return;
+        }
+        self.last_drawn = Some(Instant::now());
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{}: {message}\x1b[K", self.label);
+        let _ = err.flush();
+    }
+
     /// Clears the line, if one was drawn.
     pub fn finish(&mut self) {
         if self.enabled && self.last_drawn.is_some() {

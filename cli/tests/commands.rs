@@ -355,7 +355,9 @@ fn log_json_shape() {
             .keys()
             .map(String::as_str)
             .collect();
-        let mut expected = vec!["changes", "commit", "message", "parents", "state", "time"];
+        let mut expected = vec![
+            "changes", "commit", "message", "parents", "state", "stats", "time",
+        ];
         let mut keys = keys;
         keys.sort();
         expected.sort();
@@ -705,13 +707,47 @@ fn a_program_its_data_violates_is_refused() {
 }
 
 #[test]
-fn query_is_not_there_yet_and_verify_without_views() {
+fn queries_evaluate_ad_hoc_rules_and_verify_without_views() {
     let shop = Shop::defined();
-    let err = shop.fails(&["query", "q(x) :- orders(x, _, _)."], 1);
-    assert_eq!(
-        err,
-        "error: query needs the rule engine, which this build does not have yet\n"
+    shop.commit(
+        "two",
+        &[
+            "+customers(7, \"pro\")",
+            "+orders(1, 7, 30)",
+            "+orders(2, 7, 950)",
+        ],
     );
+    assert_eq!(
+        shop.ok(&[
+            "query",
+            "q(i, a) :- orders(i, _, a), a > 100.",
+            "--format",
+            "csv"
+        ]),
+        "i,a\n2,950\n"
+    );
+    assert_eq!(
+        shop.ok(&[
+            "query",
+            "t(c, sum(a)) :- orders(_, c, a).",
+            "--format",
+            "json"
+        ]),
+        "[\n  [7, 980]\n]\n"
+    );
+    assert_eq!(
+        shop.ok(&[
+            "query",
+            "q(i) :- orders(i, _, _).",
+            "--at",
+            "HEAD~1",
+            "--format",
+            "csv"
+        ]),
+        "i\n"
+    );
+    let err = shop.fails(&["query", "q(x) :- nosuch(x)."], 1);
+    assert!(err.contains("unknown relation"), "{err}");
     assert_eq!(
         shop.ok(&["verify"]),
         "verified: no materialized views to check\n"

@@ -64,6 +64,21 @@ pub fn query(nodes: &NodeStore, snapshot: &Snapshot, text: &str) -> DbResult<Que
                 .or_insert_with(|| vec![None; rule.head.terms.len()]);
         }
     }
+    // A relation the body reads must exist (declared, or the head of a query rule).
+    for rule in &parsed.program.rules {
+        for literal in &rule.body {
+            if let Literal::Positive(atom) | Literal::Negative { atom, .. } = literal {
+                if !types.contains_key(&atom.relation.name) {
+                    let known: Vec<&str> = types.keys().map(String::as_str).collect();
+                    return Err(DbError::user(format!(
+                        "query: unknown relation `{}` (relations: {})",
+                        atom.relation.name,
+                        known.join(", ")
+                    )));
+                }
+            }
+        }
+    }
     // Infer head types until nothing changes.
     loop {
         let mut changed = false;

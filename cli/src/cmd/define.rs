@@ -32,7 +32,11 @@ pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::
     })?;
     let db = context.open()?;
     let message = args.message.unwrap_or_else(|| format!("define {name}"));
-    let outcome = db.define(&text, &name, &message)?;
+    let mut progress = crate::progress::Progress::new("define", None);
+    let outcome =
+        db.define_with_progress(&text, &name, &message, &mut |line| progress.message(line));
+    progress.finish();
+    let outcome = outcome?;
     match outcome {
         CommitOutcome::Committed {
             commit,

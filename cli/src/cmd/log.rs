@@ -53,7 +53,7 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
     Ok(())
 }
 
-/// `{"commit", "state", "parents", "time", "message", "changes"}` of one commit.
+/// `{"commit", "state", "parents", "time", "message", "changes", "stats"}` of one commit.
 fn commit_json(id: &Address, commit: &Commit) -> Json {
     let changes = commit
         .changes
@@ -82,6 +82,22 @@ fn commit_json(id: &Address, commit: &Commit) -> Json {
         ("time", Json::Str(rfc3339(commit.time))),
         ("message", Json::Str(commit.message.clone())),
         ("changes", Json::Object(changes)),
+        (
+            "stats",
+            Json::Array(commit.stats.iter().map(stat_json).collect()),
+        ),
+    ])
+}
+
+/// One operator's work in a commit: `{"relation", "operator", "entries_read", "nodes_read",
+/// "nodes_written"}`.
+fn stat_json(stat: &rnt_merkle::OperatorStat) -> Json {
+    Json::object([
+        ("relation", Json::Str(stat.relation.clone())),
+        ("operator", Json::Str(stat.operator.clone())),
+        ("entries_read", Json::UInt(stat.entries_read)),
+        ("nodes_read", Json::UInt(stat.nodes_read)),
+        ("nodes_written", Json::UInt(stat.nodes_written)),
     ])
 }
 

@@ -1,10 +1,11 @@
-//! `rnt query 'q(x) :- ...' [--at REF] [--format ...]`: ad-hoc rules. This build has no
-//! rule engine yet, so the command says so (exit 1) instead of guessing.
+//! `rnt query 'q(x) :- ...' [--at REF] [--format ...]`: ad-hoc rules evaluated against any
+//! state. Head relations need no declaration (their column types are inferred); the first
+//! rule's head is printed.
 
+use crate::cmd::show::write_tuples;
 use crate::output::Format;
 use crate::Context;
 use clap::Args;
-use rnt_maintain::DbError;
 use std::io::Write;
 
 /// Arguments of `rnt query`.
@@ -21,11 +22,10 @@ pub struct QueryArgs {
     format: Format,
 }
 
-/// Refuses: queries need the rule engine.
-pub fn run(context: &Context, args: QueryArgs, _out: &mut dyn Write) -> anyhow::Result<()> {
-    // Still report a missing store or a bad reference first, as the full command will.
+/// Evaluates the rules and prints the answer.
+pub fn run(context: &Context, args: QueryArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
-    crate::cmd::snapshot_at(&db, args.at.as_deref())?;
-    let _ = (args.rules, args.format);
-    Err(DbError::user("query needs the rule engine, which this build does not have yet").into())
+    let snapshot = crate::cmd::snapshot_at(&db, args.at.as_deref())?;
+    let answer = db.query(&snapshot, &args.rules)?;
+    write_tuples(out, &answer.schema, &answer.tuples, args.format)
 }
