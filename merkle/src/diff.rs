@@ -155,9 +155,10 @@ impl Diff {
                 Action::Compare => {
                     // Equal entries are skipped without copying them.
                     let equal = match (self.from.last(), self.to.last()) {
-                        (Some(Item::Entry { leaf: a, index: i }), Some(Item::Entry { leaf: b, index: j })) => {
-                            a.value(*i) == b.value(*j)
-                        }
+                        (
+                            Some(Item::Entry { leaf: a, index: i }),
+                            Some(Item::Entry { leaf: b, index: j }),
+                        ) => a.value(*i) == b.value(*j),
                         _ => unreachable!("compare() of a subtree"),
                     };
                     if equal {

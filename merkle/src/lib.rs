@@ -25,8 +25,10 @@ pub use diff::{Diff, DiffEntry};
 pub use edit::Edit;
 pub use error::{MerkleError, MerkleResult};
 pub use node::Node;
-pub use objects::{AuxTree, ChangeCount, Commit, ObjectKind, OperatorStat, RelationEntry, RelationKind, State};
 pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
+pub use objects::{
+    AuxTree, ChangeCount, Commit, ObjectKind, OperatorStat, RelationEntry, RelationKind, State,
+};
 pub use tree::{prefix_successor, Tree};
 
 /// Longest key a tree accepts. Keys are tuples (rnt caps an encoded tuple at this size);

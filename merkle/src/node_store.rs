@@ -217,7 +217,9 @@ impl NodeStore {
             visited += 1;
         };
         drop(cache);
-        self.counters.nodes_read.fetch_add(visited, Ordering::Relaxed);
+        self.counters
+            .nodes_read
+            .fetch_add(visited, Ordering::Relaxed);
         if result.is_some() {
             self.count_entries_read(1);
         }

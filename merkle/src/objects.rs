@@ -88,7 +88,8 @@ pub struct RelationEntry {
 impl RelationEntry {
     /// The tuple tree, when the relation is stored.
     pub fn tree(&self) -> Option<Tree> {
-        self.root.map(|root| Tree::from_root(Address::from_bytes(root)))
+        self.root
+            .map(|root| Tree::from_root(Address::from_bytes(root)))
     }
 
     /// The auxiliary tree labelled `label`.
@@ -144,21 +145,39 @@ impl State {
 
     /// Encodes the state canonically (tag, version, body).
     pub fn encode(&self) -> Vec<u8> {
-        debug_assert!(self.relations.windows(2).all(|w| w[0].name < w[1].name), "relations must be sorted");
-        debug_assert!(self.relations.iter().all(|r| r.aux.windows(2).all(|w| w[0].label < w[1].label)));
+        debug_assert!(
+            self.relations.windows(2).all(|w| w[0].name < w[1].name),
+            "relations must be sorted"
+        );
+        debug_assert!(self
+            .relations
+            .iter()
+            .all(|r| r.aux.windows(2).all(|w| w[0].label < w[1].label)));
         encode_object(STATE_TAG, self)
+    }
+
+    /// The bincode body alone, without the order checks of [`State::encode`]: lets tests
+    /// build malformed states.
+    #[doc(hidden)]
+    pub fn encode_body_for_test(&self) -> Vec<u8> {
+        bincode::encode_to_vec(self, config()).unwrap_or_default()
     }
 
     /// Decodes and checks a state read from `address`.
     pub fn decode(address: &Address, bytes: &[u8]) -> MerkleResult<State> {
         let state: State = decode_object(address, bytes, STATE_TAG, "state")?;
-        let corrupt = |detail: &str| MerkleError::Corrupted { address: *address, detail: detail.to_string() };
+        let corrupt = |detail: &str| MerkleError::Corrupted {
+            address: *address,
+            detail: detail.to_string(),
+        };
         if !state.relations.windows(2).all(|w| w[0].name < w[1].name) {
             return Err(corrupt("state relations are not sorted by name"));
         }
         for relation in &state.relations {
             if !relation.aux.windows(2).all(|w| w[0].label < w[1].label) {
-                return Err(corrupt("a relation's auxiliary trees are not sorted by label"));
+                return Err(corrupt(
+                    "a relation's auxiliary trees are not sorted by label",
+                ));
             }
             if relation.kind.is_stored() != relation.root.is_some() {
                 return Err(corrupt("a relation's root does not match its kind"));
@@ -232,19 +251,29 @@ impl Commit {
 
     /// The parents' addresses.
     pub fn parent_addresses(&self) -> Vec<Address> {
-        self.parents.iter().map(|p| Address::from_bytes(*p)).collect()
+        self.parents
+            .iter()
+            .map(|p| Address::from_bytes(*p))
+            .collect()
     }
 
     /// Encodes the commit canonically (tag, version, body).
     pub fn encode(&self) -> Vec<u8> {
-        debug_assert!(self.changes.windows(2).all(|w| w[0].relation < w[1].relation));
+        debug_assert!(self
+            .changes
+            .windows(2)
+            .all(|w| w[0].relation < w[1].relation));
         encode_object(COMMIT_TAG, self)
     }
 
     /// Decodes and checks a commit read from `address`.
     pub fn decode(address: &Address, bytes: &[u8]) -> MerkleResult<Commit> {
         let commit: Commit = decode_object(address, bytes, COMMIT_TAG, "commit")?;
-        if !commit.changes.windows(2).all(|w| w[0].relation < w[1].relation) {
+        if !commit
+            .changes
+            .windows(2)
+            .all(|w| w[0].relation < w[1].relation)
+        {
             return Err(MerkleError::Corrupted {
                 address: *address,
                 detail: "commit change counts are not sorted by relation".to_string(),
@@ -291,13 +320,22 @@ pub fn object_kind(bytes: &[u8]) -> ObjectKind {
 fn encode_object<T: Encode>(tag: u8, object: &T) -> Vec<u8> {
     let mut out = vec![tag, OBJECT_FORMAT_VERSION];
     // Encoding into a Vec cannot fail for these types (no I/O, sizes under the limit).
-    let body = bincode::encode_to_vec(object, config()).unwrap_or_else(|e| unreachable!("encode: {e}"));
+    let body =
+        bincode::encode_to_vec(object, config()).unwrap_or_else(|e| unreachable!("encode: {e}"));
     out.extend_from_slice(&body);
     out
 }
 
-fn decode_object<T: Decode<()>>(address: &Address, bytes: &[u8], tag: u8, what: &str) -> MerkleResult<T> {
-    let corrupt = |detail: String| MerkleError::Corrupted { address: *address, detail };
+fn decode_object<T: Decode<()>>(
+    address: &Address,
+    bytes: &[u8],
+    tag: u8,
+    what: &str,
+) -> MerkleResult<T> {
+    let corrupt = |detail: String| MerkleError::Corrupted {
+        address: *address,
+        detail,
+    };
     match bytes {
         [t, v, body @ ..] if *t == tag => {
             if *v != OBJECT_FORMAT_VERSION {
@@ -306,7 +344,10 @@ fn decode_object<T: Decode<()>>(address: &Address, bytes: &[u8], tag: u8, what: 
             let (object, read) = bincode::decode_from_slice(body, config())
                 .map_err(|e| corrupt(format!("not a valid {what}: {e}")))?;
             if read != body.len() {
-                return Err(corrupt(format!("{} trailing bytes after the {what}", body.len() - read)));
+                return Err(corrupt(format!(
+                    "{} trailing bytes after the {what}",
+                    body.len() - read
+                )));
             }
             Ok(object)
         }

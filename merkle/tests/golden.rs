@@ -145,3 +145,82 @@ fn root_of_long_keys_is_pinned() {
         )
     );
 }
+
+fn sample_state() -> rnt_merkle::State {
+    use rnt_merkle::{AuxTree, RelationEntry, RelationKind, State};
+    State {
+        program: "relation r(x: int).\nview v(x: int).\n\nv(x) :- r(x).\n".to_string(),
+        relations: vec![
+            RelationEntry {
+                name: "r".to_string(),
+                kind: RelationKind::Relation,
+                root: Some([0x11; 32]),
+                count: Some(2),
+                aux: vec![],
+            },
+            RelationEntry {
+                name: "v".to_string(),
+                kind: RelationKind::View,
+                root: Some([0x22; 32]),
+                count: Some(1),
+                aux: vec![AuxTree { label: "index 0".to_string(), root: [0x33; 32] }],
+            },
+        ],
+    }
+}
+
+#[test]
+fn state_bytes_and_address_are_pinned() {
+    let state = sample_state();
+    let bytes = state.encode();
+    assert_eq!(&bytes[..2], &[b'S', 1]);
+    // program: u64 LE length then UTF-8.
+    assert_eq!(&bytes[2..10], &(state.program.len() as u64).to_le_bytes());
+    assert_eq!(Address::of(&bytes).to_hex(), "ec18f5cf4bc5f525d8484c40661b4d89d24247edb3bd6407f802ed676bd9b0f9");
+    let back = rnt_merkle::State::decode(&Address::of(&bytes), &bytes).unwrap();
+    assert_eq!(back, state);
+}
+
+#[test]
+fn commit_bytes_and_address_are_pinned() {
+    use rnt_merkle::{ChangeCount, Commit, OperatorStat};
+    let commit = Commit {
+        parents: vec![[0x44; 32]],
+        state: [0x55; 32],
+        message: "tick".to_string(),
+        time: 1_790_000_000,
+        changes: vec![ChangeCount { relation: "r".to_string(), inserted: 3, deleted: 1 }],
+        stats: vec![OperatorStat {
+            relation: "v".to_string(),
+            operator: "counting".to_string(),
+            entries_read: 7,
+            nodes_read: 9,
+            nodes_written: 2,
+        }],
+    };
+    let bytes = commit.encode();
+    assert_eq!(&bytes[..2], &[b'C', 1]);
+    // parents: u64 LE count 1, then 32 bytes.
+    assert_eq!(&bytes[2..10], &1u64.to_le_bytes());
+    assert_eq!(&bytes[10..42], &[0x44; 32]);
+    assert_eq!(Address::of(&bytes).to_hex(), "d4a52df37457e0c60065be0df72ca6b14b82498fe76fafb9009f3cca3348565d");
+    assert_eq!(Commit::decode(&Address::of(&bytes), &bytes).unwrap(), commit);
+}
+
+#[test]
+fn objects_reject_trailing_bytes_unsorted_lists_and_other_tags() {
+    let state = sample_state();
+    let mut bytes = state.encode();
+    bytes.push(0);
+    assert!(rnt_merkle::State::decode(&Address::of(&bytes), &bytes).is_err());
+    let mut unsorted = sample_state();
+    unsorted.relations.reverse();
+    let bytes = {
+        let mut b = vec![b'S', 1];
+        b.extend_from_slice(&unsorted.encode_body_for_test());
+        b
+    };
+    assert!(rnt_merkle::State::decode(&Address::of(&bytes), &bytes).is_err());
+    let commit_bytes = sample_state().encode();
+    assert!(rnt_merkle::Commit::decode(&Address::of(&commit_bytes), &commit_bytes).is_err());
+}
