@@ -316,6 +316,25 @@ impl Database {
             if old_tree == new_tree {
                 continue;
             }
+            let new_count = new_tree.count(&self.nodes)?;
+            let slot = state
+                .relations
+                .iter_mut()
+                .find(|r| r.name == relation)
+                .ok_or_else(|| unknown_relation(head, &relation))?;
+            slot.root = Some(*new_tree.root().as_bytes());
+            slot.count = Some(new_count);
+            // A relation no rule reads needs no tuple delta; filling an empty one (an
+            // import) needs not even the diff to count what went in.
+            if !is_read_by_rules(&head.program, &relation) && old_tree.count(&self.nodes)? == 0 {
+                counts.push(ChangeCount {
+                    relation,
+                    inserted: new_count,
+                    deleted: 0,
+                });
+                continue;
+            }
+            let keep_delta = is_read_by_rules(&head.program, &relation);
             let (mut inserted, mut deleted) = (0u64, 0u64);
             let mut delta = Vec::new();
             for entry in old_tree.diff(&self.nodes, &new_tree)? {
@@ -329,16 +348,13 @@ impl Database {
                         )))
                     }
                 }
-                delta.push(entry);
+                if keep_delta {
+                    delta.push(entry);
+                }
             }
-            let slot = state
-                .relations
-                .iter_mut()
-                .find(|r| r.name == relation)
-                .ok_or_else(|| unknown_relation(head, &relation))?;
-            slot.root = Some(*new_tree.root().as_bytes());
-            slot.count = Some(new_tree.count(&self.nodes)?);
-            deltas.insert(relation.clone(), delta);
+            if keep_delta {
+                deltas.insert(relation.clone(), delta);
+            }
             counts.push(ChangeCount {
                 relation,
                 inserted,
@@ -723,6 +739,22 @@ impl Database {
         }
         Ok(out)
     }
+}
+
+/// Whether a rule of `program` reads `relation` (positively or under `not`).
+fn is_read_by_rules(program: &Program, relation: &str) -> bool {
+    program
+        .relations
+        .values()
+        .flat_map(|r| r.rules.iter())
+        .any(|rule| {
+            rule.rule.body.iter().any(|literal| match literal {
+                Literal::Positive(atom) | Literal::Negative { atom, .. } => {
+                    atom.relation.name == relation
+                }
+                Literal::Comparison(_) => false,
+            })
+        })
 }
 
 /// Keeps the indexes the plans need for every base relation: an unchanged relation keeps
