@@ -272,8 +272,11 @@ impl NodeWriter<'_> {
             .filter(|node| !cache.contains(&node.address()))
             .collect();
         drop(cache);
-        let slices: Vec<&[u8]> = fresh.iter().map(|node| node.bytes()).collect();
-        self.store.chunks.put_batch(&slices)?;
+        let addressed: Vec<(Address, &[u8])> = fresh
+            .iter()
+            .map(|node| (node.address(), node.bytes()))
+            .collect();
+        self.store.chunks.put_addressed(&addressed)?;
         cache = self.store.lock_cache();
         for node in fresh {
             cache.insert(node);

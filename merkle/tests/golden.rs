@@ -163,7 +163,10 @@ fn sample_state() -> rnt_merkle::State {
                 kind: RelationKind::View,
                 root: Some([0x22; 32]),
                 count: Some(1),
-                aux: vec![AuxTree { label: "index 0".to_string(), root: [0x33; 32] }],
+                aux: vec![AuxTree {
+                    label: "index 0".to_string(),
+                    root: [0x33; 32],
+                }],
             },
         ],
     }
@@ -176,7 +179,10 @@ fn state_bytes_and_address_are_pinned() {
     assert_eq!(&bytes[..2], &[b'S', 1]);
     // program: u64 LE length then UTF-8.
     assert_eq!(&bytes[2..10], &(state.program.len() as u64).to_le_bytes());
-    assert_eq!(Address::of(&bytes).to_hex(), "ec18f5cf4bc5f525d8484c40661b4d89d24247edb3bd6407f802ed676bd9b0f9");
+    assert_eq!(
+        Address::of(&bytes).to_hex(),
+        "ec18f5cf4bc5f525d8484c40661b4d89d24247edb3bd6407f802ed676bd9b0f9"
+    );
     let back = rnt_merkle::State::decode(&Address::of(&bytes), &bytes).unwrap();
     assert_eq!(back, state);
 }
@@ -189,7 +195,11 @@ fn commit_bytes_and_address_are_pinned() {
         state: [0x55; 32],
         message: "tick".to_string(),
         time: 1_790_000_000,
-        changes: vec![ChangeCount { relation: "r".to_string(), inserted: 3, deleted: 1 }],
+        changes: vec![ChangeCount {
+            relation: "r".to_string(),
+            inserted: 3,
+            deleted: 1,
+        }],
         stats: vec![OperatorStat {
             relation: "v".to_string(),
             operator: "counting".to_string(),
@@ -203,8 +213,14 @@ fn commit_bytes_and_address_are_pinned() {
     // parents: u64 LE count 1, then 32 bytes.
     assert_eq!(&bytes[2..10], &1u64.to_le_bytes());
     assert_eq!(&bytes[10..42], &[0x44; 32]);
-    assert_eq!(Address::of(&bytes).to_hex(), "d4a52df37457e0c60065be0df72ca6b14b82498fe76fafb9009f3cca3348565d");
-    assert_eq!(Commit::decode(&Address::of(&bytes), &bytes).unwrap(), commit);
+    assert_eq!(
+        Address::of(&bytes).to_hex(),
+        "d4a52df37457e0c60065be0df72ca6b14b82498fe76fafb9009f3cca3348565d"
+    );
+    assert_eq!(
+        Commit::decode(&Address::of(&bytes), &bytes).unwrap(),
+        commit
+    );
 }
 
 #[test]

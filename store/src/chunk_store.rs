@@ -29,7 +29,20 @@ pub trait ChunkStore: Send + Sync {
     }
 
     /// Stores several chunks in one batch and returns their addresses in order.
-    fn put_batch(&self, chunks: &[&[u8]]) -> StoreResult<Vec<Address>>;
+    fn put_batch(&self, chunks: &[&[u8]]) -> StoreResult<Vec<Address>> {
+        let addressed: Vec<(Address, &[u8])> = chunks
+            .iter()
+            .map(|bytes| (Address::of(bytes), *bytes))
+            .collect();
+        self.put_addressed(&addressed)?;
+        Ok(addressed.into_iter().map(|(address, _)| address).collect())
+    }
+
+    /// Stores chunks whose addresses the caller already computed (it hashed them to build
+    /// its own references), saving a second hash per chunk. Each address must be
+    /// `Address::of` its bytes — checked in debug builds; a read re-hashes regardless, so a
+    /// wrong one is reported as corruption, never returned as data.
+    fn put_addressed(&self, chunks: &[(Address, &[u8])]) -> StoreResult<()>;
 
     /// Whether a chunk is stored under `address` (does not read or verify it).
     fn contains(&self, address: &Address) -> StoreResult<bool>;

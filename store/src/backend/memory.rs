@@ -2,7 +2,8 @@
 
 use super::{check_ref_name, describe, verify};
 use crate::{Address, Chunk, ChunkStore, StoreError, StoreResult};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, RwLock};
 
 /// A [`ChunkStore`] held in memory; cloning shares the same store.
@@ -11,9 +12,26 @@ pub struct MemoryStore {
     inner: Arc<RwLock<Inner>>,
 }
 
+/// Addresses are uniformly random, so their first 8 bytes are already a good hash.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes.iter().take(8) {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+}
+
 #[derive(Default)]
 struct Inner {
-    chunks: BTreeMap<Address, Chunk>,
+    /// Chunks by address. A hash map: nothing iterates it in an order that matters
+    /// (prefix lookups sort their answer).
+    chunks: HashMap<Address, Chunk, BuildHasherDefault<AddressHasher>>,
     refs: BTreeMap<String, Address>,
 }
 
@@ -69,19 +87,19 @@ impl ChunkStore for MemoryStore {
         Ok(chunk)
     }
 
-    fn put_batch(&self, chunks: &[&[u8]]) -> StoreResult<Vec<Address>> {
-        let addressed: Vec<(Address, &[u8])> = chunks
-            .iter()
-            .map(|bytes| (Address::of(bytes), *bytes))
-            .collect();
+    fn put_addressed(&self, chunks: &[(Address, &[u8])]) -> StoreResult<()> {
+        debug_assert!(
+            chunks.iter().all(|(a, b)| Address::of(b) == *a),
+            "put_addressed with a wrong address"
+        );
         let mut inner = self.write();
-        for (address, bytes) in &addressed {
+        for (address, bytes) in chunks {
             inner
                 .chunks
                 .entry(*address)
                 .or_insert_with(|| Arc::from(*bytes));
         }
-        Ok(addressed.into_iter().map(|(address, _)| address).collect())
+        Ok(())
     }
 
     fn contains(&self, address: &Address) -> StoreResult<bool> {
@@ -95,6 +113,8 @@ impl ChunkStore for MemoryStore {
             .keys()
             .filter(|address| address.has_hex_prefix(hex_prefix))
             .copied()
+            .collect::<std::collections::BTreeSet<Address>>()
+            .into_iter()
             .collect())
     }
 

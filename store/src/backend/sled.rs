@@ -279,12 +279,15 @@ impl ChunkStore for SledStore {
         Ok(Chunk::from(&bytes[..]))
     }
 
-    fn put_batch(&self, chunks: &[&[u8]]) -> StoreResult<Vec<Address>> {
-        let addresses: Vec<Address> = chunks.iter().map(|bytes| Address::of(bytes)).collect();
+    fn put_addressed(&self, chunks: &[(Address, &[u8])]) -> StoreResult<()> {
+        debug_assert!(
+            chunks.iter().all(|(a, b)| Address::of(b) == *a),
+            "put_addressed with a wrong address"
+        );
         let mut batch = sled::Batch::default();
         let mut seen = BTreeSet::new();
         let mut writes = 0usize;
-        for (address, bytes) in addresses.iter().zip(chunks) {
+        for (address, bytes) in chunks {
             let key = address.as_bytes().as_slice();
             // A present key already holds these very bytes (content addressing), so
             // skipping it saves log space; one lookup costs less than one more write.
@@ -298,8 +301,7 @@ impl ChunkStore for SledStore {
         if writes > 0 {
             self.inner.chunks.apply_batch(batch).map_err(from_sled)?;
         }
-        debug_assert_eq!(addresses.len(), chunks.len());
-        Ok(addresses)
+        Ok(())
     }
 
     fn contains(&self, address: &Address) -> StoreResult<bool> {
