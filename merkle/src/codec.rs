@@ -169,6 +169,21 @@ impl NodeLayout {
     }
 }
 
+/// The layout of a node this process just encoded with [`NodeBuilder::encode`]: read from
+/// the header without re-checking what the builder guarantees (the full check runs in debug
+/// builds, and on every node read back from a store).
+pub(crate) fn built_layout(bytes: &[u8]) -> NodeLayout {
+    let len = read_u32(bytes, 2);
+    let keys_at = NODE_HEADER_BYTES + 8 * (len + 1);
+    let key_total = read_u32(bytes, NODE_HEADER_BYTES + 4 * len);
+    NodeLayout {
+        level: bytes[1],
+        len,
+        keys_at,
+        values_at: keys_at + key_total,
+    }
+}
+
 /// Reads the u32 LE at `at`; the caller has checked bounds.
 #[inline]
 pub(crate) fn read_u32(bytes: &[u8], at: usize) -> usize {

@@ -41,6 +41,27 @@ impl Node {
         })
     }
 
+    /// Wraps a node this process just built: `count` is its subtree count as the builder
+    /// tracked it. Skips the structural checks of [`Node::decode`] in release builds.
+    pub(crate) fn from_built(address: Address, bytes: Chunk, count: u64) -> MerkleResult<Node> {
+        if cfg!(debug_assertions) {
+            let node = Node::decode(address, bytes)?;
+            debug_assert_eq!(node.subtree_count, count, "built node's count");
+            return Ok(node);
+        }
+        let layout = crate::codec::built_layout(&bytes);
+        let prefixes = (0..layout.len)
+            .map(|i| prefix_of(slice_of(&bytes, &layout, i, true)))
+            .collect();
+        Ok(Node {
+            address,
+            bytes,
+            layout,
+            subtree_count: count,
+            prefixes,
+        })
+    }
+
     /// The node's address.
     pub fn address(&self) -> Address {
         self.address

@@ -246,7 +246,7 @@ impl NodeWriter<'_> {
     pub(crate) fn write(&mut self, node: ClosedNode) -> MerkleResult<Address> {
         let bytes: Chunk = Arc::from(node.bytes);
         let address = Address::of(&bytes);
-        let decoded = Node::decode(address, bytes)?;
+        let decoded = Node::from_built(address, bytes, node.count)?;
         debug_assert_eq!(decoded.level(), node.level);
         debug_assert_eq!(decoded.subtree_count(), node.count);
         self.store
