@@ -17,7 +17,9 @@
 //! [`ChildRef`]: the child's 32-byte address then its subtree entry count as u64 LE; each
 //! key is the last key of that child's subtree.
 
+use crate::objects::{OBJECT_BYTES_MAX, OBJECT_FORMAT_VERSION};
 use crate::{MerkleError, MerkleResult, KEY_BYTES_MAX, TREE_LEVEL_MAX, VALUE_BYTES_MAX};
+use bincode::{Decode, Encode};
 use rnt_store::{Address, ADDRESS_BYTES};
 
 /// Version byte that starts every node. Bump it (and add a decoder) for any layout change.
@@ -332,4 +334,55 @@ pub(crate) fn slice_of<'a>(bytes: &'a [u8], layout: &NodeLayout, i: usize, key: 
     let start = read_u32(bytes, table + 4 * i);
     let end = read_u32(bytes, table + 4 * (i + 1));
     &bytes[region + start..region + end]
+}
+
+// ---- State and commit objects: tag byte, version byte, bincode 2.0.1 body. ----
+
+/// The fixed bincode configuration of object bodies: little-endian, fixed-width integers,
+/// and a size limit that bounds allocation on corrupt length prefixes.
+pub(crate) fn config() -> impl bincode::config::Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding()
+        .with_limit::<OBJECT_BYTES_MAX>()
+}
+
+/// Encodes an object: `tag`, [`crate::objects::OBJECT_FORMAT_VERSION`], then the body.
+pub(crate) fn encode_object<T: Encode>(tag: u8, object: &T) -> Vec<u8> {
+    let mut out = vec![tag, OBJECT_FORMAT_VERSION];
+    // Encoding into a Vec cannot fail for these types (no I/O, sizes under the limit).
+    let body =
+        bincode::encode_to_vec(object, config()).unwrap_or_else(|e| unreachable!("encode: {e}"));
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Decodes an object, checking its tag, version and that no bytes are left over.
+pub(crate) fn decode_object<T: Decode<()>>(
+    address: &Address,
+    bytes: &[u8],
+    tag: u8,
+    what: &str,
+) -> MerkleResult<T> {
+    let corrupt = |detail: String| MerkleError::Corrupted {
+        address: *address,
+        detail,
+    };
+    match bytes {
+        [t, v, body @ ..] if *t == tag => {
+            if *v != OBJECT_FORMAT_VERSION {
+                return Err(corrupt(format!("unknown {what} format version {v}")));
+            }
+            let (object, read) = bincode::decode_from_slice(body, config())
+                .map_err(|e| corrupt(format!("not a valid {what}: {e}")))?;
+            if read != body.len() {
+                return Err(corrupt(format!(
+                    "{} trailing bytes after the {what}",
+                    body.len() - read
+                )));
+            }
+            Ok(object)
+        }
+        _ => Err(corrupt(format!("not a {what} object"))),
+    }
 }

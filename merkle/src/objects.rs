@@ -1,6 +1,7 @@
 //! States and commits: the Merkle objects above the trees, and their canonical encoding.
 //!
-//! Both are encoded as a tag byte, a format version byte, then a bincode 2.0.1 body with a
+//! Their bytes are produced and checked by `crate::codec` (the one module that knows every
+//! hashed layout). Both are encoded as a tag byte, a format version byte, then a bincode 2.0.1 body with a
 //! fixed configuration (little-endian, fixed-width integers: `u64` lengths, `u32` enum
 //! tags, `u8` option tags). `docs/format.md` spells the bytes out; `tests/golden.rs` pins
 //! them. A node chunk starts with its own version byte (1), which is neither tag, so no
@@ -9,6 +10,7 @@
 //! Determinism: every list is stored sorted by its key and checked on decode, there are no
 //! maps and no floats, so an object's bytes are a pure function of its content.
 
+use crate::codec::{config, decode_object, encode_object};
 use crate::{MerkleError, MerkleResult, Tree};
 use bincode::{Decode, Encode};
 use rnt_store::{Address, ChunkStore};
@@ -22,13 +24,6 @@ pub const COMMIT_TAG: u8 = b'C';
 pub const OBJECT_FORMAT_VERSION: u8 = 1;
 /// Largest object body accepted on decode; bounds allocation on corrupt length prefixes.
 pub const OBJECT_BYTES_MAX: usize = 64 * 1024 * 1024;
-
-fn config() -> impl bincode::config::Config {
-    bincode::config::standard()
-        .with_little_endian()
-        .with_fixed_int_encoding()
-        .with_limit::<OBJECT_BYTES_MAX>()
-}
 
 /// What a relation of a state is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Encode, Decode)]
@@ -317,40 +312,31 @@ pub fn object_kind(bytes: &[u8]) -> ObjectKind {
     }
 }
 
-fn encode_object<T: Encode>(tag: u8, object: &T) -> Vec<u8> {
-    let mut out = vec![tag, OBJECT_FORMAT_VERSION];
-    // Encoding into a Vec cannot fail for these types (no I/O, sizes under the limit).
-    let body =
-        bincode::encode_to_vec(object, config()).unwrap_or_else(|e| unreachable!("encode: {e}"));
-    out.extend_from_slice(&body);
-    out
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn decode_object<T: Decode<()>>(
-    address: &Address,
-    bytes: &[u8],
-    tag: u8,
-    what: &str,
-) -> MerkleResult<T> {
-    let corrupt = |detail: String| MerkleError::Corrupted {
-        address: *address,
-        detail,
-    };
-    match bytes {
-        [t, v, body @ ..] if *t == tag => {
-            if *v != OBJECT_FORMAT_VERSION {
-                return Err(corrupt(format!("unknown {what} format version {v}")));
-            }
-            let (object, read) = bincode::decode_from_slice(body, config())
-                .map_err(|e| corrupt(format!("not a valid {what}: {e}")))?;
-            if read != body.len() {
-                return Err(corrupt(format!(
-                    "{} trailing bytes after the {what}",
-                    body.len() - read
-                )));
-            }
-            Ok(object)
+    fn entry(name: &str, root: u8) -> RelationEntry {
+        RelationEntry {
+            name: name.into(),
+            kind: RelationKind::Relation,
+            root: Some([root; 32]),
+            count: Some(1),
+            aux: vec![],
         }
-        _ => Err(corrupt(format!("not a {what} object"))),
+    }
+
+    #[test]
+    fn changed_relations_names_differing_roots_and_added_or_dropped_relations() {
+        let a = State {
+            program: String::new(),
+            relations: vec![entry("a", 1), entry("b", 2), entry("c", 3)],
+        };
+        let b = State {
+            program: String::new(),
+            relations: vec![entry("a", 1), entry("b", 9), entry("d", 4)],
+        };
+        assert_eq!(a.changed_relations(&b), ["b", "c", "d"]);
+        assert!(a.changed_relations(&a).is_empty());
     }
 }
