@@ -656,56 +656,19 @@ impl<'a> Maintainer<'a> {
                 .map(|r| (r.clone(), MemRelation::new()))
                 .collect()
         };
-        // 1. Over-delete, against the old state.
+        // 1. Over-delete, against the old state: first what a deleted input derived, then
+        // what the over-deleted tuples themselves derived, until nothing new turns up.
         let mut over_deleted = empty();
         let mut frontier = empty();
-        for name in stratum {
-            let mut found = Vec::new();
-            self.delta_terms(
-                name,
-                Mode::DeleteOnlyOld,
-                &self.deltas,
-                &self.old,
-                &self.old,
-                &mut |plan, b, _| {
-                    found.push(project(plan, b)?);
-                    Ok(Flow::Continue)
-                },
-            )?;
-            for tuple in found {
-                if over_deleted
-                    .get_mut(name)
-                    .is_some_and(|od| od.insert(tuple.clone()))
-                {
-                    frontier.get_mut(name).map(|f| f.insert(tuple));
-                }
-            }
-        }
-        while frontier.values().any(|f| !f.is_empty()) {
-            let drivers: BTreeMap<String, Delta> = std::mem::replace(&mut frontier, empty())
-                .into_iter()
-                .map(|(name, deleted)| {
-                    (
-                        name,
-                        Delta {
-                            inserted: MemRelation::new(),
-                            deleted,
-                        },
-                    )
-                })
-                .collect();
+        let mut drivers: Option<BTreeMap<String, Delta>> = None;
+        loop {
             for name in stratum {
-                let mut found = Vec::new();
-                self.delta_terms(
+                let found = self.derived_by_terms(
                     name,
                     Mode::DeleteOnlyOld,
-                    &drivers,
+                    drivers.as_ref().unwrap_or(&self.deltas),
                     &self.old,
                     &self.old,
-                    &mut |plan, b, _| {
-                        found.push(project(plan, b)?);
-                        Ok(Flow::Continue)
-                    },
                 )?;
                 for tuple in found {
                     if over_deleted
@@ -716,6 +679,23 @@ impl<'a> Maintainer<'a> {
                     }
                 }
             }
+            if frontier.values().all(MemRelation::is_empty) {
+                break;
+            }
+            drivers = Some(
+                std::mem::replace(&mut frontier, empty())
+                    .into_iter()
+                    .map(|(name, deleted)| {
+                        (
+                            name,
+                            Delta {
+                                inserted: MemRelation::new(),
+                                deleted,
+                            },
+                        )
+                    })
+                    .collect(),
+            );
         }
         // 2 and 3. Rederive what keeps a derivation from the new inputs and the survivors.
         let mut added = empty();
@@ -750,58 +730,13 @@ impl<'a> Maintainer<'a> {
                 frontier.get_mut(name).map(|f| f.insert(tuple));
             }
         }
-        // 4. Insertions from the inputs' insertions, against the new state.
-        for name in stratum {
-            let mut found = Vec::new();
-            {
-                let view = Patched {
-                    members: &members,
-                    old: &self.old,
-                    removed: &over_deleted,
-                    added: &added,
-                    rest: &self.new,
-                };
-                self.delta_terms(
-                    name,
-                    Mode::InsertOnly,
-                    &self.deltas,
-                    &view,
-                    &view,
-                    &mut |plan, b, _| {
-                        found.push(project(plan, b)?);
-                        Ok(Flow::Continue)
-                    },
-                )?;
-            }
-            for tuple in found {
-                self.add_if_new(name, tuple, &over_deleted, &mut added, &mut frontier)?;
-            }
-        }
-        // Then semi-naively through the stratum itself.
+        // 4. Insertions, against the new state: first what the inputs' insertions derive,
+        // then semi-naively through the stratum itself.
+        let mut drivers: Option<BTreeMap<String, Delta>> = None;
         let mut rounds = 0usize;
-        while frontier.values().any(|f| !f.is_empty()) {
-            rounds += 1;
-            if rounds > crate::eval::FIXPOINT_ROUNDS_MAX {
-                return Err(DbError::user(format!(
-                    "maintaining {} did not reach a fixpoint",
-                    stratum.join(", ")
-                )));
-            }
-            let drivers: BTreeMap<String, Delta> = std::mem::replace(&mut frontier, empty())
-                .into_iter()
-                .map(|(name, inserted)| {
-                    (
-                        name,
-                        Delta {
-                            inserted,
-                            deleted: MemRelation::new(),
-                        },
-                    )
-                })
-                .collect();
+        loop {
             for name in stratum {
-                let mut found = Vec::new();
-                {
+                let found = {
                     let view = Patched {
                         members: &members,
                         old: &self.old,
@@ -809,22 +744,42 @@ impl<'a> Maintainer<'a> {
                         added: &added,
                         rest: &self.new,
                     };
-                    self.delta_terms(
+                    self.derived_by_terms(
                         name,
                         Mode::InsertOnly,
-                        &drivers,
+                        drivers.as_ref().unwrap_or(&self.deltas),
                         &view,
                         &view,
-                        &mut |plan, b, _| {
-                            found.push(project(plan, b)?);
-                            Ok(Flow::Continue)
-                        },
-                    )?;
-                }
+                    )?
+                };
                 for tuple in found {
                     self.add_if_new(name, tuple, &over_deleted, &mut added, &mut frontier)?;
                 }
             }
+            if frontier.values().all(MemRelation::is_empty) {
+                break;
+            }
+            rounds += 1;
+            if rounds > crate::eval::FIXPOINT_ROUNDS_MAX {
+                return Err(DbError::user(format!(
+                    "maintaining {} did not reach a fixpoint",
+                    stratum.join(", ")
+                )));
+            }
+            drivers = Some(
+                std::mem::replace(&mut frontier, empty())
+                    .into_iter()
+                    .map(|(name, inserted)| {
+                        (
+                            name,
+                            Delta {
+                                inserted,
+                                deleted: MemRelation::new(),
+                            },
+                        )
+                    })
+                    .collect(),
+            );
         }
         // Net change, written to the trees.
         for name in stratum {
@@ -849,6 +804,23 @@ impl<'a> Maintainer<'a> {
             self.store(name, entry, new_tree, delta, Vec::new())?;
         }
         Ok(())
+    }
+
+    /// The head tuples of `relation` that its delta terms derive (with repeats).
+    fn derived_by_terms(
+        &self,
+        relation: &str,
+        mode: Mode,
+        drivers: &BTreeMap<String, Delta>,
+        new: &dyn Relations,
+        old: &dyn Relations,
+    ) -> DbResult<Vec<Tuple>> {
+        let mut found = Vec::new();
+        self.delta_terms(relation, mode, drivers, new, old, &mut |plan, b, _| {
+            found.push(project(plan, b)?);
+            Ok(Flow::Continue)
+        })?;
+        Ok(found)
     }
 
     /// Adds a tuple DRed found to `added` when the current state lacks it.

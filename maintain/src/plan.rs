@@ -176,17 +176,7 @@ pub fn plan_from_literal(rule: &CheckedRule, first: usize) -> RulePlan {
 /// variables at those columns start bound (constant head columns are checked by the
 /// caller).
 pub fn plan_for_head_pattern(rule: &CheckedRule, bound: &[usize]) -> RulePlan {
-    let prebound: Vec<VarId> = bound
-        .iter()
-        .filter_map(|&column| match rule.rule.head.terms.get(column) {
-            Some(HeadTerm::Term(term)) => match term.kind {
-                TermKind::Var(var) => Some(var),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    plan_with(rule, &prebound, None, None)
+    plan_for_head_pattern_avoiding(rule, bound, &|_| false)
 }
 
 fn plan_with(

@@ -8,9 +8,7 @@
 
 use crate::chunker::ClosedNode;
 use crate::{MerkleResult, Node};
-use rnt_store::{Address, Chunk, ChunkStore};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use rnt_store::{Address, AddressMap, Chunk, ChunkStore};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -52,23 +50,6 @@ struct AtomicCounters {
     nodes_written: AtomicU64,
     entries_read: AtomicU64,
 }
-
-/// Addresses are uniformly random, so their first 8 bytes are already a good hash.
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes.iter().take(8) {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-}
-
-type AddressMap<V> = HashMap<Address, V, BuildHasherDefault<AddressHasher>>;
 
 /// Two generations approximate LRU cheaply: hits in the old generation move to the new
 /// one; when the new one fills half the budget, the old one is dropped.

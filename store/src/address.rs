@@ -87,6 +87,27 @@ impl Address {
     }
 }
 
+/// A hasher for maps keyed by [`Address`]: addresses are uniformly random, so their first
+/// 8 bytes already are a good hash. (Iteration order of such maps never reaches hashed
+/// bytes: callers sort what they return.)
+#[derive(Default)]
+pub struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes.iter().take(8) {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+}
+
+/// A hash map keyed by [`Address`].
+pub type AddressMap<V> =
+    std::collections::HashMap<Address, V, std::hash::BuildHasherDefault<AddressHasher>>;
+
 /// Checks that `text` is a usable hex prefix: at least [`ADDRESS_PREFIX_HEX_MIN`] and at
 /// most 64 hex digits. Returns it lowercased.
 pub fn normalize_hex_prefix(text: &str) -> StoreResult<String> {

@@ -18,7 +18,9 @@ mod chunk_store;
 mod error;
 mod refs;
 
-pub use address::{normalize_hex_prefix, Address, ADDRESS_BYTES, ADDRESS_PREFIX_HEX_MIN};
+pub use address::{
+    normalize_hex_prefix, Address, AddressHasher, AddressMap, ADDRESS_BYTES, ADDRESS_PREFIX_HEX_MIN,
+};
 pub use backend::memory::MemoryStore;
 pub use backend::sled::{SledOptions, SledStore, SLED_CACHE_BYTES_DEFAULT, SLED_LOCK_WAIT_DEFAULT};
 pub use chunk_store::{Chunk, ChunkStore};

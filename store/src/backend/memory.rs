@@ -1,9 +1,9 @@
 //! The in-memory backend, for tests and ephemeral stores.
 
 use super::{check_ref_name, describe, verify};
+use crate::AddressMap;
 use crate::{Address, Chunk, ChunkStore, StoreError, StoreResult};
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 /// A [`ChunkStore`] held in memory; cloning shares the same store.
@@ -12,26 +12,11 @@ pub struct MemoryStore {
     inner: Arc<RwLock<Inner>>,
 }
 
-/// Addresses are uniformly random, so their first 8 bytes are already a good hash.
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes.iter().take(8) {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-}
-
 #[derive(Default)]
 struct Inner {
     /// Chunks by address. A hash map: nothing iterates it in an order that matters
     /// (prefix lookups sort their answer).
-    chunks: HashMap<Address, Chunk, BuildHasherDefault<AddressHasher>>,
+    chunks: AddressMap<Chunk>,
     refs: BTreeMap<String, Address>,
 }
 
