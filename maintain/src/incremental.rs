@@ -475,28 +475,23 @@ impl<'a> Maintainer<'a> {
                 new_front.push(new);
                 extreme_edits[slot].extend(edits);
             }
-            let old_row = if old_matches > 0 {
-                Some(shape.output_row(
+            let row = |matches: u64,
+                       sums: &[i128],
+                       front: Vec<Option<Value>>|
+             -> DbResult<Option<Tuple>> {
+                if matches == 0 {
+                    return Ok(None);
+                }
+                Ok(Some(shape.output_row(
                     &key,
-                    old_matches,
-                    &old_sums,
-                    &unwrap_all(old_front, view)?,
+                    matches,
+                    sums,
+                    &unwrap_all(front, view)?,
                     &plan.source,
-                )?)
-            } else {
-                None
+                )?))
             };
-            let new_row = if new_matches > 0 {
-                Some(shape.output_row(
-                    &key,
-                    new_matches,
-                    &new_sums,
-                    &unwrap_all(new_front, view)?,
-                    &plan.source,
-                )?)
-            } else {
-                None
-            };
+            let old_row = row(old_matches, &old_sums, old_front)?;
+            let new_row = row(new_matches, &new_sums, new_front)?;
             if new_matches == 0 {
                 group_edits.push((group_key, None));
             } else {

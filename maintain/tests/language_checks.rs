@@ -2,6 +2,8 @@
 //! column, snippet), every error of a program reported in one run, and the checked program
 //! (assignments, filters, types, strata) of programs that pass.
 
+mod common;
+
 use rnt_maintain::check::{compile, Program};
 use rnt_maintain::diagnostic::{render_all, Source};
 use rnt_maintain::syntax::ast::{RelationKind, VarId};
@@ -32,23 +34,7 @@ fn compile_ok(input: &str) -> Program {
     })
 }
 
-const SAMPLE: &str = r#"# comments start with '#'
-relation orders(id: int, customer: int, amount: int).      # base relation
-relation customers(id: int, plan: str).
-relation edge(src: int, dst: int).
-view order_plan(id: int, plan: str).                        # materialized
-view plan_total(plan: str, total: int, n: int).
-view reach(x: int, y: int).
-ephemeral big_order(id: int).                               # computed when read
-denial orphan(id: int).                                     # must stay empty
-
-order_plan(i, p) :- orders(i, c, _), customers(c, p).
-plan_total(p, sum(a), count()) :- orders(_, c, a), customers(c, p).
-reach(x, y) :- edge(x, y).
-reach(x, z) :- reach(x, y), edge(y, z).
-big_order(i) :- orders(i, _, a), a > 900.
-orphan(i) :- orders(i, c, _), not customers(c, _).
-"#;
+use common::SAMPLE;
 
 #[test]
 fn unknown_relation_in_body_head_and_negation() {

@@ -1,6 +1,8 @@
 //! Guards the rule language's grammar (DESIGN.md "Language"): every construct parses to the
 //! expected tree, syntax errors render with exact positions, and no input panics the parser.
 
+mod common;
+
 use proptest::prelude::*;
 use rnt_maintain::check::compile;
 use rnt_maintain::diagnostic::{render_all, Source};
@@ -11,23 +13,7 @@ use rnt_maintain::syntax::ast::{
 use rnt_maintain::syntax::{parse, BODY_LITERALS_MAX, EXPR_DEPTH_MAX, TERMS_MAX};
 use rnt_maintain::{Type, Value};
 
-const SAMPLE: &str = r#"# comments start with '#'
-relation orders(id: int, customer: int, amount: int).      # base relation
-relation customers(id: int, plan: str).
-relation edge(src: int, dst: int).
-view order_plan(id: int, plan: str).                        # materialized
-view plan_total(plan: str, total: int, n: int).
-view reach(x: int, y: int).
-ephemeral big_order(id: int).                               # computed when read
-denial orphan(id: int).                                     # must stay empty
-
-order_plan(i, p) :- orders(i, c, _), customers(c, p).
-plan_total(p, sum(a), count()) :- orders(_, c, a), customers(c, p).
-reach(x, y) :- edge(x, y).
-reach(x, z) :- reach(x, y), edge(y, z).
-big_order(i) :- orders(i, _, a), a > 900.
-orphan(i) :- orders(i, c, _), not customers(c, _).
-"#;
+use common::SAMPLE;
 
 /// Parses a text that must have no syntax errors.
 fn parse_ok(text: &str) -> Program {
