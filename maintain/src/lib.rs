@@ -1,6 +1,8 @@
 //! rnt's relational layer: the data model, the rule language and its checks, evaluation,
 //! and incremental maintenance.
 
+#![warn(missing_docs)]
+
 pub mod aggregate;
 pub mod canonical;
 pub mod change;

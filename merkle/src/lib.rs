@@ -8,6 +8,8 @@
 //!
 //! *Invariant: merkle never sees sled; it talks to [`rnt_store::ChunkStore`] only.*
 
+#![warn(missing_docs)]
+
 mod build;
 pub mod chunker;
 pub mod codec;

@@ -12,6 +12,8 @@
 //!
 //! *Invariant: the layers above talk to `ChunkStore` only; they never see sled.*
 
+#![warn(missing_docs)]
+
 mod address;
 pub mod backend;
 mod chunk_store;
