@@ -288,3 +288,46 @@ fn redefining_keeps_unchanged_views_and_recomputes_changed_ones() {
         CommitOutcome::NothingToCommit
     );
 }
+
+#[test]
+fn min_and_max_over_strings_follow_deletions_of_the_extremes() {
+    let db = db();
+    db.define(
+        "relation tag(g: int, t: str, on: bool).\nview span(g: int, lo: str, hi: str, n: int).\nspan(g, min(t), max(t), count()) :- tag(g, t, true).\nview flags(on: bool, n: int).\nflags(on, count()) :- tag(_, _, on).",
+        "tags.rnt",
+        "define",
+    )
+    .unwrap();
+    commit(&db, "+tag(1, \"b\", true)\n+tag(1, \"a\", true)\n+tag(1, \"c\", true)\n+tag(1, \"ab\", false)\n+tag(2, \"\", true)\n+tag(2, \"zz\", true)").unwrap();
+    assert_eq!(show(&db, "span"), ["1,\"a\",\"c\",3", "2,\"\",\"zz\",2"]);
+    assert_eq!(show(&db, "flags"), ["false,1", "true,5"]);
+    let steps = [
+        (
+            "-tag(1, \"a\", true)",
+            vec!["1,\"b\",\"c\",2", "2,\"\",\"zz\",2"],
+        ),
+        (
+            "-tag(1, \"c\", true)\n+tag(1, \"d\", true)",
+            vec!["1,\"b\",\"d\",2", "2,\"\",\"zz\",2"],
+        ),
+        (
+            "-tag(2, \"\", true)\n-tag(2, \"zz\", true)",
+            vec!["1,\"b\",\"d\",2"],
+        ),
+        (
+            "+tag(2, \"m\", true)\n-tag(1, \"ab\", false)\n+tag(1, \"ab\", true)",
+            vec!["1,\"ab\",\"d\",3", "2,\"m\",\"m\",1"],
+        ),
+    ];
+    for (change, want) in steps {
+        commit(&db, change).unwrap();
+        assert_eq!(show(&db, "span"), want, "after {change}");
+        let report = db.verify(&db.head().unwrap()).unwrap();
+        assert!(
+            report.mismatches.is_empty(),
+            "after {change}: {:?}",
+            report.mismatches
+        );
+    }
+    assert_eq!(show(&db, "flags"), ["true,4"]);
+}
