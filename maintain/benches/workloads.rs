@@ -274,10 +274,27 @@ fn run(
     let mut written = Vec::new();
     for _ in 0..ticks {
         let changes = tick(&mut data, &mut rng, edges);
+        let before = db.nodes().counters();
         let started = Instant::now();
         let outcome = db.commit(changes, "tick").expect("commit");
+        if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
+            let spent = db.nodes().counters() - before;
+            eprintln!(
+                "{name}: commit {:?}, nodes fetched from the store {}",
+                started.elapsed(),
+                spent.nodes_fetched
+            );
+        }
         commit_ms.push(started.elapsed().as_secs_f64() * 1e3);
         if let CommitOutcome::Committed { stats, .. } = outcome {
+            if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
+                for s in &stats {
+                    eprintln!(
+                        "{name}: {} {}: entries_read={} nodes_read={} nodes_written={}",
+                        s.operator, s.relation, s.entries_read, s.nodes_read, s.nodes_written
+                    );
+                }
+            }
             let maintained = stats.iter().filter(|s| s.operator != "base");
             let (e, w) = maintained.fold((0u64, 0u64), |(e, w), s| {
                 (e + s.entries_read, w + s.nodes_written)
