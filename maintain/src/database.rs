@@ -234,6 +234,7 @@ impl Database {
         I: IntoIterator<Item = DbResult<Tuple>>,
     {
         let head = self.head()?;
+        let started = self.nodes.counters();
         let entry = head.require(relation)?;
         if entry.kind != RelationKind::Relation {
             return Err(DbError::user(format!(
@@ -278,7 +279,12 @@ impl Database {
             }
         }
         progress(read);
-        self.finish_base_commit(&head, vec![(relation.to_string(), old_tree, tree)], message)
+        self.finish_base_commit(
+            &head,
+            vec![(relation.to_string(), old_tree, tree)],
+            started,
+            message,
+        )
     }
 
     /// Applies per-relation sorted edits to the head's base relations and commits.
@@ -288,6 +294,7 @@ impl Database {
         edits: Vec<(String, Vec<Edit>)>,
         message: &str,
     ) -> DbResult<CommitOutcome> {
+        let started = self.nodes.counters();
         let mut changed = Vec::new();
         for (relation, relation_edits) in edits {
             let entry = head.require(&relation)?;
@@ -297,7 +304,7 @@ impl Database {
             let new_tree = old_tree.edit(&self.nodes, relation_edits)?;
             changed.push((relation, old_tree, new_tree));
         }
-        self.finish_base_commit(head, changed, message)
+        self.finish_base_commit(head, changed, started, message)
     }
 
     /// Takes the tuple deltas of changed base relations from the diff of their trees,
@@ -306,9 +313,9 @@ impl Database {
         &self,
         head: &Snapshot,
         changed: Vec<(String, Tree, Tree)>,
+        started: Counters,
         message: &str,
     ) -> DbResult<CommitOutcome> {
-        let started = self.nodes.counters();
         let mut state = head.state.clone();
         let mut counts = Vec::new();
         let mut deltas: BTreeMap<String, Vec<DiffEntry>> = BTreeMap::new();
@@ -742,7 +749,7 @@ impl Database {
 }
 
 /// Whether a rule of `program` reads `relation` (positively or under `not`).
-fn is_read_by_rules(program: &Program, relation: &str) -> bool {
+pub(crate) fn is_read_by_rules(program: &Program, relation: &str) -> bool {
     program
         .relations
         .values()

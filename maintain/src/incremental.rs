@@ -174,7 +174,11 @@ impl<'a> Maintainer<'a> {
                         self.maintain_counting(name)?;
                         "counting"
                     }
-                    RelationKind::Ephemeral => {
+                    // An ephemeral relation's delta matters only to the relations that
+                    // read it.
+                    RelationKind::Ephemeral
+                        if crate::database::is_read_by_rules(self.program, name) =>
+                    {
                         self.ephemeral_delta(name)?;
                         "ephemeral"
                     }
