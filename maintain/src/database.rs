@@ -61,33 +61,6 @@ pub enum DiffScope {
     Relation(String),
 }
 
-/// A tree root as stored in a state.
-type Root = [u8; 32];
-
-/// The outcome of [`Database::verify`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VerifyReport {
-    /// The materialized relations compared.
-    pub checked: Vec<String>,
-    /// Every part whose maintained address differs from the recomputed one.
-    pub mismatches: Vec<Mismatch>,
-}
-
-/// One tree of a materialized relation whose maintained and recomputed addresses differ.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    /// The relation.
-    pub relation: String,
-    /// Which tree: `tuples`, or an auxiliary tree's label (`index 1,0`, `groups`, ...).
-    pub part: String,
-    /// The maintained tree's root.
-    pub maintained: Option<Address>,
-    /// The recomputed tree's root.
-    pub recomputed: Option<Address>,
-    /// For the tuple tree: each differing tuple, described.
-    pub differences: Vec<String>,
-}
-
 /// One tuple that differs between two states.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TupleChange {
@@ -567,97 +540,6 @@ impl Database {
         })
     }
 
-    /// Recomputes every materialized relation of `snapshot` — tuples, derivation counts,
-    /// accumulators and indexes — from its base relations alone, rebuilds their trees, and
-    /// compares addresses with the maintained ones. Equal addresses mean maintenance was
-    /// exact; each mismatch comes with the tuple diff, maintained vs recomputed.
-    pub fn verify(&self, snapshot: &Snapshot) -> DbResult<VerifyReport> {
-        let stripped: Vec<RelationEntry> = snapshot
-            .state
-            .relations
-            .iter()
-            .map(|entry| {
-                let mut entry = entry.clone();
-                entry.aux.clear();
-                entry
-            })
-            .collect();
-        let plans = plan_program(&snapshot.program);
-        let mut by_name: BTreeMap<String, RelationEntry> =
-            stripped.into_iter().map(|r| (r.name.clone(), r)).collect();
-        update_base_indexes(&self.nodes, &snapshot.program, &plans, &mut by_name, None)?;
-        let every: BTreeSet<String> = by_name.keys().cloned().collect();
-        rebuild_views(
-            &self.nodes,
-            &snapshot.program,
-            &plans,
-            &mut by_name,
-            &every,
-            false,
-            &mut |_| {},
-        )?;
-        let recomputed: Vec<RelationEntry> = by_name.into_values().collect();
-        let mut report = VerifyReport::default();
-        for fresh in recomputed {
-            let Some(kept) = snapshot.entry(&fresh.name) else {
-                continue;
-            };
-            if !kept.kind.is_stored() {
-                continue;
-            }
-            report.checked.push(fresh.name.clone());
-            let mut parts: Vec<(String, Option<Root>, Option<Root>)> =
-                vec![("tuples".to_string(), kept.root, fresh.root)];
-            let labels: BTreeSet<&str> = kept
-                .aux
-                .iter()
-                .chain(&fresh.aux)
-                .map(|a| a.label.as_str())
-                .collect();
-            for label in labels {
-                let find = |entry: &RelationEntry| {
-                    entry.aux.iter().find(|a| a.label == label).map(|a| a.root)
-                };
-                parts.push((label.to_string(), find(kept), find(&fresh)));
-            }
-            for (part, maintained, recomputed) in parts {
-                if maintained == recomputed {
-                    continue;
-                }
-                let mut differences = Vec::new();
-                if part == "tuples" {
-                    if let (Some(a), Some(b)) = (kept.tree(), fresh.tree()) {
-                        let types = snapshot
-                            .schema(&fresh.name)
-                            .map(|s| s.types())
-                            .unwrap_or_default();
-                        for entry in a.diff(&self.nodes, &b)? {
-                            let entry = entry?;
-                            let tuple = decode_stored(entry.key(), &types, &fresh.name)?;
-                            let what = match entry {
-                                DiffEntry::Added { .. } => "missing from the maintained view",
-                                DiffEntry::Removed { .. } => "extra in the maintained view",
-                                DiffEntry::Changed { .. } => "derivation count differs",
-                            };
-                            differences.push(format!(
-                                "{}: {what}",
-                                crate::tuple::format_tuple(&fresh.name, &tuple)
-                            ));
-                        }
-                    }
-                }
-                report.mismatches.push(Mismatch {
-                    relation: fresh.name.clone(),
-                    part,
-                    maintained: maintained.map(Address::from_bytes),
-                    recomputed: recomputed.map(Address::from_bytes),
-                    differences,
-                });
-            }
-        }
-        Ok(report)
-    }
-
     /// Evaluates ad-hoc rules against `snapshot`; the first rule's head is the answer.
     pub fn query(&self, snapshot: &Snapshot, text: &str) -> DbResult<crate::query::QueryAnswer> {
         crate::query::query(&self.nodes, snapshot, text)
@@ -729,8 +611,14 @@ impl Database {
             }
             let from_types = from.schema(name).map(|s| s.types()).unwrap_or_default();
             let to_types = to.schema(name).map(|s| s.types()).unwrap_or_default();
-            let empty = Tree::empty(&self.nodes)?;
-            let (x, y) = (from_tree.unwrap_or(empty), to_tree.unwrap_or(empty));
+            // A relation present in one state only diffs against the empty tree.
+            let (x, y) = match (from_tree, to_tree) {
+                (Some(x), Some(y)) => (x, y),
+                (x, y) => {
+                    let empty = Tree::empty(&self.nodes)?;
+                    (x.unwrap_or(empty), y.unwrap_or(empty))
+                }
+            };
             for entry in x.diff(&self.nodes, &y)? {
                 let (sign, key, types) = match entry? {
                     DiffEntry::Added { key, .. } => (Sign::Insert, key, &to_types),
@@ -766,7 +654,7 @@ pub(crate) fn is_read_by_rules(program: &Program, relation: &str) -> bool {
 
 /// Keeps the indexes the plans need for every base relation: an unchanged relation keeps
 /// its index trees, a changed one (`deltas`) has them edited, and a missing one is built.
-fn update_base_indexes(
+pub(crate) fn update_base_indexes(
     nodes: &NodeStore,
     program: &Program,
     plans: &ProgramPlans,
@@ -804,7 +692,7 @@ fn update_base_indexes(
 /// Computes the views in `recompute` from scratch, in stratum order; every other view
 /// keeps its trees and gets exactly the indexes the plans need. Then, when asked, judges
 /// from scratch the denials in `recompute` (the others held in the state they come from).
-fn rebuild_views(
+pub(crate) fn rebuild_views(
     nodes: &NodeStore,
     program: &Program,
     plans: &ProgramPlans,
@@ -972,7 +860,7 @@ fn stat(operator: &str, relation: &str, counters: Counters) -> OperatorStat {
     }
 }
 
-fn decode_stored(key: &[u8], types: &[crate::Type], relation: &str) -> DbResult<Tuple> {
+pub(crate) fn decode_stored(key: &[u8], types: &[crate::Type], relation: &str) -> DbResult<Tuple> {
     decode_tuple(key, types).map_err(|e| {
         DbError::Corrupted(format!(
             "a stored tuple of `{relation}` does not decode: {e}"

@@ -26,14 +26,14 @@ pub mod strata;
 pub mod syntax;
 pub mod tuple;
 pub mod value;
+pub mod verify;
 
 pub use change::{Change, ChangeError, ChangeSet, Sign};
 pub use csv::CsvError;
-pub use database::{
-    CommitOutcome, Database, DiffScope, Mismatch, TupleChange, VerifyReport, BRANCH_DEFAULT,
-};
+pub use database::{CommitOutcome, Database, DiffScope, TupleChange, BRANCH_DEFAULT};
 pub use error::{DbError, DbResult};
 pub use schema::{Attribute, RelationSchema};
 pub use snapshot::Snapshot;
 pub use tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use value::{Type, Value};
+pub use verify::{Mismatch, VerifyReport};
