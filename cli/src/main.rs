@@ -55,6 +55,8 @@ enum Command {
     Verify(cmd::verify::VerifyArgs),
     /// The head commit, its state hash, and every relation with its count.
     Status(cmd::status::StatusArgs),
+    /// Delete the chunks no ref reaches; report the store's bytes before and after.
+    Gc(cmd::gc::GcArgs),
     /// Walk through rnt in a temporary store, printing each command and its output.
     Demo(cmd::demo::DemoArgs),
 }
@@ -80,6 +82,7 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Diff(args) => cmd::diff::run(&context, args, out),
         Command::Verify(args) => cmd::verify::run(&context, args, out),
         Command::Status(args) => cmd::status::run(&context, args, out),
+        Command::Gc(args) => cmd::gc::run(&context, args, out),
         Command::Demo(args) => cmd::demo::run(args, out),
     }
 }

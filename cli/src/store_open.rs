@@ -1,27 +1,24 @@
 //! Finding the store (`--store PATH`, or the nearest `.rnt/` from the current folder
-//! upward, as git finds `.git/`), creating it (`rnt init`), and opening it.
+//! upward, as git finds `.git/`), creating it (`rnt init`), and opening it for reading
+//! (no lock: readers never wait for a writer) or for writing (the writer lock, waited for).
 
 use anyhow::Context as _;
 use rnt_maintain::{Database, DbError};
-use rnt_store::{SledOptions, SledStore};
+use rnt_store::{create_store, detect_backend, open_store, BackendKind, OpenMode};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The store folder `rnt init` creates in the current folder.
 pub const STORE_DIR: &str = ".rnt";
 
-/// A file every sled store folder holds (sled's log, the file it locks): its presence
-/// tells a store from an ordinary folder.
-const STORE_MARKER_FILE: &str = "db";
-
 /// Environment variable: how long (milliseconds) to wait for a store another process
 /// holds, instead of the store's default.
 pub const LOCK_WAIT_ENV: &str = "RNT_LOCK_WAIT_MS";
 
-/// Whether `path` is a store folder.
+/// Whether `path` is a store folder (a damaged marker still counts: opening it reports
+/// the damage).
 pub fn is_store(path: &Path) -> bool {
-    path.join(STORE_MARKER_FILE).is_file()
+    !matches!(detect_backend(path), Ok(None))
 }
 
 /// The store folder to use: `explicit` (which must be a store), or the nearest `.rnt/`
@@ -51,33 +48,45 @@ pub fn locate(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
         })
 }
 
-/// The options to open a store with: the defaults, with the lock wait from
-/// [`LOCK_WAIT_ENV`] when set.
-fn options() -> SledOptions {
-    let options = SledOptions::default();
-    match std::env::var(LOCK_WAIT_ENV)
+/// How to open: the lock wait from [`LOCK_WAIT_ENV`] when set.
+fn mode(writer: bool) -> OpenMode {
+    let mut mode = OpenMode {
+        writer,
+        ..OpenMode::default()
+    };
+    if let Some(ms) = std::env::var(LOCK_WAIT_ENV)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
     {
-        Some(ms) => options.with_lock_wait(Duration::from_millis(ms)),
-        None => options,
+        mode.lock_wait = Duration::from_millis(ms);
     }
+    mode
 }
 
-/// Opens the store folder `path` (waiting for another process that holds it).
-pub fn open_at(path: &Path) -> anyhow::Result<Database> {
-    let store = SledStore::open_with(path, options()).map_err(DbError::from)?;
-    Ok(Database::new(Arc::new(store)))
+/// Opens the store folder `path`; a writer takes the writer lock first (waiting for
+/// another writer), a reader takes no lock.
+pub fn open_at(path: &Path, writer: bool) -> anyhow::Result<Database> {
+    if !is_store(path) {
+        return Err(DbError::user(format!("no rnt store at {}", path.display())).into());
+    }
+    let store = open_store(path, mode(writer)).map_err(DbError::from)?;
+    Ok(Database::new(store))
 }
 
-/// Finds and opens the store.
+/// Finds and opens the store for reading.
 pub fn open(explicit: Option<&Path>) -> anyhow::Result<Database> {
-    open_at(&locate(explicit)?)
+    open_at(&locate(explicit)?, false)
 }
 
-/// Creates an empty store at `explicit`, or at `.rnt/` in the current folder, and returns
-/// its path. Refuses an existing store and a folder that holds other files.
-pub fn create(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+/// Finds and opens the store for writing (commit, import, define, gc).
+pub fn open_for_writing(explicit: Option<&Path>) -> anyhow::Result<Database> {
+    open_at(&locate(explicit)?, true)
+}
+
+/// Creates an empty store with `backend` at `explicit`, or at `.rnt/` in the current
+/// folder, and returns its path. Refuses an existing store and a folder that holds other
+/// files.
+pub fn create(explicit: Option<&Path>, backend: BackendKind) -> anyhow::Result<PathBuf> {
     let path = match explicit {
         Some(path) => path.to_path_buf(),
         None => std::env::current_dir()
@@ -101,7 +110,6 @@ pub fn create(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
             .into());
         }
     }
-    let store = SledStore::open_with(&path, options()).map_err(DbError::from)?;
-    rnt_store::ChunkStore::flush(&store).map_err(DbError::from)?;
-    Ok(store.path().to_path_buf())
+    create_store(&path, backend).map_err(DbError::from)?;
+    Ok(path.canonicalize().unwrap_or(path))
 }

@@ -37,6 +37,28 @@ fn init_creates_a_store_once() {
 }
 
 #[test]
+fn init_records_the_backend_and_both_backends_work() {
+    for backend in ["packs", "sled"] {
+        let shop = Shop::bare();
+        let out = shop.ok(&["init", "--backend", backend]);
+        assert!(out.ends_with(&format!("({backend} backend)\n")), "{out}");
+        let marker = std::fs::read_to_string(shop.store().join("rnt-store")).unwrap();
+        assert_eq!(marker, format!("rnt-store 1\nbackend {backend}\n"));
+        shop.write(
+            "p.rnt",
+            "relation r(x: int).\nview v(x: int).\nv(x) :- r(x).\n",
+        );
+        shop.ok(&["define", "p.rnt"]);
+        shop.commit("one", &["+r(1)", "+r(2)"]);
+        assert_eq!(shop.ok(&["show", "v", "--format", "csv"]), "x\n1\n2\n");
+        shop.ok(&["verify"]);
+    }
+    let shop = Shop::bare();
+    let err = shop.fails(&["init", "--backend", "btree"], 1);
+    assert!(err.contains("btree"), "{err}");
+}
+
+#[test]
 fn init_at_an_explicit_path_and_refusals() {
     let shop = Shop::bare();
     let store = shop.dir().join("elsewhere");

@@ -6,7 +6,7 @@ mod common;
 
 use common::Shop;
 use rnt_merkle::{Commit, State, Tree};
-use rnt_store::{commit_ref, Address, ChunkStore, SledStore};
+use rnt_store::{commit_ref, Address, ChunkStore, PackStore};
 
 const PROGRAM: &str = "\
 relation customers(id: int, plan: str).
@@ -43,7 +43,7 @@ fn verify_passes_on_maintained_views() {
 fn verify_reports_a_wrong_view_with_exit_3_and_the_tuple_diff() {
     let shop = shop_with_a_view();
     {
-        let chunks = SledStore::open(&shop.store()).unwrap();
+        let chunks = PackStore::open(&shop.store()).unwrap();
         let nodes = rnt_merkle::NodeStore::new(std::sync::Arc::new(chunks.clone()));
         let head = chunks.get_ref("main").unwrap().unwrap();
         let commit = Commit::read(&chunks, &head).unwrap();
@@ -109,7 +109,7 @@ fn a_damaged_chunk_is_corruption_with_exit_3() {
         .unwrap()
         .to_string();
     {
-        let chunks = SledStore::open(&shop.store()).unwrap();
+        let chunks = PackStore::open(&shop.store()).unwrap();
         let address = Address::from_hex(&root).unwrap();
         let mut bytes = chunks.get(&address).unwrap().to_vec();
         let last = bytes.len() - 1;

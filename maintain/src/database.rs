@@ -233,7 +233,7 @@ impl Database {
                         .map_err(|e| DbError::user(format!("{relation}: {e}")))?,
                 );
                 read += 1;
-                if read % 65_536 == 0 {
+                if read.is_multiple_of(65_536) {
                     progress(read);
                 }
             }

@@ -20,6 +20,7 @@ mod error;
 mod node;
 mod node_store;
 pub mod objects;
+mod reach;
 mod tree;
 
 pub use cursor::{Cursor, Entries};
@@ -31,6 +32,7 @@ pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
 pub use objects::{
     AuxTree, ChangeCount, Commit, ObjectKind, OperatorStat, RelationEntry, RelationKind, State,
 };
+pub use reach::reachable_chunks;
 pub use tree::{prefix_successor, Tree};
 
 /// Longest key a tree accepts. Keys are tuples (rnt caps an encoded tuple at this size);

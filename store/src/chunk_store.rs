@@ -69,4 +69,42 @@ pub trait ChunkStore: Send + Sync {
 
     /// All refs, sorted by name.
     fn list_refs(&self) -> StoreResult<Vec<(String, Address)>>;
+
+    /// Makes every chunk written so far durable, then moves ref `name` from `expected` to
+    /// `new` and makes the move durable: the last step of a commit. The default is
+    /// [`ChunkStore::flush`], [`ChunkStore::compare_and_swap_ref`], `flush`; a backend that
+    /// can do it in one durable step (the pack backend replaces its manifest once) does.
+    fn compare_and_swap_ref_durably(
+        &self,
+        name: &str,
+        expected: Option<Address>,
+        new: Option<Address>,
+    ) -> StoreResult<()> {
+        self.flush()?;
+        self.compare_and_swap_ref(name, expected, new)?;
+        self.flush()
+    }
+
+    /// Drops every chunk `live` does not accept, keeping the rest (see each backend for
+    /// how, and what a crash in the middle leaves). The caller must hold the store for
+    /// writing and compute `live` from every ref.
+    fn collect_garbage(&self, live: &dyn Fn(&Address) -> bool) -> StoreResult<GcReport>;
+
+    /// Bytes the store occupies on disk (`None` for a store that is not on disk).
+    fn bytes_on_disk(&self) -> StoreResult<Option<u64>> {
+        Ok(None)
+    }
+}
+
+/// What [`ChunkStore::collect_garbage`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GcReport {
+    /// Bytes of the store's files before (0 for a store not on disk).
+    pub bytes_before: u64,
+    /// Bytes of the store's files after.
+    pub bytes_after: u64,
+    /// Chunks kept.
+    pub chunks_kept: u64,
+    /// Chunks dropped.
+    pub chunks_dropped: u64,
 }

@@ -28,7 +28,5 @@ pub fn commit_ref<S: ChunkStore + ?Sized>(
             return Err(StoreError::NotFound(address));
         }
     }
-    store.flush()?;
-    store.compare_and_swap_ref(name, expected, new)?;
-    store.flush()
+    store.compare_and_swap_ref_durably(name, expected, new)
 }

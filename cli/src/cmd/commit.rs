@@ -42,7 +42,7 @@ pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::
         let source = format!("argument {}", index + 1);
         changes.push(parse_change(text, Some(&source)).map_err(|e| DbError::user(e.to_string()))?);
     }
-    let db = context.open()?;
+    let db = context.open_for_writing()?;
     let before = db.nodes().counters();
     let outcome = db.commit(changes, &args.message)?;
     write_outcome(out, &outcome)?;

@@ -30,7 +30,7 @@ pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let db = context.open()?;
+    let db = context.open_for_writing()?;
     let message = args.message.unwrap_or_else(|| format!("define {name}"));
     let mut progress = crate::progress::Progress::new("define", None);
     let outcome =

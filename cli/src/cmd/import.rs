@@ -49,7 +49,7 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
         let total = file.metadata().ok().map(|m| m.len());
         (Box::new(file), args.file.clone(), total)
     };
-    let db = context.open()?;
+    let db = context.open_for_writing()?;
     let head = db.head()?;
     head.require(relation)?;
     let schema = head

@@ -5,6 +5,7 @@ pub mod commit;
 pub mod define;
 pub mod demo;
 pub mod diff;
+pub mod gc;
 pub mod import;
 pub mod init;
 pub mod log;
@@ -25,8 +26,14 @@ pub fn snapshot_at(db: &Database, at: Option<&str>) -> anyhow::Result<Snapshot> 
 }
 
 impl Context {
-    /// Finds and opens the store.
+    /// Finds and opens the store for reading (no lock: never waits for a writer).
     pub fn open(&self) -> anyhow::Result<Database> {
         crate::store_open::open(self.store.as_deref())
+    }
+
+    /// Finds and opens the store for writing: takes the writer lock, waiting for another
+    /// writer, so the head read at open is still the head when the commit lands.
+    pub fn open_for_writing(&self) -> anyhow::Result<Database> {
+        crate::store_open::open_for_writing(self.store.as_deref())
     }
 }

@@ -2,7 +2,7 @@
 
 use super::{check_ref_name, describe, verify};
 use crate::AddressMap;
-use crate::{Address, Chunk, ChunkStore, StoreError, StoreResult};
+use crate::{Address, Chunk, ChunkStore, GcReport, StoreError, StoreResult};
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
@@ -133,6 +133,18 @@ impl ChunkStore for MemoryStore {
             None => inner.refs.remove(name),
         };
         Ok(())
+    }
+
+    fn collect_garbage(&self, live: &dyn Fn(&Address) -> bool) -> StoreResult<GcReport> {
+        let mut inner = self.write();
+        let before = inner.chunks.len() as u64;
+        inner.chunks.retain(|address, _| live(address));
+        let kept = inner.chunks.len() as u64;
+        Ok(GcReport {
+            chunks_kept: kept,
+            chunks_dropped: before - kept,
+            ..GcReport::default()
+        })
     }
 
     fn list_refs(&self) -> StoreResult<Vec<(String, Address)>> {

@@ -1,6 +1,7 @@
 //! Backends of [`crate::ChunkStore`]: one file each, all checked by one conformance suite.
 
 pub mod memory;
+pub mod packs;
 pub mod sled;
 
 /// Checks a ref name: 1 to 255 characters of ASCII letters, digits, `_`, `-`, `.`, `/`.

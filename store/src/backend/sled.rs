@@ -44,7 +44,7 @@
 //! in a single-threaded caller); clone the open [`SledStore`] instead.
 
 use super::{check_ref_name, describe, hex_of, verify};
-use crate::{Address, Chunk, ChunkStore, StoreError, StoreResult, ADDRESS_BYTES};
+use crate::{Address, Chunk, ChunkStore, GcReport, StoreError, StoreResult, ADDRESS_BYTES};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::fmt;
@@ -386,6 +386,35 @@ impl ChunkStore for SledStore {
         }
     }
 
+    fn collect_garbage(&self, live: &dyn Fn(&Address) -> bool) -> StoreResult<GcReport> {
+        let bytes_before = folder_bytes(&self.inner.folder)?;
+        let mut kept = 0u64;
+        let mut dropped = Vec::new();
+        for key in self.inner.chunks.iter().keys() {
+            let key = key.map_err(from_sled)?;
+            match Address::from_slice(&key) {
+                Some(address) if live(&address) => kept += 1,
+                _ => dropped.push(key),
+            }
+        }
+        let mut batch = sled::Batch::default();
+        for key in &dropped {
+            batch.remove(key.clone());
+        }
+        self.inner.chunks.apply_batch(batch).map_err(from_sled)?;
+        self.flush()?;
+        Ok(GcReport {
+            bytes_before,
+            bytes_after: folder_bytes(&self.inner.folder)?,
+            chunks_kept: kept,
+            chunks_dropped: dropped.len() as u64,
+        })
+    }
+
+    fn bytes_on_disk(&self) -> StoreResult<Option<u64>> {
+        folder_bytes(&self.inner.folder).map(Some)
+    }
+
     fn list_refs(&self) -> StoreResult<Vec<(String, Address)>> {
         let mut refs = Vec::new();
         for entry in self.inner.refs.iter() {
@@ -468,6 +497,25 @@ fn from_sled(error: sled::Error) -> StoreError {
 /// An I/O error with a sentence saying what was being done.
 fn io_context(error: io::Error, doing: String) -> StoreError {
     StoreError::Io(io::Error::new(error.kind(), format!("{doing}: {error}")))
+}
+
+/// Bytes of every file under `folder`.
+fn folder_bytes(folder: &Path) -> StoreResult<u64> {
+    let mut total = 0;
+    for entry in fs::read_dir(folder)? {
+        let entry = entry?;
+        let meta = match entry.metadata() {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e.into()),
+        };
+        total += if meta.is_dir() {
+            folder_bytes(&entry.path())?
+        } else {
+            meta.len()
+        };
+    }
+    Ok(total)
 }
 
 /// Fsyncs a folder, so the files created in it survive a crash.

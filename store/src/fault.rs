@@ -1,0 +1,118 @@
+//! Fault injection for crash tests: a process that reaches a named write point for the
+//! n-th time aborts there, as a power cut or a `kill -9` at that instant would stop it.
+//!
+//! Tests enable it with the environment variable [`FAULT_ENV`], e.g.
+//! `RNT_FAULT_AT=manifest-rename:2` aborts at the second manifest rename, and
+//! [`PAUSE_ENV`], e.g. `RNT_PAUSE_AT=manifest-write:1:3000`, which sleeps 3 s there instead
+//! (a writer caught in the middle of a commit, for tests of readers beside it). Without the
+//! variables every point is a check of a value parsed once.
+//!
+//! The named points, in the order a commit passes them: [`RECORD_APPEND`],
+//! [`PACK_FSYNC`], [`INDEX_WRITE`], [`PACK_SEAL`], [`MANIFEST_WRITE`], [`MANIFEST_RENAME`],
+//! and for `gc` (and pack merging) [`GC_COPY`], [`GC_DELETE`].
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The environment variable naming the point and pass to abort at: `POINT:N` (N ≥ 1).
+pub const FAULT_ENV: &str = "RNT_FAULT_AT";
+
+/// The environment variable naming a point, a pass and milliseconds to sleep there:
+/// `POINT:N:MS`.
+pub const PAUSE_ENV: &str = "RNT_PAUSE_AT";
+
+/// A chunk record was appended to the pack being written (before it is synced).
+pub const RECORD_APPEND: &str = "record-append";
+/// The pack being written is about to be fsynced.
+pub const PACK_FSYNC: &str = "pack-fsync";
+/// A pack's index file was written (before it is synced).
+pub const INDEX_WRITE: &str = "index-write";
+/// A synced pack and its index are about to be renamed to their final names.
+pub const PACK_SEAL: &str = "pack-seal";
+/// A new manifest was written to its temporary file (before it is synced).
+pub const MANIFEST_WRITE: &str = "manifest-write";
+/// A synced temporary manifest is about to replace the manifest.
+pub const MANIFEST_RENAME: &str = "manifest-rename";
+/// A live chunk was copied into the pack gc (or a pack merge) is writing.
+pub const GC_COPY: &str = "gc-copy";
+/// A pack no manifest names any more is about to be deleted.
+pub const GC_DELETE: &str = "gc-delete";
+
+/// Every named point, for tests that visit each.
+pub const ALL_POINTS: [&str; 8] = [
+    RECORD_APPEND,
+    PACK_FSYNC,
+    INDEX_WRITE,
+    PACK_SEAL,
+    MANIFEST_WRITE,
+    MANIFEST_RENAME,
+    GC_COPY,
+    GC_DELETE,
+];
+
+/// An armed point: where, at which pass, and what to do there.
+struct Armed {
+    point: String,
+    pass: u64,
+    seen: AtomicU64,
+    /// Sleep this long instead of aborting.
+    pause: Option<Duration>,
+}
+
+impl Armed {
+    fn parse(text: &str, with_pause: bool) -> Option<Armed> {
+        let mut parts = text.split(':');
+        let point = parts.next()?.to_string();
+        let pass = parts
+            .next()?
+            .parse::<u64>()
+            .ok()
+            .filter(|pass| *pass >= 1)?;
+        let pause = if with_pause {
+            Some(Duration::from_millis(parts.next()?.parse().ok()?))
+        } else {
+            None
+        };
+        parts.next().is_none().then_some(Armed {
+            point,
+            pass,
+            seen: AtomicU64::new(0),
+            pause,
+        })
+    }
+
+    fn hit(&self, name: &str) -> bool {
+        self.point == name && self.seen.fetch_add(1, Ordering::Relaxed) + 1 == self.pass
+    }
+}
+
+fn armed() -> &'static [Armed] {
+    static ARMED: OnceLock<Vec<Armed>> = OnceLock::new();
+    ARMED.get_or_init(|| {
+        let abort = std::env::var(FAULT_ENV)
+            .ok()
+            .and_then(|text| Armed::parse(&text, false));
+        let pause = std::env::var(PAUSE_ENV)
+            .ok()
+            .and_then(|text| Armed::parse(&text, true));
+        abort.into_iter().chain(pause).collect()
+    })
+}
+
+/// Marks one pass of the write point `name`; aborts the process (or pauses it) when
+/// [`FAULT_ENV`] (or [`PAUSE_ENV`]) names this point and pass. The abort skips destructors
+/// and buffered output on purpose: it must leave the disk exactly as a crash would.
+pub fn point(name: &str) {
+    for armed in armed() {
+        if armed.hit(name) {
+            match armed.pause {
+                Some(pause) => std::thread::sleep(pause),
+                None => {
+                    eprintln!("fault injected: abort at {name} pass {}", armed.pass);
+                    std::process::abort();
+                }
+            }
+        }
+    }
+}
