@@ -29,7 +29,7 @@ pub use address::{
 };
 pub use backend::memory::MemoryStore;
 pub use backend::packs::{
-    Codec, PackOptions, PackStore, PACK_CODEC_DEFAULT, PACK_LOCK_WAIT_DEFAULT,
+    Codec, PackOptions, PackStore, PACK_CODEC_DEFAULT, PACK_CODEC_ENV, PACK_LOCK_WAIT_DEFAULT,
 };
 pub use backend::sled::{SledOptions, SledStore, SLED_CACHE_BYTES_DEFAULT, SLED_LOCK_WAIT_DEFAULT};
 pub use chunk_store::{Chunk, ChunkStore, GcReport};

@@ -43,6 +43,7 @@
 //! still open fails at once with [`StoreError::AlreadyOpen`] (waiting could only time out
 //! in a single-threaded caller); clone the open [`SledStore`] instead.
 
+use super::packs::lock::WriterLock;
 use super::{check_ref_name, describe, hex_of, verify};
 use crate::{Address, Chunk, ChunkStore, GcReport, StoreError, StoreResult, ADDRESS_BYTES};
 use std::collections::{BTreeMap, BTreeSet};
@@ -152,6 +153,8 @@ struct Inner {
     folder: PathBuf,
     /// Blob files already fsynced, with the length they had then.
     synced_blobs: Mutex<BTreeMap<OsString, u64>>,
+    /// rnt's lock on the folder (see `open_with`); let go after sled's handles.
+    _rnt_lock: WriterLock,
     _registration: Registration,
 }
 
@@ -181,12 +184,16 @@ impl SledStore {
             )
         })?;
         let registration = Registration::claim(&folder, dir)?;
+        // rnt's own lock first: while we hold it no other rnt process has this sled store
+        // open, so a snapshot sled left half-generated is stale and safe to remove.
+        let rnt_lock = WriterLock::acquire(&folder, options.lock_wait)?;
+        remove_stale_snapshots(&folder)?;
         let config = sled::Config::new()
             .path(&folder)
             .cache_capacity(options.cache_bytes);
         let db = open_waiting(&config, dir, options.lock_wait)?;
-        let chunks = db.open_tree(CHUNKS_TREE).map_err(from_sled)?;
-        let refs = db.open_tree(REFS_TREE).map_err(from_sled)?;
+        let chunks = guarded("opening its chunk tree", || db.open_tree(CHUNKS_TREE))?;
+        let refs = guarded("opening its ref tree", || db.open_tree(REFS_TREE))?;
         let log_path = folder.join(SLED_LOG_FILE);
         let log_file = OpenOptions::new()
             .read(true)
@@ -203,6 +210,7 @@ impl SledStore {
                 log_file,
                 folder,
                 synced_blobs: Mutex::new(BTreeMap::new()),
+                _rnt_lock: rnt_lock,
                 _registration: registration,
             }),
         })
@@ -269,12 +277,10 @@ impl fmt::Debug for SledStore {
 
 impl ChunkStore for SledStore {
     fn get(&self, address: &Address) -> StoreResult<Chunk> {
-        let bytes = self
-            .inner
-            .chunks
-            .get(address.as_bytes())
-            .map_err(from_sled)?
-            .ok_or(StoreError::NotFound(*address))?;
+        let bytes = guarded("reading a chunk", || {
+            self.inner.chunks.get(address.as_bytes())
+        })?
+        .ok_or(StoreError::NotFound(*address))?;
         verify(address, &bytes)?;
         Ok(Chunk::from(&bytes[..]))
     }
@@ -291,7 +297,9 @@ impl ChunkStore for SledStore {
             let key = address.as_bytes().as_slice();
             // A present key already holds these very bytes (content addressing), so
             // skipping it saves log space; one lookup costs less than one more write.
-            if !seen.insert(*address) || self.inner.chunks.contains_key(key).map_err(from_sled)? {
+            if !seen.insert(*address)
+                || guarded("looking a chunk up", || self.inner.chunks.contains_key(key))?
+            {
                 continue;
             }
             batch.insert(key, *bytes);
@@ -305,51 +313,26 @@ impl ChunkStore for SledStore {
     }
 
     fn contains(&self, address: &Address) -> StoreResult<bool> {
-        self.inner
-            .chunks
-            .contains_key(address.as_bytes())
-            .map_err(from_sled)
+        guarded("looking a chunk up", || {
+            self.inner.chunks.contains_key(address.as_bytes())
+        })
     }
 
     fn addresses_with_prefix(&self, hex_prefix: &str) -> StoreResult<Vec<Address>> {
-        // Pad to a whole address to parse the prefix; text that is not hex, or is longer
-        // than an address, names nothing (as with `MemoryStore`).
-        if hex_prefix.len() > ADDRESS_BYTES * 2 {
-            return Ok(Vec::new());
-        }
-        let Ok(lowest) = Address::from_hex(&format!("{hex_prefix:0<64}")) else {
-            return Ok(Vec::new());
-        };
-        // Scan on the whole bytes of the prefix, then filter on an odd last digit.
-        let key_prefix = &lowest.as_bytes()[..hex_prefix.len() / 2];
-        let mut found = Vec::new();
-        for key in self.inner.chunks.scan_prefix(key_prefix).keys() {
-            let key = key.map_err(from_sled)?;
-            let address = Address::from_slice(&key).ok_or_else(|| StoreError::CorruptedEntry {
-                what: "chunk table".to_string(),
-                detail: format!(
-                    "it holds a key of {} bytes ({}); chunk keys are {ADDRESS_BYTES}-byte addresses",
-                    key.len(),
-                    hex_of(&key)
-                ),
-            })?;
-            if address.has_hex_prefix(hex_prefix) {
-                found.push(address);
-            }
-        }
-        Ok(found)
+        catch_sled_panic("listing chunks", || self.scan_prefix(hex_prefix))?
     }
 
     fn flush(&self) -> StoreResult<()> {
-        self.inner.db.flush().map_err(from_sled)?;
-        self.sync_blobs()?;
-        self.inner.log_file.sync_all()?;
-        Ok(())
+        catch_sled_panic("flushing", || self.flush_files())?
+    }
+
+    fn list_refs(&self) -> StoreResult<Vec<(String, Address)>> {
+        catch_sled_panic("listing refs", || self.scan_refs())?
     }
 
     fn get_ref(&self, name: &str) -> StoreResult<Option<Address>> {
         check_ref_name(name)?;
-        let value = self.inner.refs.get(name.as_bytes()).map_err(from_sled)?;
+        let value = guarded("reading a ref", || self.inner.refs.get(name.as_bytes()))?;
         value.map(|bytes| ref_address(name, &bytes)).transpose()
     }
 
@@ -414,8 +397,46 @@ impl ChunkStore for SledStore {
     fn bytes_on_disk(&self) -> StoreResult<Option<u64>> {
         folder_bytes(&self.inner.folder).map(Some)
     }
+}
 
-    fn list_refs(&self) -> StoreResult<Vec<(String, Address)>> {
+impl SledStore {
+    fn scan_prefix(&self, hex_prefix: &str) -> StoreResult<Vec<Address>> {
+        // Pad to a whole address to parse the prefix; text that is not hex, or is longer
+        // than an address, names nothing (as with `MemoryStore`).
+        if hex_prefix.len() > ADDRESS_BYTES * 2 {
+            return Ok(Vec::new());
+        }
+        let Ok(lowest) = Address::from_hex(&format!("{hex_prefix:0<64}")) else {
+            return Ok(Vec::new());
+        };
+        // Scan on the whole bytes of the prefix, then filter on an odd last digit.
+        let key_prefix = &lowest.as_bytes()[..hex_prefix.len() / 2];
+        let mut found = Vec::new();
+        for key in self.inner.chunks.scan_prefix(key_prefix).keys() {
+            let key = key.map_err(from_sled)?;
+            let address = Address::from_slice(&key).ok_or_else(|| StoreError::CorruptedEntry {
+                what: "chunk table".to_string(),
+                detail: format!(
+                    "it holds a key of {} bytes ({}); chunk keys are {ADDRESS_BYTES}-byte addresses",
+                    key.len(),
+                    hex_of(&key)
+                ),
+            })?;
+            if address.has_hex_prefix(hex_prefix) {
+                found.push(address);
+            }
+        }
+        Ok(found)
+    }
+
+    fn flush_files(&self) -> StoreResult<()> {
+        self.inner.db.flush().map_err(from_sled)?;
+        self.sync_blobs()?;
+        self.inner.log_file.sync_all()?;
+        Ok(())
+    }
+
+    fn scan_refs(&self) -> StoreResult<Vec<(String, Address)>> {
         let mut refs = Vec::new();
         for entry in self.inner.refs.iter() {
             let (key, value) = entry.map_err(from_sled)?;
@@ -454,7 +475,8 @@ fn open_waiting(config: &sled::Config, dir: &Path, lock_wait: Duration) -> Store
     let started = Instant::now();
     let mut pause = LOCK_POLL_PAUSE_FIRST;
     loop {
-        match config.open() {
+        let opened = catch_sled_panic("opening it", || config.open())?;
+        match opened {
             Ok(db) => return Ok(db),
             Err(error) if is_lock_contention(&error) => {
                 let waited = started.elapsed();
@@ -467,9 +489,73 @@ fn open_waiting(config: &sled::Config, dir: &Path, lock_wait: Duration) -> Store
                 std::thread::sleep(pause.min(lock_wait - waited));
                 pause = (pause * 2).min(LOCK_POLL_PAUSE_MAX);
             }
-            Err(error) => return Err(from_sled(error)),
+            // rnt never changes sled's settings, so a refusal other than I/O means the
+            // files (`conf`, `db`) are damaged.
+            Err(sled::Error::Io(error)) => return Err(StoreError::Io(error)),
+            Err(error) => {
+                return Err(StoreError::CorruptedEntry {
+                    what: format!("sled store {}", dir.display()),
+                    detail: format!("sled cannot open it: {error}"),
+                })
+            }
         }
     }
+}
+
+/// Removes the snapshot files a killed sled left half-written (`snap.*.generating`): with
+/// them present, sled 0.34.7 refuses every later open (upstream sled#1527).
+fn remove_stale_snapshots(folder: &Path) -> StoreResult<()> {
+    for entry in fs::read_dir(folder)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("snap.") && name.ends_with(".generating") {
+            match fs::remove_file(entry.path()) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs a sled call, reporting a panic inside sled (it panics on some damaged files, e.g.
+/// a truncated `db`) as corruption instead of unwinding through rnt.
+fn guarded<T>(doing: &str, call: impl FnOnce() -> sled::Result<T>) -> StoreResult<T> {
+    catch_sled_panic(doing, call)?.map_err(from_sled)
+}
+
+thread_local! {
+    /// Set while a sled call runs under `catch_sled_panic`: its panic message is not
+    /// printed (it is reported as an error instead).
+    static INSIDE_SLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn catch_sled_panic<T>(doing: &str, call: impl FnOnce() -> T) -> StoreResult<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !INSIDE_SLED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    INSIDE_SLED.with(|inside| inside.set(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(call));
+    INSIDE_SLED.with(|inside| inside.set(false));
+    outcome.map_err(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        StoreError::CorruptedEntry {
+            what: "sled store".to_string(),
+            detail: format!("sled panicked while {doing} ({message}); its files are damaged"),
+        }
+    })
 }
 
 /// Whether sled failed to open because another handle holds the lock on its log file.

@@ -47,7 +47,7 @@
 //! packs or buckets.
 
 mod index;
-mod lock;
+pub(crate) mod lock;
 mod manifest;
 mod record;
 
@@ -78,6 +78,10 @@ pub const PACK_LOCK_WAIT_DEFAULT: Duration = Duration::from_secs(10);
 
 /// The codec new chunks are written with (chosen by measurement: docs/bench-storage.md).
 pub const PACK_CODEC_DEFAULT: Codec = Codec::Zstd;
+
+/// Environment variable choosing the codec new chunks are written with (`zstd`, `lz4` or
+/// `raw`), for measuring them side by side; unset means [`PACK_CODEC_DEFAULT`].
+pub const PACK_CODEC_ENV: &str = "RNT_PACK_CODEC";
 
 /// Bytes a writer buffers before writing them to its temporary pack.
 const WRITE_BUFFER_BYTES: usize = 1 << 20;
@@ -113,10 +117,15 @@ pub struct PackOptions {
 
 impl Default for PackOptions {
     fn default() -> PackOptions {
+        let codec = match std::env::var(PACK_CODEC_ENV).as_deref() {
+            Ok("lz4") => Codec::Lz4,
+            Ok("raw") => Codec::Raw,
+            _ => PACK_CODEC_DEFAULT,
+        };
         PackOptions {
             take_writer_lock: false,
             lock_wait: PACK_LOCK_WAIT_DEFAULT,
-            codec: PACK_CODEC_DEFAULT,
+            codec,
         }
     }
 }

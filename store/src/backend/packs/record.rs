@@ -36,6 +36,15 @@ const COMPRESS_BYTES_MIN: usize = 64;
 /// (measured on rnt's nodes: `benches/codec`, docs/bench-storage.md).
 const ZSTD_LEVEL: i32 = 1;
 
+thread_local! {
+    // zstd contexts are costly to create (measured: creating one per chunk took a third of
+    // a commit's time), so each thread keeps one of each.
+    static ZSTD_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+    static ZSTD_DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// How a record's stored bytes encode the chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Codec {
@@ -75,7 +84,13 @@ impl Codec {
         let packed = match self {
             Codec::Raw => return None,
             Codec::Lz4 => lz4_flex::block::compress(raw),
-            Codec::Zstd => zstd::bulk::compress(raw, ZSTD_LEVEL).ok()?,
+            Codec::Zstd => ZSTD_COMPRESSOR.with(|slot| {
+                let mut slot = slot.borrow_mut();
+                if slot.is_none() {
+                    *slot = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
+                }
+                slot.as_mut()?.compress(raw).ok()
+            })?,
         };
         (packed.len() < raw.len()).then_some(packed)
     }
@@ -86,7 +101,16 @@ impl Codec {
             Codec::Raw => stored.to_vec(),
             Codec::Lz4 => lz4_flex::block::decompress(stored, raw_len)
                 .map_err(|e| format!("its LZ4 block does not decode: {e}"))?,
-            Codec::Zstd => zstd::bulk::decompress(stored, raw_len)
+            Codec::Zstd => ZSTD_DECOMPRESSOR
+                .with(|slot| {
+                    let mut slot = slot.borrow_mut();
+                    if slot.is_none() {
+                        *slot = Some(zstd::bulk::Decompressor::new()?);
+                    }
+                    slot.as_mut()
+                        .expect("set above")
+                        .decompress(stored, raw_len)
+                })
                 .map_err(|e| format!("its zstd frame does not decode: {e}"))?,
         };
         if raw.len() == raw_len {

@@ -1,0 +1,433 @@
+//! The storage benchmark: what a user of the `rnt` binary meets, on the reference workload
+//! of DESIGN.md (100k customers, 1M orders, a 100k-node forest, the W1–W4 program, 20
+//! ticks of ~100 order changes, 10 customer changes and 5 moved edges), for each backend
+//! side by side in one run:
+//!
+//! - the median **CLI commit** of a tick (a new `rnt` process each: start, open, apply,
+//!   maintain, durable write) next to the **in-process commit** of the same tick (one warm
+//!   process over an identical store), and their ratio;
+//! - `rnt status` (a do-nothing command: process start, store open, head read);
+//! - bytes on disk of the store next to the CSV bytes of its data, for the base relations
+//!   alone and with the W1–W4 views and their indexes;
+//! - peak RSS of importing 10M orders while `order_plan` and `plan_total` are defined
+//!   (GNU `/usr/bin/time`, package `time`; skipped when it is missing).
+//!
+//! `cargo bench -p rnt-cli --bench storage` (or `benches/storage.sh`). Knobs:
+//! `RNT_BENCH_SCALE=0.1` shrinks the data, `RNT_BENCH_TICKS`, `RNT_BENCH_RSS_ROWS` (0 skips
+//! the RSS run), `RNT_BENCH_BACKENDS=packs,sled`. Packs are measured with each codec for
+//! new chunks (zstd, the default; lz4; raw), which is how the default was chosen.
+
+use rnt_maintain::change::parse_changes;
+use rnt_maintain::{CommitOutcome, Database};
+use rnt_store::{open_store, OpenMode};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const RNT: &str = env!("CARGO_BIN_EXE_rnt");
+
+const BASE: &str = "relation orders(id: int, customer: int, amount: int).
+relation customers(id: int, plan: str).
+relation edge(src: int, dst: int).
+";
+
+const VIEWS: &str = "view order_plan(id: int, plan: str).
+order_plan(i, p) :- orders(i, c, _), customers(c, p).
+view plan_total(plan: str, total: int, n: int).
+plan_total(p, sum(a), count()) :- orders(_, c, a), customers(c, p).
+view reach(x: int, y: int).
+reach(x, y) :- edge(x, y).
+reach(x, z) :- reach(x, y), edge(y, z).
+denial orphan(id: int).
+orphan(i) :- orders(i, c, _), not customers(c, _).
+";
+
+const RSS_PROGRAM: &str = "relation orders(id: int, customer: int, amount: int).
+relation customers(id: int, plan: str).
+view order_plan(id: int, plan: str).
+order_plan(i, p) :- orders(i, c, _), customers(c, p).
+view plan_total(plan: str, total: int, n: int).
+plan_total(p, sum(a), count()) :- orders(_, c, a), customers(c, p).
+";
+
+const PLANS: [&str; 5] = ["free", "basic", "pro", "team", "enterprise"];
+
+/// xorshift64, seeded: the data and ticks are the same in every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The reference data, and the state the ticks change.
+struct Data {
+    plans: Vec<usize>,
+    orders: Vec<(i64, i64, i64)>,
+    parent: Vec<Option<i64>>,
+}
+
+impl Data {
+    fn new(customers: i64, orders: i64, nodes: i64) -> Data {
+        let mut rng = Rng(0x5eed_1234_abcd_9876);
+        let plans = (0..customers).map(|_| rng.below(5) as usize).collect();
+        let orders = (0..orders)
+            .map(|i| {
+                (
+                    i,
+                    rng.below(customers as u64) as i64,
+                    1 + rng.below(1000) as i64,
+                )
+            })
+            .collect();
+        let parent = (0..nodes)
+            .map(|n| (n % 1000 != 0).then(|| rng.below(n as u64) as i64))
+            .collect();
+        Data {
+            plans,
+            orders,
+            parent,
+        }
+    }
+
+    /// Writes the three CSV files; returns their total bytes.
+    fn write_csv(&self, dir: &Path) -> u64 {
+        let mut customers = String::from("id,plan\n");
+        for (id, plan) in self.plans.iter().enumerate() {
+            let _ = writeln!(customers, "{id},{}", PLANS[*plan]);
+        }
+        let mut orders = String::from("id,customer,amount\n");
+        for (id, customer, amount) in &self.orders {
+            let _ = writeln!(orders, "{id},{customer},{amount}");
+        }
+        let mut edges = String::from("src,dst\n");
+        for (node, parent) in self.parent.iter().enumerate() {
+            if let Some(parent) = parent {
+                let _ = writeln!(edges, "{parent},{node}");
+            }
+        }
+        std::fs::write(dir.join("customers.csv"), &customers).unwrap();
+        std::fs::write(dir.join("orders.csv"), &orders).unwrap();
+        std::fs::write(dir.join("edge.csv"), &edges).unwrap();
+        (customers.len() + orders.len() + edges.len()) as u64
+    }
+
+    /// One tick as a change file: ~50 order updates, 10 customer plan changes, 5 moved edges.
+    fn tick(&mut self, rng: &mut Rng) -> String {
+        let mut out = String::new();
+        let mut touched = std::collections::BTreeSet::new();
+        for _ in 0..50 {
+            let i = rng.below(self.orders.len() as u64) as usize;
+            let (id, customer, amount) = self.orders[i];
+            let new = 1 + rng.below(1000) as i64;
+            if !touched.insert(id) || new == amount {
+                continue;
+            }
+            let _ = writeln!(out, "-orders({id}, {customer}, {amount})");
+            let _ = writeln!(out, "+orders({id}, {customer}, {new})");
+            self.orders[i].2 = new;
+        }
+        let mut customers = std::collections::BTreeSet::new();
+        while customers.len() < 10 {
+            let c = rng.below(self.plans.len() as u64) as usize;
+            if !customers.insert(c) {
+                continue;
+            }
+            let old = self.plans[c];
+            let new = (old + 1 + rng.below(4) as usize) % 5;
+            let _ = writeln!(out, "-customers({c}, \"{}\")", PLANS[old]);
+            let _ = writeln!(out, "+customers({c}, \"{}\")", PLANS[new]);
+            self.plans[c] = new;
+        }
+        let mut moved = std::collections::BTreeSet::new();
+        while moved.len() < 5 {
+            let node = 1 + rng.below(self.parent.len() as u64 - 1) as usize;
+            let Some(old) = self.parent[node] else {
+                continue;
+            };
+            let new = rng.below(node as u64) as i64;
+            if new == old || !moved.insert(node) {
+                continue;
+            }
+            let _ = writeln!(out, "-edge({old}, {node})");
+            let _ = writeln!(out, "+edge({new}, {node})");
+            self.parent[node] = Some(new);
+        }
+        out
+    }
+}
+
+/// Runs `rnt --store STORE args` in `dir`; panics on failure; returns its wall time (ms).
+fn rnt(dir: &Path, store: &Path, args: &[&str]) -> f64 {
+    let started = Instant::now();
+    let output = Command::new(RNT)
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    assert!(
+        output.status.success(),
+        "rnt {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    ms
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn folder_bytes(folder: &Path) -> u64 {
+    std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                folder_bytes(&entry.path())
+            } else {
+                meta.len()
+            }
+        })
+        .sum()
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_folder(&entry.path(), &target);
+        } else if entry.file_name() != "lock" {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+struct Figures {
+    backend: String,
+    cli_commit_ms: f64,
+    in_process_commit_ms: f64,
+    status_ms: f64,
+    base_bytes: u64,
+    views_bytes: u64,
+    build_s: f64,
+}
+
+/// The configurations measured: backend, and for packs the codec of new chunks.
+const CONFIGURATIONS: [(&str, &str); 4] = [
+    ("packs", "zstd"),
+    ("packs", "lz4"),
+    ("packs", "raw"),
+    ("sled", ""),
+];
+
+fn measure(backend: &str, codec: &str, dir: &Path, ticks: &[String]) -> Figures {
+    // Every `rnt` this process starts, and its own in-process store, use this codec.
+    std::env::set_var(rnt_store::PACK_CODEC_ENV, codec);
+    let name = if codec.is_empty() {
+        backend.to_string()
+    } else {
+        format!("{backend} ({codec})")
+    };
+    let store = dir.join(format!("store-{backend}-{codec}"));
+    let build = Instant::now();
+    rnt(dir, &store, &["init", "--backend", backend]);
+    std::fs::write(dir.join("base.rnt"), BASE).unwrap();
+    std::fs::write(dir.join("full.rnt"), format!("{BASE}{VIEWS}")).unwrap();
+    rnt(dir, &store, &["define", "base.rnt"]);
+    for relation in ["customers", "orders", "edge"] {
+        rnt(
+            dir,
+            &store,
+            &["import", relation, &format!("{relation}.csv")],
+        );
+    }
+    let base_bytes = folder_bytes(&store);
+    rnt(dir, &store, &["define", "full.rnt"]);
+    let views_bytes = folder_bytes(&store);
+    let build_s = build.elapsed().as_secs_f64();
+    let twin: PathBuf = dir.join(format!("twin-{backend}-{codec}"));
+    copy_folder(&store, &twin);
+
+    let status_ms = median((0..21).map(|_| rnt(dir, &store, &["status"])).collect());
+
+    let mut cli = Vec::new();
+    for (i, tick) in ticks.iter().enumerate() {
+        let file = dir.join(format!("tick-{i}.txt"));
+        std::fs::write(&file, tick).unwrap();
+        cli.push(rnt(
+            dir,
+            &store,
+            &["commit", "-m", "tick", "-f", file.to_str().unwrap()],
+        ));
+    }
+
+    let chunks = open_store(
+        &twin,
+        OpenMode {
+            writer: true,
+            ..OpenMode::default()
+        },
+    )
+    .unwrap();
+    let db = Database::new(chunks);
+    let mut in_process = Vec::new();
+    for tick in ticks {
+        let changes = parse_changes(tick, None).unwrap();
+        let started = Instant::now();
+        let outcome = db.commit(changes, "tick").unwrap();
+        in_process.push(started.elapsed().as_secs_f64() * 1e3);
+        assert!(matches!(outcome, CommitOutcome::Committed { .. }));
+    }
+    // Same ticks on the same data: the same state, whichever path committed it.
+    let twin_state = db.head().unwrap().state_address;
+    drop(db);
+    let status = Command::new(RNT)
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "status",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["state"].as_str(), Some(twin_state.to_hex().as_str()));
+    Figures {
+        backend: name,
+        cli_commit_ms: median(cli),
+        in_process_commit_ms: median(in_process),
+        status_ms,
+        base_bytes,
+        views_bytes,
+        build_s,
+    }
+}
+
+/// Peak RSS (KiB) of importing `rows` orders with `order_plan` and `plan_total` defined.
+fn import_rss(dir: &Path, rows: u64) -> Option<(u64, f64)> {
+    if rows == 0 || !Path::new("/usr/bin/time").exists() {
+        return None;
+    }
+    let store = dir.join("store-rss");
+    rnt(dir, &store, &["init"]);
+    std::fs::write(dir.join("rss.rnt"), RSS_PROGRAM).unwrap();
+    rnt(dir, &store, &["define", "rss.rnt"]);
+    let mut customers = String::from("id,plan\n");
+    for id in 0..100_000 {
+        let _ = writeln!(customers, "{id},{}", PLANS[id % 5]);
+    }
+    std::fs::write(dir.join("rss-customers.csv"), customers).unwrap();
+    rnt(dir, &store, &["import", "customers", "rss-customers.csv"]);
+    {
+        use std::io::Write as _;
+        let file = std::fs::File::create(dir.join("rss-orders.csv")).unwrap();
+        let mut out = std::io::BufWriter::new(file);
+        writeln!(out, "id,customer,amount").unwrap();
+        let mut rng = Rng(0x1234_5678);
+        for id in 0..rows {
+            writeln!(out, "{id},{},{}", rng.below(100_000), 1 + rng.below(1000)).unwrap();
+        }
+    }
+    let started = Instant::now();
+    let output = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(RNT)
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "import",
+            "orders",
+            "rss-orders.csv",
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        eprintln!("the {rows}-row import failed: {stderr}");
+    }
+    let kib = stderr.lines().last()?.trim().parse().ok()?;
+    Some((kib, seconds))
+}
+
+fn main() {
+    let scale: f64 = env_or("RNT_BENCH_SCALE", 1.0);
+    let tick_count: usize = env_or("RNT_BENCH_TICKS", 20);
+    let rss_rows: u64 = env_or("RNT_BENCH_RSS_ROWS", 10_000_000);
+    let backends: String = env_or("RNT_BENCH_BACKENDS", "packs,sled".to_string());
+    let scaled = |n: f64| ((n * scale) as i64).max(1000);
+    let mut data = Data::new(scaled(100_000.0), scaled(1_000_000.0), scaled(100_000.0));
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let csv_bytes = data.write_csv(dir);
+    let mut rng = Rng(0xabcdef);
+    let ticks: Vec<String> = (0..tick_count).map(|_| data.tick(&mut rng)).collect();
+    let changes = ticks.iter().map(|t| t.lines().count()).sum::<usize>() / ticks.len().max(1);
+    eprintln!(
+        "data: {} orders, {} customers, {} nodes; {csv_bytes} CSV bytes; {tick_count} ticks of ~{changes} changes",
+        data.orders.len(),
+        data.plans.len(),
+        data.parent.len()
+    );
+    let mut rows = Vec::new();
+    for (backend, codec) in CONFIGURATIONS {
+        if backends.split(',').any(|b| b == backend) {
+            let figures = measure(backend, codec, dir, &ticks);
+            eprintln!("{}: built in {:.1} s", figures.backend, figures.build_s);
+            rows.push(figures);
+        }
+    }
+    std::env::remove_var(rnt_store::PACK_CODEC_ENV);
+    println!();
+    println!("| backend | CLI commit (ms) | in-process commit (ms) | CLI / in-process | `rnt status` (ms) | store / CSV, base | store / CSV, with W1–W4 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for f in &rows {
+        println!(
+            "| {} | {:.1} | {:.1} | {:.2}× | {:.1} | {:.2}× ({:.1} MB) | {:.2}× ({:.1} MB) |",
+            f.backend,
+            f.cli_commit_ms,
+            f.in_process_commit_ms,
+            f.cli_commit_ms / f.in_process_commit_ms,
+            f.status_ms,
+            f.base_bytes as f64 / csv_bytes as f64,
+            f.base_bytes as f64 / 1e6,
+            f.views_bytes as f64 / csv_bytes as f64,
+            f.views_bytes as f64 / 1e6,
+        );
+    }
+    println!(
+        "CSV bytes of the data: {csv_bytes} ({:.1} MB)",
+        csv_bytes as f64 / 1e6
+    );
+    match import_rss(dir, rss_rows) {
+        Some((kib, seconds)) => println!(
+            "peak RSS of importing {rss_rows} orders with order_plan and plan_total defined: {:.0} MiB ({seconds:.1} s)",
+            kib as f64 / 1024.0
+        ),
+        None => println!("peak RSS of the big import: skipped (RNT_BENCH_RSS_ROWS=0 or no /usr/bin/time)"),
+    }
+}
