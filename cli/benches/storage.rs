@@ -14,7 +14,7 @@
 //!
 //! `cargo bench -p rnt-cli --bench storage` (or `benches/storage.sh`). Knobs:
 //! `RNT_BENCH_SCALE=0.1` shrinks the data, `RNT_BENCH_TICKS`, `RNT_BENCH_RSS_ROWS` (0 skips
-//! the RSS run), `RNT_BENCH_BACKENDS=packs,sled`. Packs are measured with each codec for
+//! the RSS run), `RNT_BENCH_BACKENDS=packs,sled`, `RNT_BENCH_CODECS=zstd,lz4,raw`, `RNT_BENCH_VERBOSE=1`. Packs are measured with each codec for
 //! new chunks (zstd, the default; lz4; raw), which is how the default was chosen.
 
 use rnt_maintain::change::parse_changes;
@@ -296,8 +296,17 @@ fn measure(backend: &str, codec: &str, dir: &Path, ticks: &[String]) -> Figures 
     for tick in ticks {
         let changes = parse_changes(tick, None).unwrap();
         let started = Instant::now();
+        let before = db.nodes().counters();
         let outcome = db.commit(changes, "tick").unwrap();
         in_process.push(started.elapsed().as_secs_f64() * 1e3);
+        if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
+            let spent = db.nodes().counters() - before;
+            eprintln!(
+                "{name}: in-process commit {:.1} ms, nodes fetched from the store {}",
+                in_process.last().copied().unwrap_or(0.0),
+                spent.nodes_fetched
+            );
+        }
         assert!(matches!(outcome, CommitOutcome::Committed { .. }));
     }
     // Same ticks on the same data: the same state, whichever path committed it.
@@ -394,8 +403,10 @@ fn main() {
         data.parent.len()
     );
     let mut rows = Vec::new();
+    let codecs: String = env_or("RNT_BENCH_CODECS", "zstd,lz4,raw".to_string());
     for (backend, codec) in CONFIGURATIONS {
-        if backends.split(',').any(|b| b == backend) {
+        let codec_wanted = codec.is_empty() || codecs.split(',').any(|c| c == codec);
+        if codec_wanted && backends.split(',').any(|b| b == backend) {
             let figures = measure(backend, codec, dir, &ticks);
             eprintln!("{}: built in {:.1} s", figures.backend, figures.build_s);
             rows.push(figures);

@@ -39,6 +39,17 @@ impl Snapshot {
         })
     }
 
+    /// The same program over another state (its address computed, not stored): an
+    /// intermediate state of a change made in steps.
+    pub fn with_state(&self, state: State) -> Snapshot {
+        Snapshot {
+            commit: self.commit,
+            state_address: Address::of(&state.encode()),
+            state,
+            program: self.program.clone(),
+        }
+    }
+
     /// Reads the state at `state_address` and checks its program.
     pub fn load(
         chunks: &dyn ChunkStore,

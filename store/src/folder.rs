@@ -163,6 +163,32 @@ mod tests {
     }
 
     #[test]
+    fn a_sled_store_from_before_markers_opens_as_sled() {
+        let dir = tempfile::tempdir().unwrap();
+        let address = {
+            let old = SledStore::open(dir.path()).unwrap();
+            let address = old.put(b"old").unwrap();
+            crate::commit_ref(&old, "main", None, Some(address)).unwrap();
+            address
+        };
+        assert!(!dir.path().join(MARKER_FILE).exists());
+        assert_eq!(detect_backend(dir.path()).unwrap(), Some(BackendKind::Sled));
+        let store = open_store(dir.path(), OpenMode::default()).unwrap();
+        assert_eq!(store.get_ref("main").unwrap(), Some(address));
+    }
+
+    #[test]
+    fn a_pack_store_whose_marker_was_lost_still_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        create_store(dir.path(), BackendKind::Packs).unwrap();
+        fs::remove_file(dir.path().join(MARKER_FILE)).unwrap();
+        assert_eq!(
+            detect_backend(dir.path()).unwrap(),
+            Some(BackendKind::Packs)
+        );
+    }
+
+    #[test]
     fn created_stores_open_as_their_backend() {
         for kind in [BackendKind::Packs, BackendKind::Sled] {
             let dir = tempfile::tempdir().unwrap();

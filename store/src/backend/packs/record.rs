@@ -32,9 +32,16 @@ pub const CHUNK_BYTES_MAX: usize = 1 << 30;
 /// Chunks shorter than this are stored raw: compression cannot pay for its frame.
 const COMPRESS_BYTES_MIN: usize = 64;
 
-/// zstd's level for chunks: level 1 decodes as fast as any level and gets most of the size
-/// (measured on rnt's nodes: `benches/codec`, docs/bench-storage.md).
-const ZSTD_LEVEL: i32 = 1;
+/// zstd's level for chunks. Measured side by side on the reference workload
+/// (`cli/benches/storage.rs`, docs/bench-storage.md): level 1 keeps the store smallest
+/// (2.3× its CSV with every view) but its per-chunk entropy tables cost a quarter of a
+/// commit; level -1 (zstd's fast mode) writes as fast as LZ4 and stays well under LZ4's
+/// size (3.0× against 4.0×). Any level decodes with the same decoder, so this is a writer's
+/// choice, not a format change; [`ZSTD_LEVEL_ENV`] overrides it for measurements.
+const ZSTD_LEVEL: i32 = -1;
+
+/// Environment variable overriding [`ZSTD_LEVEL`] (an integer zstd level).
+pub const ZSTD_LEVEL_ENV: &str = "RNT_PACK_ZSTD_LEVEL";
 
 thread_local! {
     // zstd contexts are costly to create (measured: creating one per chunk took a third of
@@ -87,7 +94,11 @@ impl Codec {
             Codec::Zstd => ZSTD_COMPRESSOR.with(|slot| {
                 let mut slot = slot.borrow_mut();
                 if slot.is_none() {
-                    *slot = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
+                    let level = std::env::var(ZSTD_LEVEL_ENV)
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(ZSTD_LEVEL);
+                    *slot = zstd::bulk::Compressor::new(level).ok();
                 }
                 slot.as_mut()?.compress(raw).ok()
             })?,
