@@ -7,6 +7,7 @@
 //! `error: ...`; program errors print their rendered diagnostics with source snippets.
 
 mod cmd;
+mod memory;
 mod output;
 mod progress;
 mod store_open;
@@ -19,6 +20,10 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Every allocation is counted, so long work can stop at the memory budget.
+#[global_allocator]
+static ALLOCATOR: memory::CountingAllocator = memory::CountingAllocator;
+
 /// rnt: a content-addressed relational store with history.
 #[derive(Debug, Parser)]
 #[command(name = "rnt", version, about, propagate_version = true)]
@@ -27,6 +32,10 @@ pub struct Cli {
     /// current folder upward.
     #[arg(long, global = true, value_name = "PATH")]
     store: Option<PathBuf>,
+    /// The most memory a command may use (e.g. 512M, 4G, none); work that needs more stops
+    /// with exit 1 and commits nothing. Default: RNT_MEMORY_BUDGET, else half the memory.
+    #[arg(long, global = true, value_name = "SIZE")]
+    memory_budget: Option<String>,
     /// The subcommand.
     #[command(subcommand)]
     command: Command,
@@ -70,6 +79,7 @@ pub struct Context {
 
 /// Runs a parsed command line, writing its output to `out`.
 pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
+    memory::install_budget(cli.memory_budget.as_deref()).map_err(DbError::user)?;
     let context = Context { store: cli.store };
     match cli.command {
         Command::Init(args) => cmd::init::run(&context, args, out),
@@ -117,7 +127,14 @@ where
 }
 
 /// Options of `rnt commit` (and the global one) that take a value as the next argument.
-const OPTIONS_WITH_VALUE: [&str; 5] = ["-m", "--message", "-f", "--file", "--store"];
+const OPTIONS_WITH_VALUE: [&str; 6] = [
+    "-m",
+    "--message",
+    "-f",
+    "--file",
+    "--store",
+    "--memory-budget",
+];
 
 /// Rewrites `rnt [..] commit A B C` so that the arguments that look like changes
 /// (`+name(` or `-name(`) come last, after `--`. Other command lines are returned as they
@@ -126,7 +143,7 @@ fn changes_last(args: Vec<OsString>) -> Vec<OsString> {
     let mut index = 1;
     let command = loop {
         match args.get(index).and_then(|a| a.to_str()) {
-            Some("--store") => index += 2,
+            Some("--store" | "--memory-budget") => index += 2,
             Some(arg) if arg.starts_with('-') => index += 1,
             Some(arg) => break arg,
             None => return args,
@@ -248,6 +265,19 @@ mod tests {
             ["rnt", "show", "-orders(1)"]
         );
         assert_eq!(reorder("rnt commit -m x"), ["rnt", "commit", "-m", "x"]);
+        assert_eq!(
+            reorder("rnt --memory-budget 1G commit -r(1) -m x"),
+            [
+                "rnt",
+                "--memory-budget",
+                "1G",
+                "commit",
+                "-m",
+                "x",
+                "--",
+                "-r(1)"
+            ]
+        );
     }
 
     #[test]

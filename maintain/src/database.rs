@@ -268,6 +268,9 @@ impl Database {
                 read += 1;
                 if read.is_multiple_of(65_536) {
                     progress(read);
+                    crate::budget::check(|| {
+                        format!("importing into `{relation}` ({read} rows read)")
+                    })?;
                 }
             }
             if batch.len() >= batch_rows || (done && !batch.is_empty()) {
@@ -289,6 +292,9 @@ impl Database {
                         current = current.with_state(step.state.clone());
                         steps.add(step);
                     }
+                    crate::budget::check(|| {
+                        format!("importing into `{relation}` ({read} rows read and maintained)")
+                    })?;
                 }
             }
             if done {

@@ -277,7 +277,14 @@ pub fn semi_naive(
             collect_into(plan, &sources, delta.get_mut(&plan.head))?;
         }
     }
-    for _round in 0..FIXPOINT_ROUNDS_MAX {
+    for round in 0..FIXPOINT_ROUNDS_MAX {
+        crate::budget::check(|| {
+            let derived: usize = full.values().map(|r| r.tuples().len()).sum();
+            format!(
+                "computing {} (round {round}, {derived} tuples so far)",
+                stratum.join(", ")
+            )
+        })?;
         let mut fresh: BTreeMap<String, MemRelation> = stratum
             .iter()
             .map(|r| (r.clone(), MemRelation::new()))
@@ -345,9 +352,20 @@ fn collect_into(
         )));
     };
     let mut bindings = vec![None; plan.variables];
+    let mut produced = 0usize;
     run_plan(plan, sources, &mut bindings, &mut |b| {
         target.insert(project(plan, b)?);
+        produced += 1;
+        if produced.is_multiple_of(BUDGET_CHECK_TUPLES) {
+            crate::budget::check(|| {
+                format!("computing {} ({produced} matches so far)", plan.head)
+            })?;
+        }
         Ok(Flow::Continue)
     })?;
     Ok(())
 }
+
+/// How many matches a rule produces between two checks of the memory budget: often enough
+/// to stop within a few megabytes of it, rarely enough to cost nothing measurable.
+const BUDGET_CHECK_TUPLES: usize = 1 << 14;

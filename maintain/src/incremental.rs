@@ -681,6 +681,7 @@ impl<'a> Maintainer<'a> {
             if frontier.values().all(MemRelation::is_empty) {
                 break;
             }
+            crate::budget::check(|| format!("maintaining {} (over-deletion)", stratum.join(", ")))?;
             drivers = Some(
                 std::mem::replace(&mut frontier, empty())
                     .into_iter()
@@ -759,6 +760,12 @@ impl<'a> Maintainer<'a> {
                 break;
             }
             rounds += 1;
+            crate::budget::check(|| {
+                format!(
+                    "maintaining {} (insertion round {rounds})",
+                    stratum.join(", ")
+                )
+            })?;
             if rounds > crate::eval::FIXPOINT_ROUNDS_MAX {
                 return Err(DbError::user(format!(
                     "maintaining {} did not reach a fixpoint",

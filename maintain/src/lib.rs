@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod aggregate;
+mod budget;
 pub mod canonical;
 pub mod change;
 pub mod check;
@@ -28,6 +29,7 @@ pub mod tuple;
 pub mod value;
 pub mod verify;
 
+pub use budget::{check as check_memory_budget, memory_budget, set_memory_budget};
 pub use change::{Change, ChangeError, ChangeSet, Sign};
 pub use csv::CsvError;
 pub use database::{CommitOutcome, Database, DiffScope, TupleChange, BRANCH_DEFAULT};

@@ -1,0 +1,139 @@
+//! The memory budget of one `rnt` process: an allocator that counts the bytes it holds,
+//! and the budget (`--memory-budget SIZE`, `RNT_MEMORY_BUDGET`, default half the
+//! machine's memory) that long work checks against (`rnt_maintain::set_memory_budget`).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Environment variable: the memory budget, as `--memory-budget` takes it.
+pub const MEMORY_BUDGET_ENV: &str = "RNT_MEMORY_BUDGET";
+
+/// The budget when neither the option nor the variable sets one and the machine's memory
+/// cannot be read.
+const BUDGET_FALLBACK_BYTES: usize = 4 << 30;
+
+/// Bytes the allocator hands out now.
+static HELD_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// The system allocator, counting the bytes it holds (two relaxed atomic operations per
+/// allocation: cheap next to the allocation itself).
+pub struct CountingAllocator;
+
+// SAFETY: every method forwards to `System` unchanged; the counter only observes sizes.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc` is passed on unchanged.
+        let pointer = unsafe { System.alloc(layout) };
+        if !pointer.is_null() {
+            HELD_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        pointer
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let pointer = unsafe { System.alloc_zeroed(layout) };
+        if !pointer.is_null() {
+            HELD_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        pointer
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        // SAFETY: `pointer` came from this allocator with `layout`.
+        unsafe { System.dealloc(pointer, layout) };
+        HELD_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract for `realloc` is passed on unchanged.
+        let moved = unsafe { System.realloc(pointer, layout, new_size) };
+        if !moved.is_null() {
+            HELD_BYTES.fetch_add(new_size, Ordering::Relaxed);
+            HELD_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        moved
+    }
+}
+
+/// Bytes the process's allocator holds now.
+pub fn held_bytes() -> usize {
+    HELD_BYTES.load(Ordering::Relaxed)
+}
+
+/// Parses a size: a whole number of bytes with an optional binary suffix `K`, `M`, `G` or
+/// `T` (`KiB`, `MB` … accepted alike), or `none` (and `0`) for no budget.
+pub fn parse_size(text: &str) -> Result<usize, String> {
+    let trimmed = text.trim();
+    if trimmed.eq_ignore_ascii_case("none") {
+        return Ok(0);
+    }
+    let digits_end = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (digits, unit) = trimmed.split_at(digits_end);
+    let unit = unit.trim().to_ascii_uppercase();
+    let shift = match unit.trim_end_matches("IB").trim_end_matches('B') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("`{text}` is not a size: use e.g. 512M, 2G or none")),
+    };
+    let number: usize = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size: use e.g. 512M, 2G or none"))?;
+    number
+        .checked_mul(1usize << shift)
+        .ok_or_else(|| format!("`{text}` is too large a size"))
+}
+
+/// The default budget: half the machine's memory (`MemTotal` in `/proc/meminfo`).
+fn default_budget() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|line| line.starts_with("MemTotal:"))?;
+            let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib.saturating_mul(1024) / 2)
+        })
+        .unwrap_or(BUDGET_FALLBACK_BYTES)
+}
+
+/// Installs the budget: `option` (`--memory-budget`), else [`MEMORY_BUDGET_ENV`], else half
+/// the machine's memory.
+pub fn install_budget(option: Option<&str>) -> Result<(), String> {
+    let from_env = std::env::var(MEMORY_BUDGET_ENV).ok();
+    let limit = match option.or(from_env.as_deref()) {
+        Some(text) => parse_size(text)?,
+        None => default_budget(),
+    };
+    rnt_maintain::set_memory_budget(held_bytes, limit);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("512"), Ok(512));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("3 gb"), Ok(3 << 30));
+        assert_eq!(parse_size("none"), Ok(0));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("12X").is_err());
+        assert!(parse_size("").is_err());
+    }
+
+    #[test]
+    fn the_default_is_half_the_machine() {
+        let budget = default_budget();
+        assert!(budget >= 1 << 20, "{budget}");
+    }
+}
