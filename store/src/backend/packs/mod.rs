@@ -83,6 +83,10 @@ pub const PACK_CODEC_DEFAULT: Codec = Codec::Zstd;
 /// `raw`), for measuring them side by side; unset means [`PACK_CODEC_DEFAULT`].
 pub const PACK_CODEC_ENV: &str = "RNT_PACK_CODEC";
 
+/// An index up to this size is read whole when its pack is first used (one `pread`);
+/// a larger one is read a bucket at a time.
+const WHOLE_INDEX_BYTES_MAX: u64 = 64 << 10;
+
 /// Bytes a writer buffers before writing them to its temporary pack.
 const WRITE_BUFFER_BYTES: usize = 1 << 20;
 
@@ -872,6 +876,8 @@ struct PackFiles {
     pack: File,
     index: File,
     header: IndexHeader,
+    /// The whole index file, when it is small enough to read at once.
+    whole_index: Option<Vec<u8>>,
 }
 
 impl OpenPack {
@@ -921,11 +927,18 @@ impl OpenPack {
             .metadata()
             .map_err(|e| Some(format!("cannot read the pack's length: {e}")))?
             .len();
-        let mut header_bytes =
-            vec![0u8; HEADER_BYTES.min(usize::try_from(index_bytes).unwrap_or(0))];
-        read_at(&index, &mut header_bytes, 0)
+        // A small index is read whole in one go (most packs are a commit's few hundred
+        // chunks); a large one, header first and then bucket by bucket as lookups need.
+        let read_bytes = if index_bytes <= WHOLE_INDEX_BYTES_MAX {
+            index_bytes
+        } else {
+            HEADER_BYTES as u64
+        };
+        let mut index_start = vec![0u8; usize::try_from(read_bytes.min(index_bytes)).unwrap_or(0)];
+        read_at(&index, &mut index_start, 0)
             .map_err(|e| Some(format!("cannot read the index: {e}")))?;
-        let header = IndexHeader::parse(&header_bytes, index_bytes).map_err(Some)?;
+        let header = IndexHeader::parse(&index_start, index_bytes).map_err(Some)?;
+        let whole_index = (read_bytes == index_bytes).then_some(index_start);
         if header.pack_bytes != pack_bytes || pack_bytes != self.meta.bytes {
             return Err(Some(format!(
                 "the pack file is {pack_bytes} bytes where its index says {} and the manifest {}",
@@ -936,6 +949,7 @@ impl OpenPack {
             pack,
             index,
             header,
+            whole_index,
         })
     }
 
@@ -945,10 +959,22 @@ impl OpenPack {
         let slot = &self.buckets[usize::from(first)];
         let loaded = slot.get_or_init(|| {
             let (entry, count) = files.header.bucket_range(first);
-            let mut bytes = vec![0u8; count * ENTRY_BYTES];
-            read_at(&files.index, &mut bytes, IndexHeader::entry_offset(entry))
-                .map_err(|e| format!("cannot read index bucket {first:02x}: {e}"))?;
-            let entries = files.header.parse_bucket(first, &bytes)?;
+            let start = IndexHeader::entry_offset(entry);
+            let entries = match &files.whole_index {
+                Some(whole) => {
+                    let start = usize::try_from(start).expect("a small index's offsets fit");
+                    let bytes = whole
+                        .get(start..start + count * ENTRY_BYTES)
+                        .ok_or_else(|| format!("index bucket {first:02x} is cut short"))?;
+                    files.header.parse_bucket(first, bytes)?
+                }
+                None => {
+                    let mut bytes = vec![0u8; count * ENTRY_BYTES];
+                    read_at(&files.index, &mut bytes, start)
+                        .map_err(|e| format!("cannot read index bucket {first:02x}: {e}"))?;
+                    files.header.parse_bucket(first, &bytes)?
+                }
+            };
             if let Some(bad) = entries.iter().find(|entry| {
                 entry.offset < record::PACK_MAGIC.len() as u64
                     || entry.offset + u64::from(entry.len) > files.header.pack_bytes
