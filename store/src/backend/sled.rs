@@ -43,6 +43,7 @@
 //! still open fails at once with [`StoreError::AlreadyOpen`] (waiting could only time out
 //! in a single-threaded caller); clone the open [`SledStore`] instead.
 
+use super::packs::files::{folder_bytes, sync_folder};
 use super::packs::lock::WriterLock;
 use super::{check_ref_name, describe, hex_of, verify};
 use crate::{Address, Chunk, ChunkStore, GcReport, StoreError, StoreResult, ADDRESS_BYTES};
@@ -583,36 +584,6 @@ fn from_sled(error: sled::Error) -> StoreError {
 /// An I/O error with a sentence saying what was being done.
 fn io_context(error: io::Error, doing: String) -> StoreError {
     StoreError::Io(io::Error::new(error.kind(), format!("{doing}: {error}")))
-}
-
-/// Bytes of every file under `folder`.
-fn folder_bytes(folder: &Path) -> StoreResult<u64> {
-    let mut total = 0;
-    for entry in fs::read_dir(folder)? {
-        let entry = entry?;
-        let meta = match entry.metadata() {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e.into()),
-        };
-        total += if meta.is_dir() {
-            folder_bytes(&entry.path())?
-        } else {
-            meta.len()
-        };
-    }
-    Ok(total)
-}
-
-/// Fsyncs a folder, so the files created in it survive a crash.
-fn sync_folder(folder: &Path) -> StoreResult<()> {
-    #[cfg(unix)]
-    File::open(folder)?.sync_all()?;
-    // Elsewhere a folder cannot be opened as a file; its entries are made durable with
-    // the files themselves.
-    #[cfg(not(unix))]
-    let _ = folder;
-    Ok(())
 }
 
 /// Locks a mutex whose data stays consistent even if a holder panicked (every update is a

@@ -159,7 +159,7 @@ pub fn write_atomically(folder: &Path, manifest: &Manifest) -> StoreResult<()> {
     }
     fault::point(fault::MANIFEST_RENAME);
     fs::rename(&temporary, &path)?;
-    super::sync_folder(folder)?;
+    super::files::sync_folder(folder)?;
     Ok(())
 }
 

@@ -46,26 +46,31 @@
 //! only for chunks that need the damaged bytes: other chunks are still found in the other
 //! packs or buckets.
 
+pub(crate) mod files;
 mod index;
 pub(crate) mod lock;
 mod manifest;
+mod pending;
 mod record;
+mod sealed;
 
 pub use record::Codec;
 
 use super::{check_ref_name, describe};
 use crate::fault;
-use crate::{Address, AddressMap, Chunk, ChunkStore, GcReport, StoreError, StoreResult};
-use index::{Entry, IndexHeader, ENTRY_BYTES, HEADER_BYTES};
+use crate::{Address, Chunk, ChunkStore, GcReport, StoreError, StoreResult};
+pub(crate) use files::sync_folder;
+use files::{folder_bytes, process_is_alive, remove_if_present, stamp_of, FileStamp};
+use index::Entry;
 use lock::WriterLock;
 pub use manifest::MANIFEST_FILE;
 use manifest::{Manifest, PackMeta};
+use pending::PendingPack;
+use sealed::{OpenPack, PackProblem};
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
-use std::io::Write as _;
+use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
 /// The folder of pack files inside a store folder.
@@ -178,14 +183,6 @@ struct View {
     stamp: Option<FileStamp>,
     /// The manifest's packs, oldest first.
     packs: Vec<Arc<OpenPack>>,
-}
-
-/// What tells one manifest file from the next: a replace is a rename, so a new inode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FileStamp {
-    inode: u64,
-    bytes: u64,
-    modified_ns: i128,
 }
 
 #[derive(Default)]
@@ -778,19 +775,6 @@ fn take_lock(folder: &Path, packs_dir: &Path, wait: Duration) -> StoreResult<Wri
     Ok(lock)
 }
 
-/// Whether process `pid` still runs (Linux: its `/proc` entry exists). Where that cannot
-/// be told, every process counts as alive, so nothing live is ever deleted.
-fn process_is_alive(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return true;
-    }
-    let proc_root = Path::new("/proc");
-    if !proc_root.join("self").exists() {
-        return true;
-    }
-    proc_root.join(pid.to_string()).exists()
-}
-
 fn load_view(folder: &Path, packs_dir: &Path, previous: Option<&View>) -> StoreResult<View> {
     // Stamp first, then read: if the file is replaced in between, the stamp is stale and
     // the next refresh reads again (never the other way round).
@@ -822,442 +806,6 @@ impl View {
             packs,
         }
     }
-}
-
-fn stamp_of(path: &Path) -> StoreResult<Option<FileStamp>> {
-    match fs::metadata(path) {
-        Ok(meta) => Ok(Some(FileStamp {
-            inode: inode_of(&meta),
-            bytes: meta.len(),
-            modified_ns: meta
-                .modified()
-                .ok()
-                .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |duration| {
-                    i128::try_from(duration.as_nanos()).unwrap_or(0)
-                }),
-        })),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e.into()),
-    }
-}
-
-#[cfg(unix)]
-fn inode_of(meta: &fs::Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::ino(meta)
-}
-
-#[cfg(not(unix))]
-fn inode_of(_meta: &fs::Metadata) -> u64 {
-    0
-}
-
-/// Why a pack could not answer a lookup.
-enum PackProblem {
-    /// Its files are gone (deleted by a merge or gc after the manifest was read).
-    Gone,
-    /// Its index is damaged (the detail says where).
-    Damaged(String),
-}
-
-/// A sealed pack, its files opened and its index read on first use.
-struct OpenPack {
-    meta: PackMeta,
-    pack_path: PathBuf,
-    index_path: PathBuf,
-    files: OnceLock<Result<PackFiles, String>>,
-    buckets: Box<[OnceLock<BucketLoad>]>,
-}
-
-/// One index bucket as loaded: its checked entries, or what was wrong with it.
-type BucketLoad = Result<Arc<[Entry]>, String>;
-
-struct PackFiles {
-    pack: File,
-    index: File,
-    header: IndexHeader,
-    /// The whole index file, when it is small enough to read at once.
-    whole_index: Option<Vec<u8>>,
-}
-
-impl OpenPack {
-    fn new(meta: PackMeta, packs_dir: &Path) -> OpenPack {
-        OpenPack {
-            pack_path: packs_dir.join(format!("{}.pack", meta.name)),
-            index_path: packs_dir.join(format!("{}.idx", meta.name)),
-            meta,
-            files: OnceLock::new(),
-            buckets: (0..index::BUCKETS).map(|_| OnceLock::new()).collect(),
-        }
-    }
-
-    /// The open files and checked index header; `Gone` when the files do not exist.
-    fn files(&self) -> Result<&PackFiles, PackProblem> {
-        if self.files.get().is_none() {
-            match self.open_files() {
-                Ok(files) => {
-                    let _ = self.files.set(Ok(files));
-                }
-                Err(None) => return Err(PackProblem::Gone),
-                Err(Some(detail)) => {
-                    let _ = self.files.set(Err(detail));
-                }
-            }
-        }
-        match self.files.get().expect("set above") {
-            Ok(files) => Ok(files),
-            Err(detail) => Err(PackProblem::Damaged(detail.clone())),
-        }
-    }
-
-    /// Opens the files; `Err(None)` when they are gone, `Err(Some(why))` when damaged.
-    fn open_files(&self) -> Result<PackFiles, Option<String>> {
-        let open = |path: &Path| match File::open(path) {
-            Ok(file) => Ok(file),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(None),
-            Err(e) => Err(Some(format!("cannot open {}: {e}", path.display()))),
-        };
-        let index = open(&self.index_path)?;
-        let pack = open(&self.pack_path)?;
-        let index_bytes = index
-            .metadata()
-            .map_err(|e| Some(format!("cannot read the index's length: {e}")))?
-            .len();
-        let pack_bytes = pack
-            .metadata()
-            .map_err(|e| Some(format!("cannot read the pack's length: {e}")))?
-            .len();
-        // A small index is read whole in one go (most packs are a commit's few hundred
-        // chunks); a large one, header first and then bucket by bucket as lookups need.
-        let read_bytes = if index_bytes <= WHOLE_INDEX_BYTES_MAX {
-            index_bytes
-        } else {
-            HEADER_BYTES as u64
-        };
-        let mut index_start = vec![0u8; usize::try_from(read_bytes.min(index_bytes)).unwrap_or(0)];
-        read_at(&index, &mut index_start, 0)
-            .map_err(|e| Some(format!("cannot read the index: {e}")))?;
-        let header = IndexHeader::parse(&index_start, index_bytes).map_err(Some)?;
-        let whole_index = (read_bytes == index_bytes).then_some(index_start);
-        if header.pack_bytes != pack_bytes || pack_bytes != self.meta.bytes {
-            return Err(Some(format!(
-                "the pack file is {pack_bytes} bytes where its index says {} and the manifest {}",
-                header.pack_bytes, self.meta.bytes
-            )));
-        }
-        Ok(PackFiles {
-            pack,
-            index,
-            header,
-            whole_index,
-        })
-    }
-
-    /// The checked entries of the index bucket for addresses starting with `first`.
-    fn bucket(&self, first: u8) -> Result<Arc<[Entry]>, PackProblem> {
-        let files = self.files()?;
-        let slot = &self.buckets[usize::from(first)];
-        let loaded = slot.get_or_init(|| {
-            let (entry, count) = files.header.bucket_range(first);
-            let start = IndexHeader::entry_offset(entry);
-            let entries = match &files.whole_index {
-                Some(whole) => {
-                    let start = usize::try_from(start).expect("a small index's offsets fit");
-                    let bytes = whole
-                        .get(start..start + count * ENTRY_BYTES)
-                        .ok_or_else(|| format!("index bucket {first:02x} is cut short"))?;
-                    files.header.parse_bucket(first, bytes)?
-                }
-                None => {
-                    let mut bytes = vec![0u8; count * ENTRY_BYTES];
-                    read_at(&files.index, &mut bytes, start)
-                        .map_err(|e| format!("cannot read index bucket {first:02x}: {e}"))?;
-                    files.header.parse_bucket(first, &bytes)?
-                }
-            };
-            if let Some(bad) = entries.iter().find(|entry| {
-                entry.offset < record::PACK_MAGIC.len() as u64
-                    || entry.offset + u64::from(entry.len) > files.header.pack_bytes
-            }) {
-                return Err(format!(
-                    "the index places chunk {} outside the pack",
-                    bad.address
-                ));
-            }
-            Ok(entries.into())
-        });
-        loaded.clone().map_err(PackProblem::Damaged)
-    }
-
-    fn lookup(&self, address: &Address) -> Result<Option<Entry>, PackProblem> {
-        let bucket = self.bucket(address.as_bytes()[0])?;
-        Ok(bucket
-            .binary_search_by(|entry| entry.address.cmp(address))
-            .ok()
-            .map(|at| bucket[at]))
-    }
-
-    /// Every entry of the index, in address order.
-    fn all_entries(&self) -> Result<Vec<Entry>, String> {
-        let mut all = Vec::new();
-        for first in 0..=u8::MAX {
-            match self.bucket(first) {
-                Ok(entries) => all.extend_from_slice(&entries),
-                Err(PackProblem::Gone) => return Err("its files are missing".to_string()),
-                Err(PackProblem::Damaged(detail)) => return Err(detail),
-            }
-        }
-        if let Some(Ok(files)) = self.files.get() {
-            debug_assert_eq!(all.len() as u64, u64::from(files.header.count));
-        }
-        Ok(all)
-    }
-
-    /// Reads the raw record `entry` points at (not yet decoded or checked).
-    fn read_record(&self, entry: &Entry) -> StoreResult<Vec<u8>> {
-        let files = self
-            .files()
-            .map_err(|problem| self.problem_error(problem))?;
-        let mut bytes = vec![0u8; entry.len as usize];
-        read_at(&files.pack, &mut bytes, entry.offset).map_err(|e| {
-            self.damaged(
-                Some((&entry.address, entry)),
-                &format!("cannot read its record: {e}"),
-            )
-        })?;
-        Ok(bytes)
-    }
-
-    /// The error for damage in this pack, naming the chunk and offset when known.
-    fn damaged(&self, at: Option<(&Address, &Entry)>, detail: &str) -> StoreError {
-        match at {
-            Some((address, entry)) => StoreError::Corrupted {
-                address: *address,
-                detail: format!(
-                    "in pack {} at offset {}: {detail}",
-                    self.pack_path.display(),
-                    entry.offset
-                ),
-            },
-            None => StoreError::CorruptedEntry {
-                what: format!("pack {}", self.pack_path.display()),
-                detail: detail.to_string(),
-            },
-        }
-    }
-
-    fn problem_error(&self, problem: PackProblem) -> StoreError {
-        match problem {
-            PackProblem::Gone => self.damaged(None, "its files are missing"),
-            PackProblem::Damaged(detail) => self.damaged(None, &detail),
-        }
-    }
-
-    fn delete_files(&self, packs_dir: &Path) -> StoreResult<()> {
-        fault::point(fault::GC_DELETE);
-        remove_if_present(&self.index_path)?;
-        remove_if_present(&self.pack_path)?;
-        sync_folder(packs_dir)
-    }
-}
-
-/// The pack a writer is filling: a temporary file only this process reads.
-struct PendingPack {
-    path: PathBuf,
-    file: File,
-    codec: Codec,
-    /// Bytes already written to `file`.
-    written: u64,
-    /// Bytes appended but not yet written (they follow `written`).
-    buffer: Vec<u8>,
-    entries: AddressMap<(u64, u32)>,
-    sealed: bool,
-}
-
-/// Distinguishes the temporary packs of one process.
-static PENDING_SEQUENCE: AtomicU64 = AtomicU64::new(0);
-
-impl PendingPack {
-    fn create(packs_dir: &Path, codec: Codec) -> StoreResult<PendingPack> {
-        fs::create_dir_all(packs_dir)?;
-        let sequence = PENDING_SEQUENCE.fetch_add(1, Ordering::Relaxed);
-        let path = packs_dir.join(format!("tmp-{}-{sequence}.pack", std::process::id()));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
-        let mut pack = PendingPack {
-            path,
-            file,
-            codec,
-            written: 0,
-            buffer: Vec::with_capacity(WRITE_BUFFER_BYTES),
-            entries: AddressMap::default(),
-            sealed: false,
-        };
-        pack.buffer.extend_from_slice(&record::PACK_MAGIC);
-        Ok(pack)
-    }
-
-    fn end(&self) -> u64 {
-        self.written + self.buffer.len() as u64
-    }
-
-    fn append_chunk(&mut self, address: &Address, bytes: &[u8]) -> StoreResult<()> {
-        let offset = self.end();
-        let len = record::encode_record(&mut self.buffer, address, bytes, self.codec);
-        self.note(*address, offset, len)
-    }
-
-    /// Appends a record that is already encoded (a copy from another pack).
-    fn append_record(&mut self, address: Address, record: &[u8]) -> StoreResult<()> {
-        let offset = self.end();
-        self.buffer.extend_from_slice(record);
-        self.note(address, offset, record.len())
-    }
-
-    fn note(&mut self, address: Address, offset: u64, len: usize) -> StoreResult<()> {
-        let len = u32::try_from(len).expect("records are bounded by CHUNK_BYTES_MAX");
-        self.entries.insert(address, (offset, len));
-        fault::point(fault::RECORD_APPEND);
-        if self.buffer.len() >= WRITE_BUFFER_BYTES {
-            self.write_buffer()?;
-        }
-        Ok(())
-    }
-
-    fn write_buffer(&mut self) -> StoreResult<()> {
-        self.file.write_all(&self.buffer)?;
-        self.written += self.buffer.len() as u64;
-        self.buffer.clear();
-        Ok(())
-    }
-
-    /// The chunk stored under `address` in this pack, decoded and checked.
-    fn read(&self, address: &Address) -> StoreResult<Option<Vec<u8>>> {
-        let Some(&(offset, len)) = self.entries.get(address) else {
-            return Ok(None);
-        };
-        let mut record = vec![0u8; len as usize];
-        if offset >= self.written {
-            let start = usize::try_from(offset - self.written).expect("buffer offsets fit");
-            let end = start + record.len();
-            record.copy_from_slice(&self.buffer[start..end]);
-        } else {
-            read_at(&self.file, &mut record, offset)?;
-        }
-        record::decode_record(address, &record)
-            .map(Some)
-            .map_err(|detail| StoreError::Corrupted {
-                address: *address,
-                detail: format!(
-                    "in the pack being written ({}) at offset {offset}: {detail}",
-                    self.path.display()
-                ),
-            })
-    }
-
-    /// Writes the index, makes both files durable, and gives them their final names.
-    fn seal(mut self, packs_dir: &Path) -> StoreResult<PackMeta> {
-        self.write_buffer()?;
-        fault::point(fault::PACK_FSYNC);
-        self.file.sync_all()?;
-        let mut entries: Vec<Entry> = self
-            .entries
-            .iter()
-            .map(|(address, &(offset, len))| Entry {
-                address: *address,
-                offset,
-                len,
-            })
-            .collect();
-        let index_bytes = index::encode_index(&mut entries, self.written);
-        let name = blake3::hash(&index_bytes).to_hex()[..32].to_string();
-        let index_temporary = self.path.with_extension("idx");
-        {
-            let mut index_file = File::create(&index_temporary)?;
-            index_file.write_all(&index_bytes)?;
-            fault::point(fault::INDEX_WRITE);
-            index_file.sync_all()?;
-        }
-        fault::point(fault::PACK_SEAL);
-        // The pack first: an index never names a pack file that is not there yet.
-        fs::rename(&self.path, packs_dir.join(format!("{name}.pack")))?;
-        fs::rename(&index_temporary, packs_dir.join(format!("{name}.idx")))?;
-        sync_folder(packs_dir)?;
-        self.sealed = true;
-        Ok(PackMeta {
-            name,
-            bytes: self.written,
-            chunks: entries.len() as u64,
-        })
-    }
-}
-
-impl Drop for PendingPack {
-    fn drop(&mut self) {
-        if !self.sealed {
-            // Chunks nothing published: a refused or failed commit leaves no file behind.
-            let _ = fs::remove_file(&self.path);
-            let _ = fs::remove_file(self.path.with_extension("idx"));
-        }
-    }
-}
-
-fn remove_if_present(path: &Path) -> StoreResult<()> {
-    match fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Bytes of every file under `folder`.
-fn folder_bytes(folder: &Path) -> StoreResult<u64> {
-    let mut total = 0;
-    for entry in fs::read_dir(folder)? {
-        let entry = entry?;
-        let meta = match entry.metadata() {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e.into()),
-        };
-        total += if meta.is_dir() {
-            folder_bytes(&entry.path())?
-        } else {
-            meta.len()
-        };
-    }
-    Ok(total)
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buffer, offset)
-}
-
-#[cfg(windows)]
-fn read_at(file: &File, mut buffer: &mut [u8], mut offset: u64) -> std::io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buffer.is_empty() {
-        let n = file.seek_read(buffer, offset)?;
-        if n == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        buffer = &mut buffer[n..];
-        offset += n as u64;
-    }
-    Ok(())
-}
-
-/// Fsyncs a folder, so the files created or renamed in it survive a crash.
-pub(crate) fn sync_folder(folder: &Path) -> StoreResult<()> {
-    #[cfg(unix)]
-    File::open(folder)?.sync_all()?;
-    #[cfg(not(unix))]
-    let _ = folder;
-    Ok(())
 }
 
 #[cfg(test)]
