@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{Shop, SHOP};
+use common::{Rng, Shop, SHOP};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -20,27 +20,6 @@ const TRIALS_DEFAULT: usize = 48;
 
 /// A command that runs longer than this on a tiny store is hung.
 const COMMAND_TIME_MAX: Duration = Duration::from_secs(20);
-
-/// splitmix64: a seeded, reproducible generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
-    }
-}
 
 /// A store with history: a big import, then small commits (so there are several packs).
 fn build_store() -> (Shop, String) {

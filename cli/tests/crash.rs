@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Shop, SHOP};
+use common::{Rng, Shop, SHOP};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -23,23 +23,6 @@ const KILL_DELAY_MAX_MS: u64 = 20;
 
 /// Every third attempt is an import of this many rows (a longer write).
 const IMPORT_ROWS: i64 = 3_000;
-
-/// splitmix64: a seeded, reproducible generator (no dependency needed).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// One attempted commit: its message and the order ids it inserts.
 struct Attempt {

@@ -201,3 +201,27 @@ pub fn assert_one_line_error(stderr: &str, needles: &[&str]) {
         assert!(stderr.contains(needle), "expected {needle:?} in {stderr:?}");
     }
 }
+
+/// splitmix64: a seeded, reproducible generator for the reliability suites (no
+/// dependency needed; the same seed gives the same kills and the same damage).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next() % n
+        }
+    }
+}

@@ -414,14 +414,7 @@ impl PackStore {
             return Ok(());
         }
         if let Some((name, expected, new)) = ref_move {
-            let actual = manifest.refs.get(name).copied();
-            if actual != expected {
-                return Err(StoreError::RefConflict {
-                    name: name.to_string(),
-                    expected: describe(expected),
-                    actual: describe(actual),
-                });
-            }
+            debug_assert_eq!(manifest.refs.get(name).copied(), expected, "checked above");
             match new {
                 Some(address) => manifest.refs.insert(name.to_string(), address),
                 None => manifest.refs.remove(name),
