@@ -3,30 +3,19 @@
 
 #![warn(missing_docs)]
 
-pub mod aggregate;
-pub mod canonical;
-pub mod change;
-pub mod check;
-pub mod csv;
-pub mod database;
-pub mod diagnostic;
-pub mod engine;
+pub mod db;
+pub mod delta;
 mod error;
 pub mod eval;
-pub mod expr;
-pub mod incremental;
-pub mod literal;
-pub mod plan;
-pub mod query;
-pub mod read;
-pub mod reference;
-pub mod schema;
-pub mod snapshot;
-pub mod strata;
-pub mod syntax;
-pub mod tuple;
-pub mod value;
-pub mod verify;
+pub mod lang;
+
+pub use db as database;
+pub use db::{reference, snapshot, verify};
+pub use delta as incremental;
+pub use eval::{aggregate, engine, expr, plan, query, read};
+pub use lang::{
+    canonical, change, check, csv, diagnostic, literal, schema, strata, syntax, tuple, value,
+};
 
 pub use change::{Change, ChangeError, ChangeSet, Sign};
 pub use csv::CsvError;

@@ -15,11 +15,11 @@
 //! is a function of [`normalize`]'s result, which ignores spans, rule order and literal
 //! order. Changing this format changes every state hash: treat it like a storage format.
 
-use crate::syntax::ast::{
+use crate::lang::syntax::ast::{
     Aggregate, Atom, Comparison, Declaration, Expr, ExprKind, Head, HeadTerm, Ident, Literal,
     Program, Rule, Term, TermKind, VarId, Variable,
 };
-use crate::syntax::Span;
+use crate::lang::syntax::Span;
 
 /// The canonical text of a program (see the module documentation). Every line ends with
 /// `\n`; an empty program is the empty string.

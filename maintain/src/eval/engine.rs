@@ -6,23 +6,23 @@
 //! *Invariant: every materialized relation equals the from-scratch evaluation of its rules
 //! on the same state — `maintain(V, state, Δ) == eval(V, state + Δ)`, checked by verify.*
 
-use crate::aggregate::{
+use crate::db::snapshot::{kind_of, schema_of};
+use crate::eval::aggregate::{
     encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
     GROUPS_LABEL,
 };
-use crate::check::Program;
-use crate::eval::{project, run_plan, semi_naive, MemRelation};
-use crate::plan::{
+use crate::eval::join::{project, run_plan, semi_naive, MemRelation};
+use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
     plan_rule, HeadColumn, RulePlan,
 };
-use crate::read::{
+use crate::eval::read::{
     build_index, index_label, index_permutation, Flow, Relations, StoredRelation, Visit,
 };
-use crate::snapshot::{kind_of, schema_of};
-use crate::syntax::ast::{Atom, Literal};
-use crate::tuple::{encode_tuple, format_tuple, Tuple};
-use crate::value::{Type, Value};
+use crate::lang::check::Program;
+use crate::lang::syntax::ast::{Atom, Literal};
+use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
+use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
 use rnt_merkle::{AuxTree, NodeStore, RelationEntry, RelationKind, Tree};
 use std::cell::RefCell;

@@ -3,8 +3,8 @@
 //! index tree whose key starts with them. Indexes are prolly trees over a column
 //! permutation (bound columns first), kept in the state beside the tuple tree.
 
-use crate::tuple::{decode_permuted, decode_tuple, encode_permuted, encode_prefix, Tuple};
-use crate::value::{Type, Value};
+use crate::lang::tuple::{decode_permuted, decode_tuple, encode_permuted, encode_prefix, Tuple};
+use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
 use rnt_merkle::{Cursor, NodeStore, Tree};
 

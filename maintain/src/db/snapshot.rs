@@ -1,9 +1,9 @@
 //! [`Snapshot`]: one state of the database, loaded and checked: its objects, its program,
 //! and the schemas of its relations.
 
-use crate::check::{compile, Program};
-use crate::schema::{Attribute, RelationSchema};
-use crate::syntax::ast;
+use crate::lang::check::{compile, Program};
+use crate::lang::schema::{Attribute, RelationSchema};
+use crate::lang::syntax::ast;
 use crate::{DbError, DbResult};
 use rnt_merkle::{RelationEntry, RelationKind, State, Tree};
 use rnt_store::{Address, ChunkStore};

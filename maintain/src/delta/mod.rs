@@ -6,18 +6,18 @@
 //! *Invariant: `maintain(V, state, Δ) == eval(V, state + Δ)`: after every commit, each
 //! maintained tree has the address a from-scratch build gives (checked by `verify`).*
 
-use crate::aggregate::{
+use crate::db::snapshot::kind_of;
+use crate::eval::aggregate::{
     decode_accumulator, encode_accumulator, extremes_label, AggregateShape, GROUPS_LABEL,
 };
-use crate::check::Program;
-use crate::engine::{Engine, ProgramPlans};
-use crate::eval::{project, run_plan, MemRelation};
-use crate::plan::{plan_for_head_pattern_avoiding, RulePlan, Step};
-use crate::read::{build_index, index_label, Flow, Relations, Visit};
-use crate::snapshot::kind_of;
-use crate::syntax::ast::{Atom, TermKind};
-use crate::tuple::{decode_tuple, encode_permuted, encode_tuple, format_tuple, Tuple};
-use crate::value::{Type, Value};
+use crate::eval::engine::{Engine, ProgramPlans};
+use crate::eval::join::{project, run_plan, MemRelation};
+use crate::eval::plan::{plan_for_head_pattern_avoiding, RulePlan, Step};
+use crate::eval::read::{build_index, index_label, Flow, Relations, Visit};
+use crate::lang::check::Program;
+use crate::lang::syntax::ast::{Atom, TermKind};
+use crate::lang::tuple::{decode_tuple, encode_permuted, encode_tuple, format_tuple, Tuple};
+use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
 use rnt_merkle::{AuxTree, Counters, Edit, NodeStore, RelationEntry, RelationKind, Tree};
 use std::collections::{BTreeMap, BTreeSet};
@@ -176,9 +176,7 @@ impl<'a> Maintainer<'a> {
                     }
                     // An ephemeral relation's delta matters only to the relations that
                     // read it.
-                    RelationKind::Ephemeral
-                        if crate::database::is_read_by_rules(self.program, name) =>
-                    {
+                    RelationKind::Ephemeral if crate::db::is_read_by_rules(self.program, name) => {
                         self.ephemeral_delta(name)?;
                         "ephemeral"
                     }
@@ -759,7 +757,7 @@ impl<'a> Maintainer<'a> {
                 break;
             }
             rounds += 1;
-            if rounds > crate::eval::FIXPOINT_ROUNDS_MAX {
+            if rounds > crate::eval::join::FIXPOINT_ROUNDS_MAX {
                 return Err(DbError::user(format!(
                     "maintaining {} did not reach a fixpoint",
                     stratum.join(", ")
@@ -1005,12 +1003,12 @@ fn derivable(plans: &[RulePlan], tuple: &[Value], source: &dyn Relations) -> DbR
         let mut consistent = true;
         for (column, value) in plan.head_columns.iter().zip(tuple) {
             match column {
-                crate::plan::HeadColumn::Var(v) => match &bindings[v.index()] {
+                crate::eval::plan::HeadColumn::Var(v) => match &bindings[v.index()] {
                     Some(existing) if existing != value => consistent = false,
                     _ => bindings[v.index()] = Some(value.clone()),
                 },
-                crate::plan::HeadColumn::Const(c) => consistent &= c == value,
-                crate::plan::HeadColumn::Aggregate(..) => consistent = false,
+                crate::eval::plan::HeadColumn::Const(c) => consistent &= c == value,
+                crate::eval::plan::HeadColumn::Aggregate(..) => consistent = false,
             }
         }
         if !consistent {

@@ -6,17 +6,20 @@
 //! commit; make them durable; advance the head by compare-and-swap. A commit that fails or
 //! is refused at any step writes no ref, so the head never points at a partial state.
 
-use crate::change::{check_changes, Change, Sign};
-use crate::check::{compile, Program};
-use crate::diagnostic::{render_all, Source};
-use crate::engine::{plan_program, relation_types, Engine, ProgramPlans};
-use crate::incremental::{delta_of_diff, Maintainer};
-use crate::read::{build_index, index_label};
-use crate::reference;
-use crate::schema::RelationSchema;
-use crate::snapshot::{kind_of, schema_of, unknown_relation, Snapshot};
-use crate::syntax::ast::Literal;
-use crate::tuple::{decode_tuple, encode_permuted, encode_tuple, Tuple};
+pub mod reference;
+pub mod snapshot;
+pub mod verify;
+
+use crate::db::snapshot::{kind_of, schema_of, unknown_relation, Snapshot};
+use crate::delta::{delta_of_diff, Maintainer};
+use crate::eval::engine::{plan_program, relation_types, Engine, ProgramPlans};
+use crate::eval::read::{build_index, index_label};
+use crate::lang::change::{check_changes, Change, Sign};
+use crate::lang::check::{compile, Program};
+use crate::lang::diagnostic::{render_all, Source};
+use crate::lang::schema::RelationSchema;
+use crate::lang::syntax::ast::Literal;
+use crate::lang::tuple::{decode_tuple, encode_permuted, encode_tuple, Tuple};
 use crate::{DbError, DbResult};
 use rnt_merkle::{
     AuxTree, ChangeCount, Commit, Counters, DiffEntry, Edit, NodeStore, OperatorStat,
@@ -541,8 +544,12 @@ impl Database {
     }
 
     /// Evaluates ad-hoc rules against `snapshot`; the first rule's head is the answer.
-    pub fn query(&self, snapshot: &Snapshot, text: &str) -> DbResult<crate::query::QueryAnswer> {
-        crate::query::query(&self.nodes, snapshot, text)
+    pub fn query(
+        &self,
+        snapshot: &Snapshot,
+        text: &str,
+    ) -> DbResult<crate::eval::query::QueryAnswer> {
+        crate::eval::query::query(&self.nodes, snapshot, text)
     }
 
     /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
@@ -776,7 +783,7 @@ fn signatures(program: &Program) -> BTreeMap<String, String> {
         .relations
         .iter()
         .map(|(name, relation)| {
-            let mut text = crate::canonical::declaration_text(&relation.declaration);
+            let mut text = crate::lang::canonical::declaration_text(&relation.declaration);
             let mut rules: Vec<String> = relation
                 .rules
                 .iter()
@@ -785,12 +792,12 @@ fn signatures(program: &Program) -> BTreeMap<String, String> {
                     let mut literals: Vec<String> = rule
                         .body
                         .iter()
-                        .map(|l| crate::canonical::literal_text(rule, l))
+                        .map(|l| crate::lang::canonical::literal_text(rule, l))
                         .collect();
                     literals.sort();
                     format!(
                         "{} :- {}",
-                        crate::canonical::head_text(rule, &rule.head),
+                        crate::lang::canonical::head_text(rule, &rule.head),
                         literals.join(", ")
                     )
                 })

@@ -1,7 +1,7 @@
 //! Byte ranges in a program's text.
 
 /// A byte range `start..end` in a program's text. Offsets always fall on UTF-8 character
-/// boundaries; `crate::diagnostic::Source` turns them into lines and columns.
+/// boundaries; `crate::lang::diagnostic::Source` turns them into lines and columns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Span {
     /// The offset of the first byte.

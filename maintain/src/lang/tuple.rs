@@ -34,7 +34,7 @@
 
 use std::fmt;
 
-use crate::value::{Type, Value};
+use crate::lang::value::{Type, Value};
 
 /// One tuple of a relation: a value per attribute, in declaration order.
 pub type Tuple = Vec<Value>;

@@ -1,8 +1,8 @@
 //! Resolving what a user names as a state: `HEAD`, `HEAD~n`, a branch, or a unique hex
 //! prefix of a commit id or state hash.
 
-use crate::database::Database;
-use crate::snapshot::Snapshot;
+use crate::db::snapshot::Snapshot;
+use crate::db::Database;
 use crate::{DbError, DbResult};
 use rnt_merkle::objects::{object_kind, ObjectKind};
 use rnt_merkle::Commit;

@@ -1,8 +1,8 @@
 //! Evaluating expressions and comparisons of a rule over a variable binding. Int arithmetic
 //! is checked: overflow and division by zero are errors that name the rule, never a wrap.
 
-use crate::syntax::ast::{ArithOp, Comparison, Expr, ExprKind};
-use crate::value::Value;
+use crate::lang::syntax::ast::{ArithOp, Comparison, Expr, ExprKind};
+use crate::lang::value::Value;
 use crate::{DbError, DbResult};
 
 /// The bindings of a rule's variables while its plan runs (indexed by `VarId`).

@@ -1,6 +1,6 @@
 //! The rule language's front end: text → tokens ([`lexer`]) → syntax tree ([`ast`], built by
 //! [`parser`]). Every node keeps its [`Span`] so later passes (`check`, the planner) can point
-//! at the source. Checking the tree is `crate::check`; its canonical text is `crate::canonical`.
+//! at the source. Checking the tree is `crate::lang::check`; its canonical text is `crate::lang::canonical`.
 
 pub mod ast;
 pub mod lexer;

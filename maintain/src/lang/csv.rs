@@ -21,9 +21,9 @@ use std::borrow::Cow;
 use std::io::{self, BufRead, Read, Write};
 use std::num::IntErrorKind;
 
-use crate::schema::RelationSchema;
-use crate::tuple::{check_tuple, Tuple, TupleError, TUPLE_BYTES_MAX};
-use crate::value::{Type, Value};
+use crate::lang::schema::RelationSchema;
+use crate::lang::tuple::{check_tuple, Tuple, TupleError, TUPLE_BYTES_MAX};
+use crate::lang::value::{Type, Value};
 
 /// The longest record, in bytes of CSV text. A valid tuple encodes to at most
 /// [`TUPLE_BYTES_MAX`] bytes, and its CSV text is at most a few times that (doubled quotes,

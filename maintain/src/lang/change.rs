@@ -21,10 +21,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::literal::unescape_json_string;
-use crate::schema::RelationSchema;
-use crate::tuple::{check_tuple, TupleDisplay, TupleError, TUPLE_BYTES_MAX};
-use crate::value::Value;
+use crate::lang::literal::unescape_json_string;
+use crate::lang::schema::RelationSchema;
+use crate::lang::tuple::{check_tuple, TupleDisplay, TupleError, TUPLE_BYTES_MAX};
+use crate::lang::value::Value;
 
 /// Whether a change inserts or deletes its tuple.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -3,15 +3,15 @@
 //! (the attribute a variable is read from, an assignment's expression, an aggregate), and
 //! the relation is evaluated as an ephemeral one. The first rule's head is the answer.
 
-use crate::check::compile;
-use crate::diagnostic::{render_all, Source};
-use crate::engine::{plan_program, Engine};
-use crate::schema::RelationSchema;
-use crate::snapshot::{schema_of, Snapshot};
-use crate::syntax::ast::{AggregateFn, ExprKind, HeadTerm, Literal, Rule, TermKind, VarId};
-use crate::syntax::parse;
-use crate::tuple::Tuple;
-use crate::value::Type;
+use crate::db::snapshot::{schema_of, Snapshot};
+use crate::eval::engine::{plan_program, Engine};
+use crate::lang::check::compile;
+use crate::lang::diagnostic::{render_all, Source};
+use crate::lang::schema::RelationSchema;
+use crate::lang::syntax::ast::{AggregateFn, ExprKind, HeadTerm, Literal, Rule, TermKind, VarId};
+use crate::lang::syntax::parse;
+use crate::lang::tuple::Tuple;
+use crate::lang::value::Type;
 use crate::{DbError, DbResult};
 use rnt_merkle::NodeStore;
 use std::collections::BTreeMap;

@@ -25,15 +25,15 @@
 
 use std::collections::HashMap;
 
-use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::{
+use crate::lang::diagnostic::Diagnostic;
+use crate::lang::syntax::ast::{
     Aggregate, AggregateFn, ArithOp, Atom, AttributeDecl, CmpOp, Comparison, Declaration, Expr,
     ExprKind, Head, HeadTerm, Ident, Literal, Program, RelationKind, Rule, Term, TermKind, VarId,
     Variable,
 };
-use crate::syntax::lexer::{lex, Token, TokenKind};
-use crate::syntax::{Span, BODY_LITERALS_MAX, EXPR_DEPTH_MAX, PROGRAM_BYTES_MAX, TERMS_MAX};
-use crate::value::{Type, Value};
+use crate::lang::syntax::lexer::{lex, Token, TokenKind};
+use crate::lang::syntax::{Span, BODY_LITERALS_MAX, EXPR_DEPTH_MAX, PROGRAM_BYTES_MAX, TERMS_MAX};
+use crate::lang::value::{Type, Value};
 
 /// The result of parsing: the items that parsed, and every syntax error.
 #[derive(Clone, Debug)]

@@ -9,11 +9,11 @@
 //! (then its position, for duplicates), so plans are deterministic and the same for every
 //! order of the literals — the canonical order a state stores included.
 
-use crate::canonical::{literal_text, rule_text};
-use crate::check::CheckedRule;
-use crate::syntax::ast::AggregateFn;
-use crate::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, TermKind, VarId};
-use crate::value::Value;
+use crate::lang::canonical::{literal_text, rule_text};
+use crate::lang::check::CheckedRule;
+use crate::lang::syntax::ast::AggregateFn;
+use crate::lang::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, TermKind, VarId};
+use crate::lang::value::Value;
 
 /// Where a column's value comes from when an atom is read.
 #[derive(Clone, Debug, PartialEq, Eq)]

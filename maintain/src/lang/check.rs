@@ -28,15 +28,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::canonical::{canonical_text, expr_text, literal_text};
-use crate::diagnostic::Diagnostic;
-use crate::strata::{stratify, Strata};
-use crate::syntax::ast::{
+use crate::lang::canonical::{canonical_text, expr_text, literal_text};
+use crate::lang::diagnostic::Diagnostic;
+use crate::lang::strata::{stratify, Strata};
+use crate::lang::syntax::ast::{
     self, AggregateFn, Atom, Comparison, Declaration, Expr, ExprKind, HeadTerm, Ident, Literal,
     RelationKind, Rule, Term, TermKind, VarId, Variable,
 };
-use crate::syntax::{parse, Span};
-use crate::value::Type;
+use crate::lang::syntax::{parse, Span};
+use crate::lang::value::Type;
 
 /// A checked program: every relation by name, with its rules, and the strata.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl Program {
         }
     }
 
-    /// The canonical text of the program (see `crate::canonical`): what a state hashes.
+    /// The canonical text of the program (see `crate::lang::canonical`): what a state hashes.
     pub fn canonical_text(&self) -> String {
         canonical_text(&self.to_ast())
     }
@@ -330,7 +330,7 @@ impl<'p> Checker<'p> {
                 plural(declaration.arity(), "attribute"),
                 plural(arity, "term"),
             );
-            let signature = crate::canonical::declaration_text(declaration);
+            let signature = crate::lang::canonical::declaration_text(declaration);
             let note = format!("declared here: `{signature}`");
             self.error(Diagnostic::error(span, message).with_note(declaration.name.span, note));
             return None;

@@ -1,11 +1,11 @@
 //! Running plans: the join loop over binding-aware reads, in-memory relations for
 //! fixpoints, and semi-naive evaluation of a recursive stratum.
 
-use crate::expr::{eval_comparison, eval_expr};
-use crate::plan::{Column, HeadColumn, RulePlan, Step};
-use crate::read::{Flow, Relations, Visit};
-use crate::tuple::Tuple;
-use crate::value::Value;
+use crate::eval::expr::{eval_comparison, eval_expr};
+use crate::eval::plan::{Column, HeadColumn, RulePlan, Step};
+use crate::eval::read::{Flow, Relations, Visit};
+use crate::lang::tuple::Tuple;
+use crate::lang::value::Value;
 use crate::{DbError, DbResult};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};

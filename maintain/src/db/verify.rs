@@ -4,9 +4,9 @@
 //! *Invariant checked: `maintain(V, state, Δ) == eval(V, state + Δ)` — equal addresses mean
 //! maintenance was exact, for tuples, derivation counts, accumulators and indexes alike.*
 
-use crate::database::{decode_stored, rebuild_views, update_base_indexes, Database};
-use crate::engine::plan_program;
-use crate::snapshot::Snapshot;
+use crate::db::snapshot::Snapshot;
+use crate::db::{decode_stored, rebuild_views, update_base_indexes, Database};
+use crate::eval::engine::plan_program;
 use crate::DbResult;
 use rnt_merkle::{DiffEntry, RelationEntry};
 use rnt_store::Address;
@@ -114,7 +114,7 @@ impl Database {
                             };
                             differences.push(format!(
                                 "{}: {what}",
-                                crate::tuple::format_tuple(&fresh.name, &tuple)
+                                crate::lang::tuple::format_tuple(&fresh.name, &tuple)
                             ));
                         }
                     }

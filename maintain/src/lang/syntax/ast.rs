@@ -8,8 +8,8 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::syntax::Span;
-use crate::value::{Type, Value};
+use crate::lang::syntax::Span;
+use crate::lang::value::{Type, Value};
 
 /// A parsed program: its declarations and rules in source order (which carries no meaning).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -165,7 +165,7 @@ impl Rule {
     }
 
     /// The comparisons of the body (assignments included: telling them apart needs the
-    /// checker, see `crate::check::CheckedRule`).
+    /// checker, see `crate::lang::check::CheckedRule`).
     pub fn comparisons(&self) -> impl Iterator<Item = &Comparison> {
         self.body.iter().filter_map(|literal| match literal {
             Literal::Comparison(comparison) => Some(comparison),

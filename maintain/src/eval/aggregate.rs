@@ -11,12 +11,12 @@
 //!   complemented, so the largest value sorts first); value = its multiplicity (u64 LE).
 //!   The group's extreme is the first entry under the group's prefix.
 
-use crate::eval::run_plan;
-use crate::plan::{HeadColumn, RulePlan};
-use crate::read::{Flow, Relations};
-use crate::syntax::ast::AggregateFn;
-use crate::tuple::{decode_tuple, encode_tuple, Tuple};
-use crate::value::{Type, Value};
+use crate::eval::join::run_plan;
+use crate::eval::plan::{HeadColumn, RulePlan};
+use crate::eval::read::{Flow, Relations};
+use crate::lang::syntax::ast::AggregateFn;
+use crate::lang::tuple::{decode_tuple, encode_tuple, Tuple};
+use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
 use std::collections::BTreeMap;
 

@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use crate::syntax::Span;
+use crate::lang::syntax::Span;
 
 /// One error in a program: where, what, and optionally how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::value::Type;
+use crate::lang::value::Type;
 
 /// One attribute (column) of a relation: its name and type.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

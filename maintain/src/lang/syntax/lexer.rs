@@ -2,9 +2,9 @@
 //! dropped. A malformed token becomes [`TokenKind::Error`] plus a diagnostic, so the parser
 //! can skip it without reporting it a second time.
 
-use crate::diagnostic::Diagnostic;
-use crate::literal::unescape_json_string;
-use crate::syntax::Span;
+use crate::lang::diagnostic::Diagnostic;
+use crate::lang::literal::unescape_json_string;
+use crate::lang::syntax::Span;
 
 /// One token.
 #[derive(Clone, Debug, PartialEq, Eq)]
