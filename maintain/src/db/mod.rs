@@ -10,10 +10,12 @@ pub mod reference;
 pub mod snapshot;
 pub mod verify;
 
-use crate::db::snapshot::{kind_of, schema_of, unknown_relation, Snapshot};
+use crate::db::snapshot::{unknown_relation, Snapshot};
 use crate::delta::{delta_of_diff, Maintainer};
 use crate::eval::engine::{plan_program, relation_types, Engine, ProgramPlans};
+use crate::eval::query::{query, QueryAnswer, QueryState};
 use crate::eval::read::{build_index, index_label};
+use crate::eval::stored_kind;
 use crate::lang::change::{check_changes, Change, Sign};
 use crate::lang::check::{compile, Program};
 use crate::lang::diagnostic::{render_all, Source};
@@ -309,7 +311,7 @@ impl Database {
             slot.count = Some(new_count);
             // A relation no rule reads needs no tuple delta; filling an empty one (an
             // import) needs not even the diff to count what went in.
-            if !is_read_by_rules(&head.program, &relation) && old_tree.count(&self.nodes)? == 0 {
+            if !head.program.reads(&relation) && old_tree.count(&self.nodes)? == 0 {
                 counts.push(ChangeCount {
                     relation,
                     inserted: new_count,
@@ -317,7 +319,7 @@ impl Database {
                 });
                 continue;
             }
-            let keep_delta = is_read_by_rules(&head.program, &relation);
+            let keep_delta = head.program.reads(&relation);
             let (mut inserted, mut deleted) = (0u64, 0u64);
             let mut delta = Vec::new();
             for entry in old_tree.diff(&self.nodes, &new_tree)? {
@@ -461,8 +463,8 @@ impl Database {
                 continue;
             }
             let keeps = program.relation(&old.name).is_some_and(|r| {
-                kind_of(r.kind()) == RelationKind::Relation
-                    && Some(schema_of(&r.declaration)) == head.schema(&old.name)
+                stored_kind(r.kind()) == RelationKind::Relation
+                    && Some(r.declaration.schema()) == head.schema(&old.name)
             });
             if !keeps {
                 let what = if program.relation(&old.name).is_some() {
@@ -479,10 +481,10 @@ impl Database {
         let mut empty_tree: Option<Tree> = None;
         let mut relations = Vec::new();
         for (name, relation) in &program.relations {
-            let kind = kind_of(relation.kind());
+            let kind = stored_kind(relation.kind());
             let kept = head.entry(name).filter(|old| {
                 let same_base = kind == RelationKind::Relation
-                    && head.schema(name) == Some(schema_of(&relation.declaration));
+                    && head.schema(name) == Some(relation.declaration.schema());
                 let same_view = kind == RelationKind::View && !changed.contains(name);
                 old.kind == kind && (same_base || same_view)
             });
@@ -544,12 +546,13 @@ impl Database {
     }
 
     /// Evaluates ad-hoc rules against `snapshot`; the first rule's head is the answer.
-    pub fn query(
-        &self,
-        snapshot: &Snapshot,
-        text: &str,
-    ) -> DbResult<crate::eval::query::QueryAnswer> {
-        crate::eval::query::query(&self.nodes, snapshot, text)
+    pub fn query(&self, snapshot: &Snapshot, text: &str) -> DbResult<QueryAnswer> {
+        let state = QueryState {
+            program: &snapshot.program,
+            text: &snapshot.state.program,
+            relations: &snapshot.state.relations,
+        };
+        query(&self.nodes, &state, text)
     }
 
     /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
@@ -641,22 +644,6 @@ impl Database {
         }
         Ok(out)
     }
-}
-
-/// Whether a rule of `program` reads `relation` (positively or under `not`).
-pub(crate) fn is_read_by_rules(program: &Program, relation: &str) -> bool {
-    program
-        .relations
-        .values()
-        .flat_map(|r| r.rules.iter())
-        .any(|rule| {
-            rule.rule.body.iter().any(|literal| match literal {
-                Literal::Positive(atom) | Literal::Negative { atom, .. } => {
-                    atom.relation.name == relation
-                }
-                Literal::Comparison(_) => false,
-            })
-        })
 }
 
 /// Keeps the indexes the plans need for every base relation: an unchanged relation keeps

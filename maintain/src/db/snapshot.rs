@@ -1,11 +1,11 @@
 //! [`Snapshot`]: one state of the database, loaded and checked: its objects, its program,
 //! and the schemas of its relations.
 
+use crate::eval::stored_kind;
 use crate::lang::check::{compile, Program};
-use crate::lang::schema::{Attribute, RelationSchema};
-use crate::lang::syntax::ast;
+use crate::lang::schema::RelationSchema;
 use crate::{DbError, DbResult};
-use rnt_merkle::{RelationEntry, RelationKind, State, Tree};
+use rnt_merkle::{RelationEntry, State, Tree};
 use rnt_store::{Address, ChunkStore};
 
 /// A state of the database with everything needed to read it.
@@ -53,7 +53,7 @@ impl Snapshot {
             ))
         })?;
         for entry in &state.relations {
-            let declared = program.relation(&entry.name).map(|r| kind_of(r.kind()));
+            let declared = program.relation(&entry.name).map(|r| stored_kind(r.kind()));
             if declared != Some(entry.kind) {
                 return Err(DbError::Corrupted(format!(
                     "state {state_address}: relation `{}` does not match the state's program",
@@ -73,7 +73,7 @@ impl Snapshot {
     pub fn schema(&self, name: &str) -> Option<RelationSchema> {
         self.program
             .relation(name)
-            .map(|relation| schema_of(&relation.declaration))
+            .map(|relation| relation.declaration.schema())
     }
 
     /// Every relation's schema, in name order.
@@ -81,7 +81,7 @@ impl Snapshot {
         self.program
             .relations
             .values()
-            .map(|r| schema_of(&r.declaration))
+            .map(|r| r.declaration.schema())
             .collect()
     }
 
@@ -118,27 +118,5 @@ pub fn unknown_relation(snapshot: &Snapshot, name: &str) -> DbError {
             "unknown relation `{name}` (relations: {})",
             known.join(", ")
         ))
-    }
-}
-
-/// A declaration's schema.
-pub fn schema_of(declaration: &ast::Declaration) -> RelationSchema {
-    RelationSchema::new(
-        declaration.name.name.clone(),
-        declaration
-            .attributes
-            .iter()
-            .map(|a| Attribute::new(a.name.name.clone(), a.ty))
-            .collect(),
-    )
-}
-
-/// The stored kind of a declared kind.
-pub fn kind_of(kind: ast::RelationKind) -> RelationKind {
-    match kind {
-        ast::RelationKind::Relation => RelationKind::Relation,
-        ast::RelationKind::View => RelationKind::View,
-        ast::RelationKind::Ephemeral => RelationKind::Ephemeral,
-        ast::RelationKind::Denial => RelationKind::Denial,
     }
 }

@@ -6,7 +6,6 @@
 //! *Invariant: `maintain(V, state, Δ) == eval(V, state + Δ)`: after every commit, each
 //! maintained tree has the address a from-scratch build gives (checked by `verify`).*
 
-use crate::db::snapshot::kind_of;
 use crate::eval::aggregate::{
     decode_accumulator, encode_accumulator, extremes_label, AggregateShape, GROUPS_LABEL,
 };
@@ -14,6 +13,7 @@ use crate::eval::engine::{Engine, ProgramPlans};
 use crate::eval::join::{project, run_plan, MemRelation};
 use crate::eval::plan::{plan_for_head_pattern_avoiding, RulePlan, Step};
 use crate::eval::read::{build_index, index_label, Flow, Relations, Visit};
+use crate::eval::stored_kind;
 use crate::lang::check::Program;
 use crate::lang::syntax::ast::{Atom, TermKind};
 use crate::lang::tuple::{decode_tuple, encode_permuted, encode_tuple, format_tuple, Tuple};
@@ -176,7 +176,7 @@ impl<'a> Maintainer<'a> {
                     }
                     // An ephemeral relation's delta matters only to the relations that
                     // read it.
-                    RelationKind::Ephemeral if crate::db::is_read_by_rules(self.program, name) => {
+                    RelationKind::Ephemeral if self.program.reads(name) => {
                         self.ephemeral_delta(name)?;
                         "ephemeral"
                     }
@@ -197,7 +197,7 @@ impl<'a> Maintainer<'a> {
     fn kind(&self, relation: &str) -> RelationKind {
         self.program
             .relation(relation)
-            .map(|r| kind_of(r.kind()))
+            .map(|r| stored_kind(r.kind()))
             .unwrap_or(RelationKind::Relation)
     }
 
@@ -849,7 +849,7 @@ impl<'a> Maintainer<'a> {
             .program
             .relations
             .iter()
-            .filter(|(_, r)| kind_of(r.kind()) == RelationKind::Denial)
+            .filter(|(_, r)| stored_kind(r.kind()) == RelationKind::Denial)
             .map(|(name, _)| name.clone())
             .collect();
         for denial in denials {

@@ -6,7 +6,6 @@
 //! *Invariant: every materialized relation equals the from-scratch evaluation of its rules
 //! on the same state — `maintain(V, state, Δ) == eval(V, state + Δ)`, checked by verify.*
 
-use crate::db::snapshot::{kind_of, schema_of};
 use crate::eval::aggregate::{
     encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
     GROUPS_LABEL,
@@ -19,6 +18,7 @@ use crate::eval::plan::{
 use crate::eval::read::{
     build_index, index_label, index_permutation, Flow, Relations, StoredRelation, Visit,
 };
+use crate::eval::stored_kind;
 use crate::lang::check::Program;
 use crate::lang::syntax::ast::{Atom, Literal};
 use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
@@ -106,7 +106,7 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
         let Some(declared) = program.relation(&relation) else {
             continue;
         };
-        let kind = kind_of(declared.kind());
+        let kind = stored_kind(declared.kind());
         if kind.is_stored() {
             if let Some(permutation) = index_permutation(&bound, declared.declaration.arity()) {
                 plans
@@ -468,7 +468,7 @@ impl<'a> Engine<'a> {
     /// Judges from scratch the denials named in `denials`.
     pub fn check_denials_among(&self, denials: &BTreeSet<String>) -> DbResult<()> {
         for (name, relation) in &self.program.relations {
-            if kind_of(relation.kind()) != RelationKind::Denial || !denials.contains(name) {
+            if stored_kind(relation.kind()) != RelationKind::Denial || !denials.contains(name) {
                 continue;
             }
             let arity = relation.declaration.arity();
@@ -498,7 +498,11 @@ impl Relations for Engine<'_> {
         if let Some(stored) = self.stored.get(relation) {
             return stored.read(self.nodes, pattern, visit);
         }
-        match self.program.relation(relation).map(|r| kind_of(r.kind())) {
+        match self
+            .program
+            .relation(relation)
+            .map(|r| stored_kind(r.kind()))
+        {
             Some(RelationKind::Relation) => Err(DbError::Corrupted(format!(
                 "base relation `{relation}` has no tree in this state"
             ))),
@@ -521,5 +525,5 @@ pub fn build_sorted(nodes: &NodeStore, mut entries: Vec<(Vec<u8>, Vec<u8>)>) -> 
 pub fn relation_types(program: &Program, relation: &str) -> Option<Vec<Type>> {
     program
         .relation(relation)
-        .map(|r| schema_of(&r.declaration).types())
+        .map(|r| r.declaration.schema().types())
 }

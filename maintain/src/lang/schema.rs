@@ -102,6 +102,19 @@ impl fmt::Display for RelationSchema {
     }
 }
 
+impl crate::lang::syntax::ast::Declaration {
+    /// The schema this declaration gives its relation.
+    pub fn schema(&self) -> RelationSchema {
+        RelationSchema::new(
+            self.name.name.clone(),
+            self.attributes
+                .iter()
+                .map(|a| Attribute::new(a.name.name.clone(), a.ty))
+                .collect(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,6 +26,10 @@
 //! - When the text has syntax errors, [`compile`] reports those alone: checking a program
 //!   with items missing would report errors that are not there.
 
+mod infer;
+
+pub use infer::infer_head_declarations;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::lang::canonical::{canonical_text, expr_text, literal_text};
@@ -51,6 +55,22 @@ impl Program {
     /// A relation by name.
     pub fn relation(&self, name: &str) -> Option<&Relation> {
         self.relations.get(name)
+    }
+
+    /// Whether a rule of the program reads `relation` (positively or under `not`): a
+    /// relation nothing reads needs no tuple delta when it changes.
+    pub fn reads(&self, relation: &str) -> bool {
+        self.relations
+            .values()
+            .flat_map(|r| r.rules.iter())
+            .any(|rule| {
+                rule.rule.body.iter().any(|literal| match literal {
+                    Literal::Positive(atom) | Literal::Negative { atom, .. } => {
+                        atom.relation.name == relation
+                    }
+                    Literal::Comparison(_) => false,
+                })
+            })
     }
 
     /// The rules deriving a relation (empty for a base relation or an unknown name).
