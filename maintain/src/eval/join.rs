@@ -351,3 +351,19 @@ fn collect_into(
     })?;
     Ok(())
 }
+
+/// A relation's change in one commit.
+#[derive(Default, Debug)]
+pub struct Delta {
+    /// Tuples that entered.
+    pub inserted: MemRelation,
+    /// Tuples that left.
+    pub deleted: MemRelation,
+}
+
+impl Delta {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.inserted.is_empty() && self.deleted.is_empty()
+    }
+}

@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod engine;
 pub mod expr;
+pub mod index;
 pub mod join;
 pub mod plan;
 pub mod query;

@@ -1,0 +1,176 @@
+//! Aggregates (one rule, `count`/`sum`/`avg`/`min`/`max` in the head), from per-group
+//! accumulators kept beside the view (layout in `crate::eval::aggregate`):
+//!
+//! `acc'(g) = acc(g) + Σ signed matches of the delta terms in group g`, and the view's delta
+//! retracts each touched group's old row and inserts its new one (a group whose matches fall
+//! to 0 has no row). One accumulator read per touched group; MIN/MAX read the front of the
+//! group's sorted values (`minmax`).
+
+use super::terms::Mode;
+use super::{aux, encode, stored_tree, Delta, Maintainer};
+use crate::eval::aggregate::{
+    decode_accumulator, encode_accumulator, extremes_label, AggregateShape, GROUPS_LABEL,
+};
+use crate::eval::read::Flow;
+use crate::lang::tuple::Tuple;
+use crate::lang::value::Value;
+use crate::{DbError, DbResult};
+use rnt_merkle::{Edit, Tree};
+use std::collections::BTreeMap;
+
+impl Maintainer<'_> {
+    /// Aggregates: fold the signed matches into the touched groups' accumulators (one read
+    /// per group), update the sorted values of MIN/MAX columns, and retract each touched
+    /// group's old row and insert its new one.
+    pub(super) fn maintain_aggregate(&mut self, view: &str) -> DbResult<()> {
+        let types = self.types(view);
+        let plan = self
+            .plans
+            .full
+            .get(view)
+            .and_then(|p| p.first())
+            .cloned()
+            .ok_or_else(|| DbError::Corrupted(format!("aggregate view `{view}` has no plan")))?;
+        let shape = AggregateShape::of(&plan, &types);
+        let sum_columns = shape.sum_columns();
+        let extreme_columns = shape.extreme_columns();
+        struct Change {
+            matches: i64,
+            sums: Vec<i128>,
+            values: Vec<BTreeMap<Value, i64>>,
+        }
+        let mut changes: BTreeMap<Tuple, Change> = BTreeMap::new();
+        self.delta_terms(
+            view,
+            Mode::Signed,
+            &self.deltas,
+            &self.new,
+            &self.old,
+            &mut |_, b, sign| {
+                let change = changes.entry(shape.key_of(b)).or_insert_with(|| Change {
+                    matches: 0,
+                    sums: vec![0; sum_columns.len()],
+                    values: vec![BTreeMap::new(); extreme_columns.len()],
+                });
+                change.matches += sign;
+                for (slot, &column) in sum_columns.iter().enumerate() {
+                    if let Some(Value::Int(x)) = shape.argument(column, b) {
+                        change.sums[slot] += i128::from(sign) * i128::from(x);
+                    }
+                }
+                for (slot, &column) in extreme_columns.iter().enumerate() {
+                    if let Some(value) = shape.argument(column, b) {
+                        *change.values[slot].entry(value).or_default() += sign;
+                    }
+                }
+                Ok(Flow::Continue)
+            },
+        )?;
+        let entry = self.entry(view)?;
+        let tree = stored_tree(&entry)?;
+        let groups = aux(&entry, GROUPS_LABEL)?;
+        let extremes: Vec<Tree> = extreme_columns
+            .iter()
+            .map(|&c| aux(&entry, &extremes_label(c)))
+            .collect::<DbResult<_>>()?;
+        let mut row_edits: Vec<Edit> = Vec::new();
+        let mut group_edits: Vec<Edit> = Vec::new();
+        let mut extreme_edits: Vec<Vec<Edit>> = vec![Vec::new(); extreme_columns.len()];
+        let mut delta = Delta::default();
+        for (key, change) in changes {
+            let group_key = shape.encode_key(&key)?;
+            let (old_matches, old_sums) = match groups.get(self.nodes, &group_key)? {
+                Some(bytes) => decode_accumulator(&bytes, sum_columns.len())?,
+                None => (0, vec![0; sum_columns.len()]),
+            };
+            let new_matches = i64::try_from(old_matches)
+                .ok()
+                .and_then(|m| m.checked_add(change.matches))
+                .filter(|m| *m >= 0)
+                .ok_or_else(|| {
+                    DbError::Corrupted(format!(
+                        "maintaining `{view}`: a group's match count went negative"
+                    ))
+                })? as u64;
+            let new_sums: Vec<i128> = old_sums
+                .iter()
+                .zip(&change.sums)
+                .map(|(a, b)| a + b)
+                .collect();
+            let mut old_front = Vec::new();
+            let mut new_front = Vec::new();
+            for (slot, &column) in extreme_columns.iter().enumerate() {
+                let (old, new, edits) = self.extreme_fronts(
+                    &shape,
+                    &extremes[slot],
+                    &group_key,
+                    column,
+                    &change.values[slot],
+                    view,
+                )?;
+                old_front.push(old);
+                new_front.push(new);
+                extreme_edits[slot].extend(edits);
+            }
+            let row = |matches: u64,
+                       sums: &[i128],
+                       front: Vec<Option<Value>>|
+             -> DbResult<Option<Tuple>> {
+                if matches == 0 {
+                    return Ok(None);
+                }
+                Ok(Some(shape.output_row(
+                    &key,
+                    matches,
+                    sums,
+                    &unwrap_all(front, view)?,
+                    &plan.source,
+                )?))
+            };
+            let old_row = row(old_matches, &old_sums, old_front)?;
+            let new_row = row(new_matches, &new_sums, new_front)?;
+            if new_matches == 0 {
+                group_edits.push((group_key, None));
+            } else {
+                group_edits.push((group_key, Some(encode_accumulator(new_matches, &new_sums))));
+            }
+            if old_row != new_row {
+                if let Some(row) = old_row {
+                    row_edits.push((encode(&row, &types, view)?, None));
+                    delta.deleted.insert(row);
+                }
+                if let Some(row) = new_row {
+                    row_edits.push((encode(&row, &types, view)?, Some(Vec::new())));
+                    delta.inserted.insert(row);
+                }
+            }
+        }
+        row_edits.sort_by(|a, b| a.0.cmp(&b.0));
+        group_edits.sort_by(|a, b| a.0.cmp(&b.0));
+        let new_tree = tree.edit(self.nodes, row_edits)?;
+        let mut extra = vec![(
+            GROUPS_LABEL.to_string(),
+            groups.edit(self.nodes, group_edits)?,
+        )];
+        for (slot, &column) in extreme_columns.iter().enumerate() {
+            let mut edits = std::mem::take(&mut extreme_edits[slot]);
+            edits.sort_by(|a, b| a.0.cmp(&b.0));
+            extra.push((
+                extremes_label(column),
+                extremes[slot].edit(self.nodes, edits)?,
+            ));
+        }
+        self.store(view, entry, new_tree, delta, extra)
+    }
+}
+
+fn unwrap_all(values: Vec<Option<Value>>, view: &str) -> DbResult<Vec<Value>> {
+    values
+        .into_iter()
+        .map(|v| {
+            v.ok_or_else(|| {
+                DbError::Corrupted(format!("`{view}`: a group with matches has no extreme"))
+            })
+        })
+        .collect()
+}
