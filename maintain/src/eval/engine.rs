@@ -10,14 +10,13 @@ use crate::eval::aggregate::{
     encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
     GROUPS_LABEL,
 };
+use crate::eval::index::index_trees;
 use crate::eval::join::{project, run_plan, semi_naive, MemRelation};
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
     plan_rule, HeadColumn, RulePlan,
 };
-use crate::eval::read::{
-    build_index, index_label, index_permutation, Flow, Relations, StoredRelation, Visit,
-};
+use crate::eval::read::{index_permutation, Flow, Relations, StoredRelation, Visit};
 use crate::eval::stored_kind;
 use crate::lang::check::Program;
 use crate::lang::syntax::ast::{Atom, Literal};
@@ -441,14 +440,14 @@ impl<'a> Engine<'a> {
         tree: Tree,
     ) -> DbResult<RelationEntry> {
         let types = self.types_of(name);
-        let mut aux = Vec::new();
-        for permutation in self.plans.indexes.get(name).into_iter().flatten() {
-            let index = build_index(self.nodes, &tree, &types, permutation)?;
-            aux.push(AuxTree {
-                label: index_label(permutation),
-                root: *index.root().as_bytes(),
-            });
-        }
+        let mut aux = index_trees(
+            self.nodes,
+            None,
+            &tree,
+            &types,
+            self.plans.indexes.get(name).into_iter().flatten(),
+            None,
+        )?;
         aux.sort_by(|a, b| a.label.cmp(&b.label));
         Ok(RelationEntry {
             name: name.to_string(),
