@@ -1,28 +1,71 @@
 //! rnt's relational layer: the data model, the rule language and its checks, evaluation,
 //! and incremental maintenance.
+//!
+//! Four rooms, each depending only on the ones before it (see `ARCHITECTURE.md`):
+//! `lang` (values, tuples, the rule language; nothing from merkle or store) → `eval`
+//! (plans, reads, joins, fixpoints, from-scratch evaluation) → `delta` (incremental
+//! maintenance, one operator per file) → `db` (the [`Database`] and its commit pipeline).
+//! The modules are private; this file is the public surface.
 
 #![warn(missing_docs)]
 
-pub mod db;
-pub mod delta;
+mod db;
+mod delta;
 mod error;
-pub mod eval;
-pub mod lang;
+mod eval;
+mod lang;
 
-pub use db as database;
-pub use db::{reference, snapshot, verify};
-pub use delta as incremental;
-pub use eval::{aggregate, engine, expr, plan, query, read};
-pub use lang::{
-    canonical, change, check, csv, diagnostic, literal, schema, strata, syntax, tuple, value,
+pub use db::{
+    CommitOutcome, Database, DiffScope, Mismatch, Snapshot, TupleChange, VerifyReport,
+    BRANCH_DEFAULT, IMPORT_BATCH_ROWS,
 };
-
-pub use change::{Change, ChangeError, ChangeSet, Sign};
-pub use csv::CsvError;
-pub use database::{CommitOutcome, Database, DiffScope, TupleChange, BRANCH_DEFAULT};
 pub use error::{DbError, DbResult};
-pub use schema::{Attribute, RelationSchema};
-pub use snapshot::Snapshot;
-pub use tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
-pub use value::{Type, Value};
-pub use verify::{Mismatch, VerifyReport};
+pub use eval::query::QueryAnswer;
+pub use lang::change::{Change, ChangeError, ChangeSet, Sign};
+pub use lang::csv::CsvError;
+pub use lang::schema::{Attribute, RelationSchema};
+pub use lang::tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
+pub use lang::value::{Type, Value};
+
+/// Change files: one change (`+r(…)` or `-r(…)`) per line.
+pub mod change {
+    pub use crate::lang::change::{
+        check_changes, parse_change, parse_changes, Change, ChangeError, ChangeSet, Sign,
+    };
+}
+
+/// CSV as RFC 4180 says, with LF line endings; tuples to and from CSV rows.
+pub mod csv {
+    pub use crate::lang::csv::*;
+}
+
+/// The order-preserving tuple encoding, and tuples in change-file syntax.
+pub mod tuple {
+    pub use crate::lang::tuple::*;
+}
+
+/// The rule language's front end: lexer, parser and syntax tree.
+pub mod syntax {
+    pub use crate::lang::syntax::*;
+}
+
+/// Checking a parsed program into the [`check::Program`] the planner compiles.
+pub mod check {
+    pub use crate::lang::check::{check, compile, CheckedRule, Program, Relation};
+}
+
+/// Diagnostics with spans, rendered with source snippets.
+pub mod diagnostic {
+    pub use crate::lang::diagnostic::*;
+}
+
+/// The canonical text of a program: comments and layout dropped, a fixed order.
+pub mod canonical {
+    pub use crate::lang::canonical::*;
+}
+
+/// From-scratch evaluation of a program over a state (for benchmarks and tools that
+/// compare maintenance with recomputation).
+pub mod engine {
+    pub use crate::eval::engine::{plan_program, Engine, ProgramPlans};
+}

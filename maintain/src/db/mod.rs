@@ -1,10 +1,10 @@
-//! [`Database`]: a store of states and commits, and the commit pipeline that moves its head.
+//! The database room: [`Database`] over a chunk store — states, commits, the head, and the
+//! operations that move it (`commit`, `import`, `define`) or read it (`diff`, `verify`,
+//! references, snapshots). The commit pipeline is in `commit`; maintenance itself is
+//! `crate::delta`.
 //!
-//! Commit order (seed 003, "When maintenance runs"): apply the change set to the base
-//! relations with batch edits; take each changed relation's tuple deltas from the diff of
-//! its old and new trees (a no-op insert or delete vanishes there); write the state and the
-//! commit; make them durable; advance the head by compare-and-swap. A commit that fails or
-//! is refused at any step writes no ref, so the head never points at a partial state.
+//! *Invariant: the head moves only by compare-and-swap, after the state and commit it points
+//! at are durable; a failed or refused operation writes no ref.*
 
 mod commit;
 mod define;
@@ -12,17 +12,18 @@ mod diff;
 mod import;
 mod indexes;
 mod rebuild;
-pub mod reference;
-pub mod snapshot;
-pub mod verify;
+mod reference;
+mod snapshot;
+mod verify;
 
 pub use commit::CommitOutcome;
 pub use diff::{DiffScope, TupleChange};
 pub use import::IMPORT_BATCH_ROWS;
 pub(crate) use indexes::update_base_indexes;
 pub(crate) use rebuild::rebuild_views;
+pub use snapshot::Snapshot;
+pub use verify::{Mismatch, VerifyReport};
 
-use crate::db::snapshot::Snapshot;
 use crate::eval::engine::{plan_program, Engine};
 use crate::eval::query::{query, QueryAnswer, QueryState};
 use crate::lang::tuple::decode_tuple;

@@ -1,5 +1,12 @@
-//! Evaluation: plans, binding-aware reads, the join loop, fixpoints, the engine and
-//! ad-hoc queries.
+//! The evaluation room: a checked program run over one state, from scratch. Plans per rule
+//! (`plan`), binding-aware reads of stored trees and their indexes (`read`, `index`), the
+//! join loop and in-memory relations (`join`), expressions (`expr`), aggregate groups and
+//! their stored layout (`aggregate`), the engine that materializes views and judges
+//! denials (`engine`), and ad-hoc queries (`query`).
+//!
+//! *Invariant: evaluation is a pure function of the program and the state's trees:
+//! `eval(V, state)` reads, and writes only the new trees it returns. It imports from
+//! `lang` only — never from `delta` or `db`.*
 
 pub mod aggregate;
 pub mod engine;

@@ -1,5 +1,12 @@
-//! The language: values, tuples and their encodings, schemas, change files, CSV, and the
-//! rule language (syntax, checks, strata, canonical form).
+//! The language room: what users write and what tuples are. Values and their
+//! order-preserving tuple encoding, schemas, change files, CSV, and the rule language —
+//! syntax (lexer, parser, tree), checks (types, safety, stratification, query head
+//! inference), strata and the canonical program text.
+//!
+//! *Invariant: `lang` imports nothing from merkle or store, nor from the rooms above it
+//! (`eval`, `delta`, `db`), and nothing here returns `DbError`: each part has its own error
+//! type or returns diagnostics. It could be its own crate; parsing and checking a program
+//! needs no store.*
 
 pub mod canonical;
 pub mod change;
