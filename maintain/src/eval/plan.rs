@@ -12,7 +12,7 @@
 use crate::lang::canonical::{literal_text, rule_text};
 use crate::lang::check::CheckedRule;
 use crate::lang::syntax::ast::AggregateFn;
-use crate::lang::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, TermKind, VarId};
+use crate::lang::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, Rule, TermKind, VarId};
 use crate::lang::value::Value;
 
 /// Where a column's value comes from when an atom is read.
@@ -217,81 +217,138 @@ fn plan_avoiding(
     avoid: &dyn Fn(&str) -> bool,
 ) -> RulePlan {
     let rule = &checked.rule;
-    let mut bound = vec![false; rule.variables.len()];
-    for var in prebound {
-        bound[var.index()] = true;
-    }
-    let mut placed = vec![false; rule.body.len()];
-    if let Some(skip) = skip {
-        placed[skip] = true;
-    }
-    let assignment_of: Vec<Option<usize>> = {
-        let mut v = vec![None; rule.body.len()];
-        for (i, a) in checked.assignments.iter().enumerate() {
-            v[a.literal] = Some(i);
-        }
-        v
-    };
-    let texts: Vec<String> = rule.body.iter().map(|l| literal_text(rule, l)).collect();
-    let mut steps = Vec::new();
+    let mut placer = Placer::new(checked, prebound, skip);
     if let Some(first) = first {
         if let Literal::Positive(atom) = &rule.body[first] {
-            steps.push(Step::Join(atom_read(atom, first, &mut bound)));
-            placed[first] = true;
+            placer.join(atom, first);
         }
     }
     loop {
-        // Everything that needs no new binding, as early as possible.
+        placer.place_ready();
+        match placer.best_atom(avoid) {
+            Some(i) => {
+                if let Literal::Positive(atom) = &rule.body[i] {
+                    placer.join(atom, i);
+                }
+            }
+            None => break,
+        }
+    }
+    debug_assert!(
+        placer.placed.iter().all(|p| *p),
+        "a checked rule places every literal"
+    );
+    RulePlan {
+        head: rule.head.relation.name.clone(),
+        source: rule_text(rule),
+        variables: rule.variables.len(),
+        literals: rule.body.len(),
+        prebound: prebound.to_vec(),
+        steps: placer.steps,
+        head_columns: head_columns(rule),
+    }
+}
+
+/// The state of ordering one rule's body: which variables are bound and which literals
+/// are placed so far, and the steps placed.
+struct Placer<'r> {
+    checked: &'r CheckedRule,
+    bound: Vec<bool>,
+    placed: Vec<bool>,
+    /// For each body literal, the index of the assignment it is, if it is one.
+    assignment_of: Vec<Option<usize>>,
+    /// Each body literal's canonical text, to break ties without literal order.
+    texts: Vec<String>,
+    steps: Vec<Step>,
+}
+
+impl<'r> Placer<'r> {
+    fn new(checked: &'r CheckedRule, prebound: &[VarId], skip: Option<usize>) -> Placer<'r> {
+        let rule = &checked.rule;
+        let mut bound = vec![false; rule.variables.len()];
+        for var in prebound {
+            bound[var.index()] = true;
+        }
+        let mut placed = vec![false; rule.body.len()];
+        if let Some(skip) = skip {
+            placed[skip] = true;
+        }
+        let mut assignment_of = vec![None; rule.body.len()];
+        for (i, a) in checked.assignments.iter().enumerate() {
+            assignment_of[a.literal] = Some(i);
+        }
+        Placer {
+            checked,
+            bound,
+            placed,
+            assignment_of,
+            texts: rule.body.iter().map(|l| literal_text(rule, l)).collect(),
+            steps: Vec::new(),
+        }
+    }
+
+    fn join(&mut self, atom: &Atom, literal: usize) {
+        self.steps
+            .push(Step::Join(atom_read(atom, literal, &mut self.bound)));
+        self.placed[literal] = true;
+    }
+
+    /// Places everything that needs no new binding, as early as possible: assignments
+    /// whose value is bound, filters with both sides bound, `not` atoms fully bound.
+    fn place_ready(&mut self) {
+        let rule = &self.checked.rule;
         let mut progress = true;
         while progress {
             progress = false;
             for (i, literal) in rule.body.iter().enumerate() {
-                if placed[i] {
+                if self.placed[i] {
                     continue;
                 }
-                match literal {
-                    Literal::Comparison(comparison) => {
-                        if let Some(a) = assignment_of[i] {
-                            let assignment = &checked.assignments[a];
-                            if expr_bound(&assignment.value, &bound) {
-                                steps.push(Step::Assign {
+                let step = match literal {
+                    Literal::Comparison(comparison) => match self.assignment_of[i] {
+                        Some(a) => {
+                            let assignment = &self.checked.assignments[a];
+                            expr_bound(&assignment.value, &self.bound).then(|| {
+                                self.bound[assignment.variable.index()] = true;
+                                Step::Assign {
                                     variable: assignment.variable,
                                     value: assignment.value.clone(),
-                                });
-                                bound[assignment.variable.index()] = true;
-                                placed[i] = true;
-                                progress = true;
-                            }
-                        } else if expr_bound(&comparison.left, &bound)
-                            && expr_bound(&comparison.right, &bound)
-                        {
-                            steps.push(Step::Filter(comparison.clone()));
-                            placed[i] = true;
-                            progress = true;
+                                }
+                            })
                         }
-                    }
+                        None => (expr_bound(&comparison.left, &self.bound)
+                            && expr_bound(&comparison.right, &self.bound))
+                        .then(|| Step::Filter(comparison.clone())),
+                    },
                     Literal::Negative { atom, .. } => {
                         let all_bound = atom.terms.iter().all(|t| match t.kind {
-                            TermKind::Var(v) => bound[v.index()],
+                            TermKind::Var(v) => self.bound[v.index()],
                             _ => true,
                         });
-                        if all_bound {
-                            let mut scratch = bound.clone();
-                            steps.push(Step::Not(atom_read(atom, i, &mut scratch)));
-                            placed[i] = true;
-                            progress = true;
-                        }
+                        all_bound.then(|| {
+                            let mut scratch = self.bound.clone();
+                            Step::Not(atom_read(atom, i, &mut scratch))
+                        })
                     }
-                    Literal::Positive(_) => {}
+                    Literal::Positive(_) => None,
+                };
+                if let Some(step) = step {
+                    self.steps.push(step);
+                    self.placed[i] = true;
+                    progress = true;
                 }
             }
         }
-        // The positive atom with the most bound columns next; ties go to the literal whose
-        // canonical text sorts first, so a define (the user's literal order) and every later
-        // commit (the canonical order) plan alike and ask for the same indexes.
+    }
+
+    /// The positive atom with the most bound columns next, preferring relations `avoid`
+    /// does not name; ties go to the literal whose canonical text sorts first, so a define
+    /// (the user's literal order) and every later commit (the canonical order) plan alike
+    /// and ask for the same indexes.
+    fn best_atom(&self, avoid: &dyn Fn(&str) -> bool) -> Option<usize> {
         let mut best: Option<(usize, (usize, bool))> = None;
-        for (i, literal) in rule.body.iter().enumerate() {
-            if placed[i] {
+        for (i, literal) in self.checked.rule.body.iter().enumerate() {
+            if self.placed[i] {
                 continue;
             }
             if let Literal::Positive(atom) = literal {
@@ -299,33 +356,27 @@ fn plan_avoiding(
                     .terms
                     .iter()
                     .filter(|t| match t.kind {
-                        TermKind::Var(v) => bound[v.index()],
+                        TermKind::Var(v) => self.bound[v.index()],
                         TermKind::Const(_) => true,
                         TermKind::Wildcard => false,
                     })
                     .count();
                 let score = (score, !avoid(&atom.relation.name));
-                if best.is_none_or(|(j, s)| score > s || (score == s && texts[i] < texts[j])) {
+                let better = best.is_none_or(|(j, s)| {
+                    score > s || (score == s && self.texts[i] < self.texts[j])
+                });
+                if better {
                     best = Some((i, score));
                 }
             }
         }
-        match best {
-            Some((i, _)) => {
-                if let Literal::Positive(atom) = &rule.body[i] {
-                    steps.push(Step::Join(atom_read(atom, i, &mut bound)));
-                }
-                placed[i] = true;
-            }
-            None => break,
-        }
+        best.map(|(i, _)| i)
     }
-    debug_assert!(
-        placed.iter().all(|p| *p),
-        "a checked rule places every literal"
-    );
-    let head_columns = rule
-        .head
+}
+
+/// The plan's head columns: a variable, a constant or an aggregate per head term.
+fn head_columns(rule: &Rule) -> Vec<HeadColumn> {
+    rule.head
         .terms
         .iter()
         .map(|term| match term {
@@ -336,16 +387,7 @@ fn plan_avoiding(
             },
             HeadTerm::Aggregate(a) => HeadColumn::Aggregate(a.function, a.argument.map(|v| v.id)),
         })
-        .collect();
-    RulePlan {
-        head: rule.head.relation.name.clone(),
-        source: rule_text(rule),
-        variables: rule.variables.len(),
-        literals: rule.body.len(),
-        prebound: prebound.to_vec(),
-        steps,
-        head_columns,
-    }
+        .collect()
 }
 
 fn atom_read(atom: &Atom, literal: usize, bound: &mut [bool]) -> AtomRead {

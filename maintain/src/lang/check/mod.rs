@@ -400,7 +400,25 @@ impl<'p> Checker<'p> {
             diagnostics: Vec::new(),
         };
 
-        // Positive atoms bind their variables and give them the attributes' types.
+        self.positive_atoms(&mut cx, rule);
+        let (assignments, filters) = cx.classify_comparisons();
+        cx.type_assignments(&assignments);
+        self.negative_atoms(&mut cx, rule);
+        cx.check_filters(&filters);
+        cx.check_head(head_declaration.filter(|d| d.kind.is_derived()));
+
+        cx.report_unsafe();
+        self.diagnostics.append(&mut cx.diagnostics);
+        RuleFacts {
+            rule,
+            types: cx.types,
+            assignments,
+            filters,
+        }
+    }
+
+    /// Positive atoms bind their variables and give them the attributes' types.
+    fn positive_atoms(&mut self, cx: &mut RuleChecker<'p>, rule: &'p Rule) {
         for atom in rule.positive_atoms() {
             for term in &atom.terms {
                 if let TermKind::Var(var) = term.kind {
@@ -413,22 +431,11 @@ impl<'p> Checker<'p> {
                 cx.type_terms(atom, declaration);
             }
         }
+    }
 
-        let (assignments, filters) = cx.classify_comparisons();
-        for assignment in &assignments {
-            if let Some(ty) = cx.infer(&assignment.value) {
-                let Literal::Comparison(comparison) = &rule.body[assignment.literal] else {
-                    unreachable!("assignments are comparisons");
-                };
-                let origin = format!("`{}`", literal_text(rule, &rule.body[assignment.literal]));
-                let variable = Variable {
-                    id: assignment.variable,
-                    span: comparison.span,
-                };
-                cx.unify(variable, ty, origin);
-            }
-        }
-
+    /// Every variable of a `not` atom must be bound by a positive atom; its terms take the
+    /// attributes' types.
+    fn negative_atoms(&mut self, cx: &mut RuleChecker<'p>, rule: &'p Rule) {
         for atom in rule.negative_atoms() {
             for term in &atom.terms {
                 if let TermKind::Var(id) = term.kind {
@@ -446,77 +453,6 @@ impl<'p> Checker<'p> {
             {
                 cx.type_terms(atom, declaration);
             }
-        }
-
-        for &index in &filters {
-            let Literal::Comparison(comparison) = &rule.body[index] else {
-                unreachable!("filters are comparisons");
-            };
-            let mut variables = Vec::new();
-            comparison.left.variables(&mut variables);
-            comparison.right.variables(&mut variables);
-            cx.needs
-                .extend(variables.into_iter().map(|v| (v, Need::Comparison)));
-            cx.check_comparison(comparison);
-        }
-
-        let head_declaration = head_declaration.filter(|d| d.kind.is_derived());
-        for (position, term) in head.terms.iter().enumerate() {
-            let attribute = head_declaration.map(|d| (d, &d.attributes[position]));
-            match term {
-                HeadTerm::Term(term) => {
-                    if term.kind == TermKind::Wildcard {
-                        let help = "a head term is a variable, a constant or an aggregate";
-                        cx.diagnostics.push(
-                            Diagnostic::error(term.span, "wildcard `_` in a rule head")
-                                .with_help(help),
-                        );
-                    }
-                    if let TermKind::Var(id) = term.kind {
-                        cx.needs.push((
-                            Variable {
-                                id,
-                                span: term.span,
-                            },
-                            Need::Head,
-                        ));
-                    }
-                    if let Some((declaration, attribute)) = attribute {
-                        let origin = format!("`{}.{}`", declaration.name.name, attribute.name.name);
-                        cx.type_term(term, attribute.ty, origin);
-                    }
-                }
-                HeadTerm::Aggregate(aggregate) => {
-                    if let Some(argument) = aggregate.argument {
-                        cx.needs.push((argument, Need::Aggregate));
-                    }
-                    let result = cx.aggregate_type(aggregate);
-                    if let (Some(result), Some((declaration, attribute))) = (result, attribute) {
-                        if result != attribute.ty {
-                            let function = aggregate.function.name();
-                            let shown = match aggregate.argument {
-                                Some(v) => format!("{function}({})", rule.variable_name(v.id)),
-                                None => format!("{function}()"),
-                            };
-                            let message = format!(
-                                "type mismatch: `{shown}` is {result}, but `{}.{}` is {}",
-                                declaration.name.name, attribute.name.name, attribute.ty
-                            );
-                            cx.diagnostics
-                                .push(Diagnostic::error(aggregate.span, message));
-                        }
-                    }
-                }
-            }
-        }
-
-        cx.report_unsafe();
-        self.diagnostics.append(&mut cx.diagnostics);
-        RuleFacts {
-            rule,
-            types: cx.types,
-            assignments,
-            filters,
         }
     }
 
@@ -636,6 +572,94 @@ struct RuleChecker<'p> {
 }
 
 impl RuleChecker<'_> {
+    /// Each assignment gives its variable the type of its expression.
+    fn type_assignments(&mut self, assignments: &[Assignment]) {
+        for assignment in assignments {
+            if let Some(ty) = self.infer(&assignment.value) {
+                let Literal::Comparison(comparison) = &self.rule.body[assignment.literal] else {
+                    unreachable!("assignments are comparisons");
+                };
+                let origin = format!(
+                    "`{}`",
+                    literal_text(self.rule, &self.rule.body[assignment.literal])
+                );
+                let variable = Variable {
+                    id: assignment.variable,
+                    span: comparison.span,
+                };
+                self.unify(variable, ty, origin);
+            }
+        }
+    }
+
+    /// Every variable of a filter must be bound; the two sides must have one type.
+    fn check_filters(&mut self, filters: &[usize]) {
+        for &index in filters {
+            let Literal::Comparison(comparison) = &self.rule.body[index] else {
+                unreachable!("filters are comparisons");
+            };
+            let mut variables = Vec::new();
+            comparison.left.variables(&mut variables);
+            comparison.right.variables(&mut variables);
+            self.needs
+                .extend(variables.into_iter().map(|v| (v, Need::Comparison)));
+            self.check_comparison(comparison);
+        }
+    }
+
+    /// Head terms: no wildcard, every variable bound, each term (or aggregate) of the type
+    /// of the declaration's attribute at its position.
+    fn check_head(&mut self, head_declaration: Option<&Declaration>) {
+        for (position, term) in self.rule.head.terms.iter().enumerate() {
+            let attribute = head_declaration.map(|d| (d, &d.attributes[position]));
+            match term {
+                HeadTerm::Term(term) => {
+                    if term.kind == TermKind::Wildcard {
+                        let help = "a head term is a variable, a constant or an aggregate";
+                        self.diagnostics.push(
+                            Diagnostic::error(term.span, "wildcard `_` in a rule head")
+                                .with_help(help),
+                        );
+                    }
+                    if let TermKind::Var(id) = term.kind {
+                        self.needs.push((
+                            Variable {
+                                id,
+                                span: term.span,
+                            },
+                            Need::Head,
+                        ));
+                    }
+                    if let Some((declaration, attribute)) = attribute {
+                        let origin = format!("`{}.{}`", declaration.name.name, attribute.name.name);
+                        self.type_term(term, attribute.ty, origin);
+                    }
+                }
+                HeadTerm::Aggregate(aggregate) => {
+                    if let Some(argument) = aggregate.argument {
+                        self.needs.push((argument, Need::Aggregate));
+                    }
+                    let result = self.aggregate_type(aggregate);
+                    if let (Some(result), Some((declaration, attribute))) = (result, attribute) {
+                        if result != attribute.ty {
+                            let function = aggregate.function.name();
+                            let shown = match aggregate.argument {
+                                Some(v) => format!("{function}({})", self.rule.variable_name(v.id)),
+                                None => format!("{function}()"),
+                            };
+                            let message = format!(
+                                "type mismatch: `{shown}` is {result}, but `{}.{}` is {}",
+                                declaration.name.name, attribute.name.name, attribute.ty
+                            );
+                            self.diagnostics
+                                .push(Diagnostic::error(aggregate.span, message));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Splits the comparisons into assignments (in dependency order) and filters, marking
     /// assigned variables bound.
     fn classify_comparisons(&mut self) -> (Vec<Assignment>, Vec<usize>) {
