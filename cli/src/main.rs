@@ -85,6 +85,11 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
+    // A panic is a bug, never the user's fault: say so, and exit as an internal error does.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("error: internal error: {info} (this is a bug in rnt; please report it)");
+        std::process::exit(i32::from(EXIT_INTERNAL));
+    }));
     let cli = match parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(report_usage(&error)),
@@ -199,6 +204,9 @@ pub fn report(error: &anyhow::Error) -> u8 {
     exit_code(error)
 }
 
+/// The exit code of an internal error (a broken invariant or a panic): EX_SOFTWARE.
+pub const EXIT_INTERNAL: u8 = 70;
+
 /// The exit code for an error: the database's own mapping, 1 for anything else.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
     match error.downcast_ref::<DbError>() {
@@ -255,6 +263,17 @@ mod tests {
         assert!(!looks_like_change("--file"));
         assert!(!looks_like_change("-1(2)"));
         assert!(!looks_like_change("+(1)"));
+    }
+
+    #[test]
+    fn internal_errors_exit_70_and_say_so() {
+        let error = anyhow::Error::from(DbError::internal("a group with matches has no extreme"));
+        assert_eq!(exit_code(&error), EXIT_INTERNAL);
+        let text = output::error_text(&error);
+        assert!(text.starts_with("error: internal error: "), "{text}");
+        assert!(text.contains("please report it"), "{text}");
+        let corrupted = anyhow::Error::from(DbError::corrupted("a stored tuple does not decode"));
+        assert_eq!(exit_code(&corrupted), 3);
     }
 
     #[test]

@@ -351,8 +351,8 @@ pub(crate) fn config() -> impl bincode::config::Config {
 pub(crate) fn encode_object<T: Encode>(tag: u8, object: &T) -> Vec<u8> {
     let mut out = vec![tag, OBJECT_FORMAT_VERSION];
     // Encoding into a Vec cannot fail for these types (no I/O, sizes under the limit).
-    let body =
-        bincode::encode_to_vec(object, config()).unwrap_or_else(|e| unreachable!("encode: {e}"));
+    let body = bincode::encode_to_vec(object, config())
+        .expect("encoding our objects into a Vec cannot fail: no I/O, no size limit reached");
     out.extend_from_slice(&body);
     out
 }

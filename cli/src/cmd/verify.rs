@@ -73,7 +73,7 @@ pub fn run(context: &Context, args: VerifyArgs, out: &mut dyn Write) -> anyhow::
         .map(|m| m.relation.as_str())
         .collect();
     relations.dedup();
-    Err(DbError::Corrupted(format!(
+    Err(DbError::corrupted(format!(
         "verify failed: {} differ{} from the recomputation (details above)",
         relations.join(", "),
         if relations.len() == 1 { "s" } else { "" }

@@ -102,7 +102,7 @@ impl Database {
             let entry = head.require(&relation)?;
             let old_tree = entry
                 .tree()
-                .ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no tree")))?;
+                .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no tree")))?;
             let new_tree = old_tree.edit(&self.nodes, relation_edits)?;
             changed.push((relation, old_tree, new_tree));
         }
@@ -213,7 +213,7 @@ impl Database {
                 DiffEntry::Added { .. } => inserted += 1,
                 DiffEntry::Removed { .. } => deleted += 1,
                 DiffEntry::Changed { .. } => {
-                    return Err(DbError::Corrupted(format!(
+                    return Err(DbError::corrupted(format!(
                         "base relation `{relation}` holds a tuple with a value"
                     )))
                 }

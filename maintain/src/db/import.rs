@@ -36,7 +36,7 @@ impl Database {
         let types = head.schema(relation).map(|s| s.types()).unwrap_or_default();
         let old_tree = entry
             .tree()
-            .ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no tree")))?;
+            .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no tree")))?;
         let mut tree = old_tree;
         let mut batch: Vec<Vec<u8>> = Vec::new();
         let mut read = 0u64;

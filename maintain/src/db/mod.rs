@@ -149,7 +149,7 @@ impl Database {
 
 pub(crate) fn decode_stored(key: &[u8], types: &[crate::Type], relation: &str) -> DbResult<Tuple> {
     decode_tuple(key, types).map_err(|e| {
-        DbError::Corrupted(format!(
+        DbError::corrupted(format!(
             "a stored tuple of `{relation}` does not decode: {e}"
         ))
     })

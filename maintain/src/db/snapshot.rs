@@ -29,8 +29,8 @@ impl Snapshot {
             program: String::new(),
             relations: Vec::new(),
         };
-        let program = compile("")
-            .map_err(|_| DbError::Corrupted("the empty program does not compile".into()))?;
+        let program =
+            compile("").map_err(|_| DbError::internal("the empty program does not compile"))?;
         Ok(Snapshot {
             commit: None,
             state_address: Address::of(&state.encode()),
@@ -47,7 +47,7 @@ impl Snapshot {
     ) -> DbResult<Snapshot> {
         let state = State::read(chunks, &state_address)?;
         let program = compile(&state.program).map_err(|diagnostics| {
-            DbError::Corrupted(format!(
+            DbError::corrupted(format!(
                 "state {state_address} holds a program that does not compile ({} errors)",
                 diagnostics.len()
             ))
@@ -55,7 +55,7 @@ impl Snapshot {
         for entry in &state.relations {
             let declared = program.relation(&entry.name).map(|r| stored_kind(r.kind()));
             if declared != Some(entry.kind) {
-                return Err(DbError::Corrupted(format!(
+                return Err(DbError::corrupted(format!(
                     "state {state_address}: relation `{}` does not match the state's program",
                     entry.name
                 )));

@@ -46,7 +46,7 @@ impl Maintainer<'_> {
             .get(view)
             .and_then(|p| p.first())
             .cloned()
-            .ok_or_else(|| DbError::Corrupted(format!("aggregate view `{view}` has no plan")))?;
+            .ok_or_else(|| DbError::internal(format!("aggregate view `{view}` has no plan")))?;
         let shape = AggregateShape::of(&plan, &types);
         let changes = self.group_changes(view, &shape)?;
         let entry = self.entry(view)?;
@@ -148,7 +148,7 @@ impl Maintainer<'_> {
             .and_then(|m| m.checked_add(change.matches))
             .filter(|m| *m >= 0)
             .ok_or_else(|| {
-                DbError::Corrupted(format!(
+                DbError::corrupted(format!(
                     "maintaining `{view}`: a group's match count went negative"
                 ))
             })? as u64;
@@ -204,7 +204,7 @@ fn unwrap_all(values: Vec<Option<Value>>, view: &str) -> DbResult<Vec<Value>> {
         .into_iter()
         .map(|v| {
             v.ok_or_else(|| {
-                DbError::Corrupted(format!("`{view}`: a group with matches has no extreme"))
+                DbError::internal(format!("`{view}`: a group with matches has no extreme"))
             })
         })
         .collect()

@@ -48,7 +48,7 @@ impl Maintainer<'_> {
                 .checked_add(change)
                 .filter(|n| *n >= 0)
                 .ok_or_else(|| {
-                    DbError::Corrupted(format!(
+                    DbError::corrupted(format!(
                         "maintaining view `{view}`: {} had {old} derivations and lost {}",
                         format_tuple(view, &tuple),
                         -change

@@ -42,6 +42,7 @@ impl Maintainer<'_> {
                 delta.deleted.insert(tuple);
             }
         }
+        delta.debug_assert_disjoint(relation);
         self.deltas.insert(relation.to_string(), delta);
         Ok(())
     }

@@ -40,7 +40,7 @@ impl Maintainer<'_> {
                 .and_then(|o| o.checked_add(*change))
                 .filter(|n| *n >= 0)
                 .ok_or_else(|| {
-                    DbError::Corrupted(format!(
+                    DbError::corrupted(format!(
                         "maintaining `{view}`: a value's multiplicity went negative"
                     ))
                 })? as u64;

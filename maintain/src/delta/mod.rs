@@ -69,6 +69,9 @@ impl<'a> Maintainer<'a> {
         new: Vec<RelationEntry>,
         base_deltas: BTreeMap<String, Delta>,
     ) -> Maintainer<'a> {
+        for (name, delta) in &base_deltas {
+            delta.debug_assert_disjoint(name);
+        }
         Maintainer {
             nodes,
             program,
@@ -174,7 +177,7 @@ impl<'a> Maintainer<'a> {
 
     fn entry(&self, name: &str) -> DbResult<RelationEntry> {
         self.entries.get(name).cloned().ok_or_else(|| {
-            DbError::Corrupted(format!("relation `{name}` is missing from the state"))
+            DbError::internal(format!("relation `{name}` is missing from the state"))
         })
     }
 
@@ -209,6 +212,7 @@ impl<'a> Maintainer<'a> {
         entry.aux = aux;
         self.new.register(&entry);
         self.entries.insert(name.to_string(), entry);
+        delta.debug_assert_disjoint(name);
         self.deltas.insert(name.to_string(), delta);
         Ok(())
     }
@@ -220,7 +224,7 @@ fn encode(tuple: &[Value], types: &[Type], relation: &str) -> DbResult<Vec<u8>> 
 
 fn decode_count(bytes: &[u8], relation: &str) -> DbResult<u64> {
     let array: [u8; 8] = bytes.try_into().map_err(|_| {
-        DbError::Corrupted(format!(
+        DbError::corrupted(format!(
             "`{relation}` holds a count of {} bytes, not 8",
             bytes.len()
         ))
@@ -231,12 +235,12 @@ fn decode_count(bytes: &[u8], relation: &str) -> DbResult<u64> {
 fn stored_tree(entry: &RelationEntry) -> DbResult<Tree> {
     entry
         .tree()
-        .ok_or_else(|| DbError::Corrupted(format!("view `{}` has no tree", entry.name)))
+        .ok_or_else(|| DbError::corrupted(format!("view `{}` has no tree", entry.name)))
 }
 
 fn aux(entry: &RelationEntry, label: &str) -> DbResult<Tree> {
     entry.aux_tree(label).ok_or_else(|| {
-        DbError::Corrupted(format!("view `{}` lacks its `{label}` tree", entry.name))
+        DbError::corrupted(format!("view `{}` lacks its `{label}` tree", entry.name))
     })
 }
 
@@ -249,7 +253,7 @@ pub fn delta_of_diff(
     let mut delta = Delta::default();
     for entry in entries {
         let tuple = decode_tuple(entry.key(), types).map_err(|e| {
-            DbError::Corrupted(format!(
+            DbError::corrupted(format!(
                 "a stored tuple of `{relation}` does not decode: {e}"
             ))
         })?;

@@ -22,6 +22,7 @@ impl Maintainer<'_> {
             } else {
                 difference(&old_tuples, &self.new.evaluate(name)?)
             };
+            delta.debug_assert_disjoint(name);
             self.deltas.insert(name.clone(), delta);
         }
         Ok(())

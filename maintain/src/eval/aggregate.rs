@@ -129,11 +129,11 @@ impl AggregateShape {
             bytes.iter_mut().for_each(|b| *b = !*b);
         }
         let mut tuple = decode_tuple(&bytes, &[self.head_types[column]]).map_err(|e| {
-            DbError::Corrupted(format!("an aggregate's sorted value does not decode: {e}"))
+            DbError::corrupted(format!("an aggregate's sorted value does not decode: {e}"))
         })?;
         tuple
             .pop()
-            .ok_or_else(|| DbError::Corrupted("empty aggregate value".into()))
+            .ok_or_else(|| DbError::corrupted("empty aggregate value"))
     }
 
     /// The output row of a group with `matches` body matches, the given sums (per
@@ -197,7 +197,7 @@ pub fn encode_accumulator(matches: u64, sums: &[i128]) -> Vec<u8> {
 /// Decodes an accumulator holding `sums` sums.
 pub fn decode_accumulator(bytes: &[u8], sums: usize) -> DbResult<(u64, Vec<i128>)> {
     let corrupt = || {
-        DbError::Corrupted(format!(
+        DbError::corrupted(format!(
             "an aggregate accumulator of {} bytes does not decode",
             bytes.len()
         ))

@@ -245,7 +245,7 @@ impl<'a> Engine<'a> {
         }
         memo.get(relation)
             .cloned()
-            .ok_or_else(|| DbError::Corrupted(format!("`{relation}` missing from its stratum")))
+            .ok_or_else(|| DbError::internal(format!("`{relation}` missing from its stratum")))
     }
 
     fn stratum_of(&self, relation: &str) -> DbResult<Vec<String>> {
@@ -253,7 +253,7 @@ impl<'a> Engine<'a> {
             .program
             .strata
             .stratum_of(relation)
-            .ok_or_else(|| DbError::Corrupted(format!("`{relation}` is in no stratum")))?;
+            .ok_or_else(|| DbError::internal(format!("`{relation}` is in no stratum")))?;
         Ok(self.program.strata.strata[index].relations.clone())
     }
 
@@ -366,9 +366,7 @@ impl<'a> Engine<'a> {
                 .full
                 .get(view)
                 .and_then(|p| p.first())
-                .ok_or_else(|| {
-                    DbError::Corrupted(format!("aggregate view `{view}` has no plan"))
-                })?;
+                .ok_or_else(|| DbError::internal(format!("aggregate view `{view}` has no plan")))?;
             let sources = vec![&*self as &dyn Relations; plan.literals];
             let shape = AggregateShape::of(plan, &types);
             let extreme_columns = shape.extreme_columns();
@@ -502,7 +500,7 @@ impl Relations for Engine<'_> {
             .relation(relation)
             .map(|r| stored_kind(r.kind()))
         {
-            Some(RelationKind::Relation) => Err(DbError::Corrupted(format!(
+            Some(RelationKind::Relation) => Err(DbError::corrupted(format!(
                 "base relation `{relation}` has no tree in this state"
             ))),
             Some(_) => self.read_derived(relation, pattern, visit),

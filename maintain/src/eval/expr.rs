@@ -13,7 +13,7 @@ pub fn eval_expr(expr: &Expr, bindings: &Bindings, rule: &str) -> DbResult<Value
     match &expr.kind {
         ExprKind::Const(value) => Ok(value.clone()),
         ExprKind::Var(var) => bindings[var.index()].clone().ok_or_else(|| {
-            DbError::Corrupted(format!(
+            DbError::internal(format!(
                 "rule `{rule}`: variable read before it is bound (planner bug)"
             ))
         }),
@@ -48,7 +48,7 @@ pub fn eval_comparison(comparison: &Comparison, bindings: &Bindings, rule: &str)
 fn int_of(value: Value, rule: &str) -> DbResult<i64> {
     match value {
         Value::Int(i) => Ok(i),
-        other => Err(DbError::Corrupted(format!(
+        other => Err(DbError::internal(format!(
             "rule `{rule}`: arithmetic on {other} (type checker bug)"
         ))),
     }

@@ -51,8 +51,13 @@ pub fn delta_index_edits(
     let mut edits = Vec::new();
     for (tuples, value) in [(&delta.deleted, None), (&delta.inserted, Some(Vec::new()))] {
         for tuple in tuples.tuples() {
-            let key = encode_permuted(tuple, types, permutation)
-                .map_err(|e| DbError::user(e.to_string()))?;
+            // The tuple was encoded into the relation's own tree already, and a permutation
+            // changes no length: a failure here is a bug, not bad input.
+            let key = encode_permuted(tuple, types, permutation).map_err(|e| {
+                DbError::internal(format!(
+                    "a stored tuple does not re-encode for an index: {e}"
+                ))
+            })?;
             edits.push((key, value.clone()));
         }
     }

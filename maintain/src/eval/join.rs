@@ -125,13 +125,13 @@ pub fn project(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
         .iter()
         .map(|column| match column {
             HeadColumn::Var(v) => bindings[v.index()].clone().ok_or_else(|| {
-                DbError::Corrupted(format!(
+                DbError::internal(format!(
                     "rule `{}`: head variable unbound (planner bug)",
                     plan.source
                 ))
             }),
             HeadColumn::Const(value) => Ok(value.clone()),
-            HeadColumn::Aggregate(..) => Err(DbError::Corrupted(format!(
+            HeadColumn::Aggregate(..) => Err(DbError::internal(format!(
                 "rule `{}`: aggregate projected as a tuple",
                 plan.source
             ))),
@@ -285,7 +285,7 @@ pub fn semi_naive(
         for (name, relation) in &delta {
             let target = full
                 .get_mut(name)
-                .ok_or_else(|| DbError::Corrupted("stratum relation missing".into()))?;
+                .ok_or_else(|| DbError::internal("stratum relation missing"))?;
             for tuple in relation.tuples() {
                 target.insert(tuple.clone());
             }
@@ -311,7 +311,7 @@ pub fn semi_naive(
                 collect_into(plan, &sources, Some(&mut produced))?;
                 let target = fresh
                     .get_mut(&plan.head)
-                    .ok_or_else(|| DbError::Corrupted("stratum relation missing".into()))?;
+                    .ok_or_else(|| DbError::internal("stratum relation missing"))?;
                 let known = &full[&plan.head];
                 for tuple in produced.tuples() {
                     if !known.tuples().contains(tuple) {
@@ -339,7 +339,7 @@ fn collect_into(
     target: Option<&mut MemRelation>,
 ) -> DbResult<()> {
     let Some(target) = target else {
-        return Err(DbError::Corrupted(format!(
+        return Err(DbError::internal(format!(
             "rule `{}` writes outside its stratum",
             plan.source
         )));
@@ -365,5 +365,14 @@ impl Delta {
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
         self.inserted.is_empty() && self.deleted.is_empty()
+    }
+
+    /// Checks, in debug builds, the invariant of every delta: no tuple both enters and
+    /// leaves (a set's change in one commit is one or the other).
+    pub fn debug_assert_disjoint(&self, relation: &str) {
+        debug_assert!(
+            self.inserted.tuples().is_disjoint(self.deleted.tuples()),
+            "the delta of `{relation}` inserts and deletes the same tuple"
+        );
     }
 }

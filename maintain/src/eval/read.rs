@@ -140,7 +140,7 @@ fn walk(
 }
 
 fn corrupt(error: crate::TupleError) -> DbError {
-    DbError::Corrupted(format!("a stored tuple does not decode: {error}"))
+    DbError::corrupted(format!("a stored tuple does not decode: {error}"))
 }
 
 /// Builds the index over `permutation` from a relation's tuple tree.
@@ -154,10 +154,11 @@ pub fn build_index(
     for entry in tree.entries(nodes) {
         let (key, _) = entry?;
         let tuple = decode_tuple(&key, types).map_err(corrupt)?;
-        keys.push(
-            encode_permuted(&tuple, types, permutation)
-                .map_err(|e| DbError::user(e.to_string()))?,
-        );
+        keys.push(encode_permuted(&tuple, types, permutation).map_err(|e| {
+            DbError::internal(format!(
+                "a stored tuple does not re-encode for an index: {e}"
+            ))
+        })?);
     }
     keys.sort_unstable();
     Ok(Tree::build(
