@@ -3,9 +3,12 @@
 //! detours, a bulk import, a program written in another layout — report the same state
 //! hash (and so the same relation roots).
 
+mod common;
+
+use common::Rng;
 use proptest::prelude::*;
-use rnt_maintain::{Change, CommitOutcome, Database, Sign, Value};
-use rnt_store::MemoryStore;
+use rnt::maintain::{Change, CommitOutcome, Database, Sign, Value};
+use rnt::store::MemoryStore;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -49,23 +52,6 @@ fn row() -> impl Strategy<Value = Row> {
         4 => (0i64..2_000, -5i64..50, -1_000i64..1_000).prop_map(|(i, c, a)| Row::Order(i, c, a)),
         1 => (0i64..300, prop::sample::select(vec!["free", "pro", "team", ""])).prop_map(|(i, p)| Row::Customer(i, p.to_string())),
     ]
-}
-
-/// splitmix64, to shuffle and cut histories from one seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// Commits a random history that ends with exactly `target`: every target row inserted,
@@ -131,7 +117,7 @@ fn database() -> Database {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(64), ..ProptestConfig::default() })]
 
     #[test]
     fn equal_contents_have_equal_state_hashes(
