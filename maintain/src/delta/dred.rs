@@ -10,7 +10,9 @@
 
 use super::terms::{exists, Mode};
 use super::{encode, stored_tree, Delta, Maintainer};
-use crate::eval::join::{project, run_plan, MemRelation, FIXPOINT_ROUNDS_MAX};
+use crate::eval::fixpoint::FIXPOINT_ROUNDS_MAX;
+use crate::eval::join::{project, run_plan};
+use crate::eval::memory::MemRelation;
 use crate::eval::plan::{plan_for_head_pattern_avoiding, RulePlan};
 use crate::eval::read::{Flow, Relations, Visit};
 use crate::lang::tuple::Tuple;

@@ -25,7 +25,7 @@ mod terms;
 
 use crate::eval::engine::{Engine, ProgramPlans};
 use crate::eval::index::index_trees;
-pub use crate::eval::join::Delta;
+pub use crate::eval::memory::Delta;
 use crate::eval::stored_kind;
 use crate::lang::check::Program;
 use crate::lang::tuple::{decode_tuple, encode_tuple};

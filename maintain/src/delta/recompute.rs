@@ -2,7 +2,7 @@
 //! views, aggregating ephemeral relations): `Δr = eval(r, new) − eval(r, old)`.
 
 use super::{Delta, Maintainer};
-use crate::eval::join::MemRelation;
+use crate::eval::memory::MemRelation;
 use crate::lang::tuple::Tuple;
 use crate::DbResult;
 use rnt_merkle::RelationKind;

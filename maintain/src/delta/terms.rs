@@ -10,7 +10,8 @@
 //! phase) or deletions against the old state (DRed's over-deletion).
 
 use super::{Delta, Maintainer};
-use crate::eval::join::{run_plan, MemRelation};
+use crate::eval::join::run_plan;
+use crate::eval::memory::MemRelation;
 use crate::eval::plan::{RulePlan, Step};
 use crate::eval::read::{Flow, Relations, Visit};
 use crate::lang::syntax::ast::{Atom, TermKind};

@@ -10,8 +10,10 @@ use crate::eval::aggregate::{
     encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
     GROUPS_LABEL,
 };
+use crate::eval::fixpoint::semi_naive;
 use crate::eval::index::index_trees;
-use crate::eval::join::{project, run_plan, semi_naive, MemRelation};
+use crate::eval::join::{project, run_plan};
+use crate::eval::memory::MemRelation;
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
     plan_rule, HeadColumn, RulePlan,

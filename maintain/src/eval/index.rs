@@ -5,7 +5,7 @@
 //! *Invariant: an index over permutation p holds exactly the relation's tuples with their
 //! columns permuted by p; so an edited index has the address a rebuilt one would have.*
 
-use crate::eval::join::Delta;
+use crate::eval::memory::Delta;
 use crate::eval::read::{build_index, index_label};
 use crate::lang::tuple::encode_permuted;
 use crate::lang::value::Type;

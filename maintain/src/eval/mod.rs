@@ -1,8 +1,9 @@
 //! The evaluation room: a checked program run over one state, from scratch. Plans per rule
 //! (`plan`), binding-aware reads of stored trees and their indexes (`read`, `index`), the
-//! join loop and in-memory relations (`join`), expressions (`expr`), aggregate groups and
-//! their stored layout (`aggregate`), the engine that materializes views and judges
-//! denials (`engine`), and ad-hoc queries (`query`).
+//! join loop (`join`), in-memory relations and deltas (`memory`), semi-naive fixpoints
+//! (`fixpoint`), expressions (`expr`), aggregate groups and their stored layout
+//! (`aggregate`), the engine that materializes views and judges denials (`engine`), and
+//! ad-hoc queries (`query`).
 //!
 //! *Invariant: evaluation is a pure function of the program and the state's trees:
 //! `eval(V, state)` reads, and writes only the new trees it returns. It imports from
@@ -11,8 +12,10 @@
 pub mod aggregate;
 pub mod engine;
 pub mod expr;
+pub mod fixpoint;
 pub mod index;
 pub mod join;
+pub mod memory;
 pub mod plan;
 pub mod query;
 pub mod read;
