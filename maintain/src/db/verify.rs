@@ -7,8 +7,9 @@
 use crate::db::snapshot::Snapshot;
 use crate::db::{decode_stored, rebuild_views, update_base_indexes, Database};
 use crate::eval::engine::plan_program;
+use crate::lang::tuple::format_tuple;
 use crate::DbResult;
-use rnt_merkle::{DiffEntry, RelationEntry};
+use rnt_merkle::{DiffEntry, RelationEntry, Tree};
 use rnt_store::Address;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -79,55 +80,79 @@ impl Database {
                 continue;
             }
             report.checked.push(fresh.name.clone());
-            let mut parts: Vec<(String, Option<Root>, Option<Root>)> =
-                vec![("tuples".to_string(), kept.root, fresh.root)];
-            let labels: BTreeSet<&str> = kept
-                .aux
-                .iter()
-                .chain(&fresh.aux)
-                .map(|a| a.label.as_str())
-                .collect();
-            for label in labels {
-                let find = |entry: &RelationEntry| {
-                    entry.aux.iter().find(|a| a.label == label).map(|a| a.root)
-                };
-                parts.push((label.to_string(), find(kept), find(&fresh)));
-            }
-            for (part, maintained, recomputed) in parts {
-                if maintained == recomputed {
-                    continue;
-                }
-                let mut differences = Vec::new();
-                if part == "tuples" {
-                    if let (Some(a), Some(b)) = (kept.tree(), fresh.tree()) {
-                        let types = snapshot
-                            .schema(&fresh.name)
-                            .map(|s| s.types())
-                            .unwrap_or_default();
-                        for entry in a.diff(self.nodes(), &b)? {
-                            let entry = entry?;
-                            let tuple = decode_stored(entry.key(), &types, &fresh.name)?;
-                            let what = match entry {
-                                DiffEntry::Added { .. } => "missing from the maintained view",
-                                DiffEntry::Removed { .. } => "extra in the maintained view",
-                                DiffEntry::Changed { .. } => "derivation count differs",
-                            };
-                            differences.push(format!(
-                                "{}: {what}",
-                                crate::lang::tuple::format_tuple(&fresh.name, &tuple)
-                            ));
-                        }
-                    }
-                }
-                report.mismatches.push(Mismatch {
-                    relation: fresh.name.clone(),
-                    part,
-                    maintained: maintained.map(Address::from_bytes),
-                    recomputed: recomputed.map(Address::from_bytes),
-                    differences,
-                });
-            }
+            let mismatches = self.compare(snapshot, kept, &fresh)?;
+            report.mismatches.extend(mismatches);
         }
         Ok(report)
+    }
+
+    /// Every tree of one relation — tuples, then each auxiliary tree — whose maintained
+    /// root differs from the recomputed one.
+    fn compare(
+        &self,
+        snapshot: &Snapshot,
+        kept: &RelationEntry,
+        fresh: &RelationEntry,
+    ) -> DbResult<Vec<Mismatch>> {
+        let mut parts: Vec<(String, Option<Root>, Option<Root>)> =
+            vec![("tuples".to_string(), kept.root, fresh.root)];
+        let labels: BTreeSet<&str> = kept
+            .aux
+            .iter()
+            .chain(&fresh.aux)
+            .map(|a| a.label.as_str())
+            .collect();
+        for label in labels {
+            let find =
+                |entry: &RelationEntry| entry.aux.iter().find(|a| a.label == label).map(|a| a.root);
+            parts.push((label.to_string(), find(kept), find(fresh)));
+        }
+        let mut mismatches = Vec::new();
+        for (part, maintained, recomputed) in parts {
+            if maintained == recomputed {
+                continue;
+            }
+            let differences = match (part.as_str(), kept.tree(), fresh.tree()) {
+                ("tuples", Some(a), Some(b)) => {
+                    self.tuple_differences(snapshot, &fresh.name, a, b)?
+                }
+                _ => Vec::new(),
+            };
+            mismatches.push(Mismatch {
+                relation: fresh.name.clone(),
+                part,
+                maintained: maintained.map(Address::from_bytes),
+                recomputed: recomputed.map(Address::from_bytes),
+                differences,
+            });
+        }
+        Ok(mismatches)
+    }
+
+    /// Each tuple that differs between the maintained tree `a` and the recomputed `b`,
+    /// described.
+    fn tuple_differences(
+        &self,
+        snapshot: &Snapshot,
+        relation: &str,
+        a: Tree,
+        b: Tree,
+    ) -> DbResult<Vec<String>> {
+        let types = snapshot
+            .schema(relation)
+            .map(|s| s.types())
+            .unwrap_or_default();
+        let mut differences = Vec::new();
+        for entry in a.diff(self.nodes(), &b)? {
+            let entry = entry?;
+            let tuple = decode_stored(entry.key(), &types, relation)?;
+            let what = match entry {
+                DiffEntry::Added { .. } => "missing from the maintained view",
+                DiffEntry::Removed { .. } => "extra in the maintained view",
+                DiffEntry::Changed { .. } => "derivation count differs",
+            };
+            differences.push(format!("{}: {what}", format_tuple(relation, &tuple)));
+        }
+        Ok(differences)
     }
 }

@@ -90,6 +90,20 @@ impl Maintainer<'_> {
                 }
             }
         }
+        self.negation_terms(relation, mode, drivers, new, old, emit)
+    }
+
+    /// The terms of `not` literals: each binding whose negated atom flips between the old
+    /// and the new state (as `mode` asks) runs the rest of the rule, signed by the flip.
+    fn negation_terms(
+        &self,
+        relation: &str,
+        mode: Mode,
+        drivers: &BTreeMap<String, Delta>,
+        new: &dyn Relations,
+        old: &dyn Relations,
+        emit: &mut TermEmit<'_>,
+    ) -> DbResult<Flow> {
         for (plan, i, atom) in self
             .plans
             .negation_delta

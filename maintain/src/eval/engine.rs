@@ -127,6 +127,9 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
     plans
 }
 
+/// Auxiliary trees of a view by label, before they are recorded in its entry.
+type AuxTrees = Vec<(String, Tree)>;
+
 /// A relation and the columns a read binds.
 type ReadPattern = (String, Vec<usize>);
 
@@ -349,73 +352,27 @@ impl<'a> Engine<'a> {
             .strata
             .stratum_of(view)
             .is_some_and(|i| self.program.strata.strata[i].recursive);
-        let mut keyed: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-        let mut extra: Vec<(String, Tree)> = Vec::new();
-        let encode = |tuple: &Tuple| {
-            encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")))
-        };
         let aggregated = self
             .program
             .relation(view)
             .is_some_and(|r| r.is_aggregated());
+        let encode = |tuple: &Tuple| {
+            encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")))
+        };
+        let mut keyed: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut extra: AuxTrees = Vec::new();
         if recursive {
             for tuple in self.recursive_relation(view)?.tuples() {
                 keyed.push((encode(tuple)?, Vec::new()));
             }
         } else if aggregated {
-            let plan = self
-                .plans
-                .full
-                .get(view)
-                .and_then(|p| p.first())
-                .ok_or_else(|| DbError::internal(format!("aggregate view `{view}` has no plan")))?;
-            let sources = vec![&*self as &dyn Relations; plan.literals];
-            let shape = AggregateShape::of(plan, &types);
-            let extreme_columns = shape.extreme_columns();
-            let groups = groups_from_scratch(plan, &shape, &sources, vec![None; plan.variables])?;
-            let mut accumulators = Vec::new();
-            let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> =
-                vec![Vec::new(); extreme_columns.len()];
-            for (key, group) in &groups {
-                keyed.push((
-                    encode(&row_from_state(&shape, key, group, &plan.source)?)?,
-                    Vec::new(),
-                ));
-                let group_key = shape.encode_key(key)?;
-                accumulators.push((
-                    group_key.clone(),
-                    encode_accumulator(group.matches, &group.sums),
-                ));
-                for (slot, &column) in extreme_columns.iter().enumerate() {
-                    for (value, multiplicity) in &group.values[slot] {
-                        extremes[slot].push((
-                            shape.extreme_key(&group_key, column, value)?,
-                            multiplicity.to_le_bytes().to_vec(),
-                        ));
-                    }
-                }
+            let (rows, trees) = self.aggregate_from_scratch(view, &types)?;
+            for row in rows {
+                keyed.push((encode(&row)?, Vec::new()));
             }
-            extra.push((
-                GROUPS_LABEL.to_string(),
-                build_sorted(self.nodes, accumulators)?,
-            ));
-            for (slot, &column) in extreme_columns.iter().enumerate() {
-                extra.push((
-                    extremes_label(column),
-                    build_sorted(self.nodes, std::mem::take(&mut extremes[slot]))?,
-                ));
-            }
+            extra = trees;
         } else {
-            let mut counts: BTreeMap<Tuple, u64> = BTreeMap::new();
-            for plan in self.plans.full.get(view).into_iter().flatten() {
-                let sources = vec![&*self as &dyn Relations; plan.literals];
-                let mut bindings = vec![None; plan.variables];
-                run_plan(plan, &sources, &mut bindings, &mut |b| {
-                    *counts.entry(project(plan, b)?).or_default() += 1;
-                    Ok(Flow::Continue)
-                })?;
-            }
-            for (tuple, count) in counts {
+            for (tuple, count) in self.counts_from_scratch(view)? {
                 keyed.push((encode(&tuple)?, count.to_le_bytes().to_vec()));
             }
         }
@@ -430,6 +387,70 @@ impl<'a> Engine<'a> {
         entry.aux.sort_by(|a, b| a.label.cmp(&b.label));
         self.register(&entry);
         Ok(entry)
+    }
+
+    /// Every derivation of a non-recursive view's tuples, counted.
+    fn counts_from_scratch(&self, view: &str) -> DbResult<BTreeMap<Tuple, u64>> {
+        let mut counts: BTreeMap<Tuple, u64> = BTreeMap::new();
+        for plan in self.plans.full.get(view).into_iter().flatten() {
+            let sources = vec![self as &dyn Relations; plan.literals];
+            let mut bindings = vec![None; plan.variables];
+            run_plan(plan, &sources, &mut bindings, &mut |b| {
+                *counts.entry(project(plan, b)?).or_default() += 1;
+                Ok(Flow::Continue)
+            })?;
+        }
+        Ok(counts)
+    }
+
+    /// An aggregate view from scratch: its output rows, and its auxiliary trees — the
+    /// groups' accumulators and each MIN/MAX column's sorted values (layout in
+    /// `crate::eval::aggregate`).
+    fn aggregate_from_scratch(
+        &self,
+        view: &str,
+        types: &[Type],
+    ) -> DbResult<(Vec<Tuple>, AuxTrees)> {
+        let plan = self
+            .plans
+            .full
+            .get(view)
+            .and_then(|p| p.first())
+            .ok_or_else(|| DbError::internal(format!("aggregate view `{view}` has no plan")))?;
+        let sources = vec![self as &dyn Relations; plan.literals];
+        let shape = AggregateShape::of(plan, types);
+        let extreme_columns = shape.extreme_columns();
+        let groups = groups_from_scratch(plan, &shape, &sources, vec![None; plan.variables])?;
+        let mut rows = Vec::with_capacity(groups.len());
+        let mut accumulators = Vec::new();
+        let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); extreme_columns.len()];
+        for (key, group) in &groups {
+            rows.push(row_from_state(&shape, key, group, &plan.source)?);
+            let group_key = shape.encode_key(key)?;
+            accumulators.push((
+                group_key.clone(),
+                encode_accumulator(group.matches, &group.sums),
+            ));
+            for (slot, &column) in extreme_columns.iter().enumerate() {
+                for (value, multiplicity) in &group.values[slot] {
+                    extremes[slot].push((
+                        shape.extreme_key(&group_key, column, value)?,
+                        multiplicity.to_le_bytes().to_vec(),
+                    ));
+                }
+            }
+        }
+        let mut trees = vec![(
+            GROUPS_LABEL.to_string(),
+            build_sorted(self.nodes, accumulators)?,
+        )];
+        for (slot, &column) in extreme_columns.iter().enumerate() {
+            trees.push((
+                extremes_label(column),
+                build_sorted(self.nodes, std::mem::take(&mut extremes[slot]))?,
+            ));
+        }
+        Ok((rows, trees))
     }
 
     /// A stored relation's entry for `tree`, with every index the program needs built.

@@ -896,6 +896,12 @@ impl RuleChecker<'_> {
             }
         }
 
+        self.report_cycles(&reported);
+    }
+
+    /// Reports the failed assignments that no reported variable explains and that lie on
+    /// a cycle of assignments reading each other (`y = z + 1, z = y - 1`).
+    fn report_cycles(&mut self, reported: &BTreeSet<VarId>) {
         // A failed assignment is explained when its value reads a reported variable or the
         // target of an explained one. What stays unexplained reads only other failed
         // targets: assignments that depend on each other.
