@@ -27,6 +27,7 @@ impl Rng {
 
     /// A number in `0..n` (`n > 0`).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        let n = u64::try_from(n).expect("usize fits u64");
+        usize::try_from(self.next() % n).expect("below n, which was a usize")
     }
 }

@@ -32,6 +32,14 @@
 //!
 //! Case count: `RNT_PROPTEST_CASES` (default 64). `RNT_ORACLE_STATS=1` prints what the run
 
+// Test data and measurements: small generated numbers and counters cast freely.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
+
 mod changes;
 mod choices;
 mod generate;

@@ -131,7 +131,8 @@ impl Program {
             Kind::Ephemeral => "t",
             Kind::Denial => "d",
         };
-        let name = (0..)
+        // Among len + 1 candidates one is free.
+        let name = (0..=self.rels.len())
             .map(|n| format!("{prefix}{n}"))
             .find(|name| self.rels.iter().all(|r| r.name != *name))
             .expect("a free name");

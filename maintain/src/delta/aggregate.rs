@@ -146,12 +146,12 @@ impl Maintainer<'_> {
         let new_matches = i64::try_from(old_matches)
             .ok()
             .and_then(|m| m.checked_add(change.matches))
-            .filter(|m| *m >= 0)
+            .and_then(|m| u64::try_from(m).ok())
             .ok_or_else(|| {
                 DbError::corrupted(format!(
                     "maintaining `{view}`: a group's match count went negative"
                 ))
-            })? as u64;
+            })?;
         let new_sums: Vec<i128> = old_sums
             .iter()
             .zip(&change.sums)

@@ -58,7 +58,7 @@ impl Maintainer<'_> {
                 edits.push((key, None));
                 delta.deleted.insert(tuple);
             } else {
-                edits.push((key, Some((new as u64).to_le_bytes().to_vec())));
+                edits.push((key, Some(new.unsigned_abs().to_le_bytes().to_vec())));
                 if old == 0 {
                     delta.inserted.insert(tuple);
                 }

@@ -38,12 +38,12 @@ impl Maintainer<'_> {
             let new = i64::try_from(old)
                 .ok()
                 .and_then(|o| o.checked_add(*change))
-                .filter(|n| *n >= 0)
+                .and_then(|n| u64::try_from(n).ok())
                 .ok_or_else(|| {
                     DbError::corrupted(format!(
                         "maintaining `{view}`: a value's multiplicity went negative"
                     ))
-                })? as u64;
+                })?;
             edits.push((key.clone(), (new > 0).then(|| new.to_le_bytes().to_vec())));
             new_counts.insert(key, new);
         }

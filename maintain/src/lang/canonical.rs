@@ -251,7 +251,9 @@ impl Renumber<'_> {
         if let Some(new) = self.new_ids[old.index()] {
             return new;
         }
-        let new = VarId(self.names.len() as u32);
+        let new = VarId(
+            u32::try_from(self.names.len()).expect("a rule has far fewer than 2^32 variables"),
+        );
         self.names.push(self.rule.variable_name(old).to_string());
         self.new_ids[old.index()] = Some(new);
         new

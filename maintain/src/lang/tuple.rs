@@ -191,7 +191,9 @@ pub fn check_tuple(tuple: &[Value], types: &[Type]) -> Result<usize, TupleError>
 /// Appends one value's encoding; the caller has checked its type.
 fn put_value(out: &mut Vec<u8>, value: &Value) {
     match value {
-        Value::Int(i) => out.extend_from_slice(&((*i as u64) ^ (1 << 63)).to_be_bytes()),
+        Value::Int(i) => {
+            out.extend_from_slice(&(u64::from_be_bytes(i.to_be_bytes()) ^ (1 << 63)).to_be_bytes())
+        }
         Value::Bool(b) => out.push(u8::from(*b)),
         Value::Str(s) => {
             for &byte in s.as_bytes() {
@@ -336,7 +338,7 @@ fn decode_value(
                 .get(offset..end)
                 .and_then(|slice| slice.try_into().ok())
                 .ok_or(truncated(bytes.len()))?;
-            let value = (u64::from_be_bytes(raw) ^ (1 << 63)) as i64;
+            let value = i64::from_be_bytes((u64::from_be_bytes(raw) ^ (1 << 63)).to_be_bytes());
             Ok((Value::Int(value), end))
         }
         Type::Bool => match bytes.get(offset) {

@@ -607,7 +607,9 @@ impl<'t> Parser<'t> {
             return var;
         }
         // A rule has fewer variables than the program has bytes (PROGRAM_BYTES_MAX < 2^32).
-        let var = VarId(self.variables.len() as u32);
+        let var = VarId(u32::try_from(self.variables.len()).expect(
+            "a rule has far fewer than 2^32 variables: its text is at most PROGRAM_BYTES_MAX",
+        ));
         self.variables.push(name.to_string());
         self.interned.insert(name, var);
         var
