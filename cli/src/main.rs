@@ -68,6 +68,12 @@ pub struct Context {
 
 /// Runs a parsed command line, writing its output to `out`.
 pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
+    if matches!(cli.command, Command::Demo(_)) && cli.store.is_some() {
+        return Err(DbError::user(
+            "`rnt demo` makes its own temporary store, so --store does not apply (use `rnt demo --keep` to keep it)",
+        )
+        .into());
+    }
     let context = Context { store: cli.store };
     match cli.command {
         Command::Init(args) => cmd::init::run(&context, args, out),

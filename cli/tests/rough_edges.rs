@@ -1,0 +1,46 @@
+//! Guards the rough edges a new user hit (issue 9, item 5), each as it was met from the
+//! command line: an empty commit message is refused as git refuses it; `demo --store` is
+//! refused, not ignored; clap's "a similar subcommand exists" tip survives the one-line
+//! error; and `define` names its commit the way `log` does.
+
+mod common;
+
+use common::{assert_one_line_error, Shop};
+
+#[test]
+fn an_empty_commit_message_is_refused() {
+    let shop = Shop::defined();
+    let before = shop.log().len();
+    for message in ["", "   "] {
+        let stderr = shop.fails(&["commit", "-m", message, "+customers(1, \"free\")"], 1);
+        assert_one_line_error(&stderr, &["empty commit message", "-m"]);
+    }
+    assert_eq!(shop.log().len(), before, "nothing was committed");
+}
+
+#[test]
+fn demo_refuses_a_store_it_would_ignore() {
+    let shop = Shop::bare();
+    let store = shop.dir().join("elsewhere");
+    let stderr = shop.fails(&["--store", store.to_str().unwrap(), "demo"], 1);
+    assert_one_line_error(&stderr, &["demo", "--store"]);
+    assert!(!store.exists(), "nothing was created at --store");
+}
+
+#[test]
+fn a_mistyped_subcommand_keeps_clap_s_suggestion() {
+    let shop = Shop::bare();
+    let stderr = shop.fails(&["comit"], 1);
+    assert_one_line_error(&stderr, &["comit", "tip:", "'commit'"]);
+}
+
+#[test]
+fn define_names_its_commit_as_log_does() {
+    let shop = Shop::init();
+    shop.write("shop.rnt", common::SHOP);
+    let stdout = shop.ok(&["define", "shop.rnt"]);
+    assert!(stdout.contains("define shop.rnt"), "{stdout}");
+    assert!(!stdout.contains("program updated"), "{stdout}");
+    let log = shop.log();
+    assert_eq!(log[0]["message"], "define shop.rnt");
+}
