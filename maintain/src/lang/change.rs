@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::lang::diagnostic::clip;
 use crate::lang::literal::unescape_json_string;
 use crate::lang::schema::RelationSchema;
 use crate::lang::tuple::{check_tuple, TupleDisplay, TupleError, TUPLE_BYTES_MAX};
@@ -162,7 +163,10 @@ pub fn parse_change(text: &str, source: Option<&str>) -> Result<Change, ChangeEr
             source: second.source.clone(),
             line: second.line,
             column: None,
-            message: format!("expected one change, found a second one after `{first}`"),
+            message: format!(
+                "expected one change, found a second one after `{}`",
+                clip(&first.to_string())
+            ),
         }),
     }
 }
@@ -217,7 +221,7 @@ impl<'a> LineParser<'a> {
                 let end = rest
                     .find(|c: char| !(c.is_alphanumeric() || c == '_'))
                     .unwrap_or(rest.len());
-                format!("`{}`", &rest[..end])
+                format!("`{}`", clip(&rest[..end]))
             }
             Some(c) => format!("`{c}`"),
         }
@@ -315,7 +319,8 @@ impl<'a> LineParser<'a> {
                     self.error_at(
                         start,
                         format!(
-                            "integer {text} is out of range for int ({} to {})",
+                            "integer {} is out of range for int ({} to {})",
+                            clip(text),
                             i64::MIN,
                             i64::MAX
                         ),

@@ -21,6 +21,7 @@ use std::borrow::Cow;
 use std::io::{self, BufRead, Read, Write};
 use std::num::IntErrorKind;
 
+use crate::lang::diagnostic::clip;
 use crate::lang::schema::RelationSchema;
 use crate::lang::tuple::{check_tuple, Tuple, TupleError, TUPLE_BYTES_MAX};
 use crate::lang::value::{Type, Value};
@@ -398,7 +399,7 @@ fn parse_field(field: String, ty: Type) -> Result<Value, String> {
         if text.is_empty() {
             "an empty field".to_string()
         } else {
-            format!("`{text}`")
+            format!("`{}`", clip(text))
         }
     };
     match ty {
@@ -409,7 +410,8 @@ fn parse_field(field: String, ty: Type) -> Result<Value, String> {
                 .map(Value::Int)
                 .map_err(|error| match error.kind() {
                     IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => format!(
-                        "{text} is out of range for int ({} to {})",
+                        "{} is out of range for int ({} to {})",
+                        clip(text),
                         i64::MIN,
                         i64::MAX
                     ),

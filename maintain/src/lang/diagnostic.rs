@@ -98,6 +98,24 @@ pub fn render_all(diagnostics: &[Diagnostic], source: &Source) -> String {
     rendered.join("\n")
 }
 
+/// The most characters of input an error quotes: a longer line or field is cut around the
+/// fault, with an ellipsis for what was left out (a 100 KB field or a very long program
+/// line must not flood the terminal).
+pub const QUOTE_CHARS_MAX: usize = 80;
+
+/// `text` when it is at most [`QUOTE_CHARS_MAX`] characters, else its start and its end
+/// with `…` between them.
+pub fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+    let chars = text.chars().count();
+    if chars <= QUOTE_CHARS_MAX {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let keep = (QUOTE_CHARS_MAX - 1) / 2;
+    let head: String = text.chars().take(keep).collect();
+    let tail: String = text.chars().skip(chars - keep).collect();
+    std::borrow::Cow::Owned(format!("{head}…{tail}"))
+}
+
 fn render_snippet(out: &mut String, source: &Source, span: Span, width: usize) {
     let (line, column) = source.line_col(span.start);
     let text = source.line(line);
@@ -107,18 +125,35 @@ fn render_snippet(out: &mut String, source: &Source, span: Span, width: usize) {
         source.name()
     ));
     out.push_str(&format!("{:width$} |\n", ""));
-    out.push_str(&format!("{line:>width$} | {text}\n"));
-    // The caret line repeats the line's tabs so the carets line up under any tab width.
-    let before: String = text
-        .chars()
-        .take(column - 1)
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
     let line_start = source.line_start(line);
     let line_end = line_start + text.len();
     let start = source.clamp(span.start);
     let end = source.clamp(span.end.min(line_end).max(start));
     let carets = source.text()[start..end].chars().count().max(1);
+    // A long line is quoted around the fault only: at most QUOTE_CHARS_MAX characters.
+    let chars: Vec<char> = text.chars().collect();
+    let fault = (column - 1).min(chars.len());
+    let from = fault
+        .saturating_sub(QUOTE_CHARS_MAX / 2)
+        .min(chars.len().saturating_sub(QUOTE_CHARS_MAX));
+    let to = (from + QUOTE_CHARS_MAX).min(chars.len());
+    let (open, close) = (
+        if from > 0 { "…" } else { "" },
+        if to < chars.len() { "…" } else { "" },
+    );
+    let shown: String = chars[from..to].iter().collect();
+    out.push_str(&format!("{line:>width$} | {open}{shown}{close}\n"));
+    // The caret line repeats the line's tabs so the carets line up under any tab width.
+    let before: String = open
+        .chars()
+        .map(|_| ' ')
+        .chain(
+            chars[from..fault]
+                .iter()
+                .map(|&c| if c == '\t' { '\t' } else { ' ' }),
+        )
+        .collect();
+    let carets = carets.min(to.saturating_sub(fault)).max(1);
     out.push_str(&format!("{:width$} | {before}{}\n", "", "^".repeat(carets)));
 }
 
