@@ -6,6 +6,34 @@
 //! (plans, reads, joins, fixpoints, from-scratch evaluation) → `delta` (incremental
 //! maintenance, one operator per file) → `db` (the [`Database`] and its commit pipeline).
 //! The modules are private; this file is the public surface.
+//!
+//! ```
+//! use rnt_maintain::change::parse_changes;
+//! use rnt_maintain::{CommitOutcome, Database, Value};
+//! use rnt_store::MemoryStore;
+//! use std::sync::Arc;
+//!
+//! let db = Database::new(Arc::new(MemoryStore::new()));
+//! db.define(
+//!     "relation orders(id: int, customer: int, amount: int).
+//!      relation customers(id: int, plan: str).
+//!      view plan_total(plan: str, total: int).
+//!      plan_total(p, sum(a)) :- orders(_, c, a), customers(c, p).",
+//!     "shop.rnt",
+//!     "define shop.rnt",
+//! )?;
+//! let changes = parse_changes("+customers(7, \"pro\")\n+orders(1, 7, 30)\n+orders(2, 7, 12)", None)
+//!     .expect("a valid change file");
+//! let outcome = db.commit(changes, "first orders")?;
+//! assert!(matches!(outcome, CommitOutcome::Committed { .. }));
+//!
+//! // The view was maintained from the commit's delta, and equals a recomputation.
+//! let head = db.head()?;
+//! let totals = db.tuples(&head, "plan_total")?;
+//! assert_eq!(totals, vec![vec![Value::Str("pro".into()), Value::Int(42)]]);
+//! assert!(db.verify(&head)?.mismatches.is_empty());
+//! # Ok::<(), rnt_maintain::DbError>(())
+//! ```
 
 #![warn(missing_docs)]
 
