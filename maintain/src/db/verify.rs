@@ -46,6 +46,16 @@ impl Database {
     /// compares addresses with the maintained ones. Equal addresses mean maintenance was
     /// exact; each mismatch comes with the tuple diff, maintained vs recomputed.
     pub fn verify(&self, snapshot: &Snapshot) -> DbResult<VerifyReport> {
+        self.verify_with_progress(snapshot, &mut |_| {})
+    }
+
+    /// [`Database::verify`], calling `progress` with a line of text before each view it
+    /// recomputes (for a progress display: a large state takes a while).
+    pub fn verify_with_progress(
+        &self,
+        snapshot: &Snapshot,
+        progress: &mut dyn FnMut(&str),
+    ) -> DbResult<VerifyReport> {
         let stripped: Vec<RelationEntry> = snapshot
             .state
             .relations
@@ -68,7 +78,7 @@ impl Database {
             &mut by_name,
             &every,
             false,
-            &mut |_| {},
+            progress,
         )?;
         let recomputed: Vec<RelationEntry> = by_name.into_values().collect();
         let mut report = VerifyReport::default();
