@@ -1,7 +1,8 @@
 //! Guards the rough edges a new user hit (issue 9, item 5), each as it was met from the
 //! command line: an empty commit message is refused as git refuses it; `demo --store` is
 //! refused, not ignored; clap's "a similar subcommand exists" tip survives the one-line
-//! error; and `define` names its commit the way `log` does.
+//! error; `define` names its commit the way `log` does; and a query's unsafe variable or
+//! unknown relation is reported with a span, as `define` reports them.
 
 mod common;
 
@@ -43,4 +44,25 @@ fn define_names_its_commit_as_log_does() {
     assert!(!stdout.contains("program updated"), "{stdout}");
     let log = shop.log();
     assert_eq!(log[0]["message"], "define shop.rnt");
+}
+
+#[test]
+fn a_query_s_unsafe_variable_is_reported_with_its_span() {
+    let shop = Shop::defined();
+    let stderr = shop.fails(&["query", "q(x, y) :- orders(x, _, _)."], 1);
+    assert!(stderr.starts_with("error: unsafe variable `y`"), "{stderr}");
+    assert!(stderr.contains("--> query:1:6"), "{stderr}");
+    assert!(!stderr.contains("cannot infer"), "{stderr}");
+}
+
+#[test]
+fn a_query_s_unknown_relation_gets_a_span_and_a_suggestion() {
+    let shop = Shop::defined();
+    let stderr = shop.fails(&["query", "q(x) :- order(x, _, _)."], 1);
+    assert!(
+        stderr.starts_with("error: unknown relation `order`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--> query:1:9"), "{stderr}");
+    assert!(stderr.contains("did you mean `orders`?"), "{stderr}");
 }

@@ -56,14 +56,19 @@ pub fn query(nodes: &NodeStore, state: &QueryState<'_>, text: &str) -> DbResult<
         .iter()
         .map(|(name, r)| (name.clone(), r.declaration.types()))
         .collect();
-    let declarations = infer_head_declarations(&parsed.program, known).map_err(DbError::user)?;
+    let declarations = infer_head_declarations(&parsed.program, known);
     // The query first, so diagnostics point into it; then the inferred declarations and
     // the state's program.
-    let combined = format!("{text}\n{declarations}{}", state.text);
+    let combined = format!("{text}\n{}{}", declarations.text, state.text);
     let program = compile(&combined).map_err(|diagnostics| DbError::Program {
         rendered: render_all(&diagnostics, &Source::new("query", combined.clone())),
         errors: diagnostics.len(),
     })?;
+    // Checking reports an unsafe variable or an unknown relation with its span; a column
+    // whose type is still unknown after that is reported as such.
+    if let Some(message) = declarations.uninferred {
+        return Err(DbError::user(message));
+    }
     let relation = program
         .relation(&first)
         .ok_or_else(|| DbError::user(format!("query: `{first}` is not a relation")))?;

@@ -9,14 +9,23 @@ use crate::lang::syntax::ast::{
 use crate::lang::value::Type;
 use std::collections::BTreeMap;
 
-/// Declarations (program text, one `ephemeral` line per relation) for the heads of
-/// `query` that neither `known` (the state's relations, by name, with their column types)
-/// nor the query itself declares. Errs with a one-line message when a body reads an
-/// unknown relation or a column's type cannot be inferred.
+/// The inferred declarations of a query's heads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeadDeclarations {
+    /// Program text, one `ephemeral` line per undeclared head relation. A column whose
+    /// type could not be inferred is declared `int`, so that checking the query can still
+    /// report what is wrong with it (an unsafe variable, an unknown relation) with a span.
+    pub text: String,
+    /// When some column's type could not be inferred: the message that says so.
+    pub uninferred: Option<String>,
+}
+
+/// Declarations for the heads of `query` that neither `known` (the state's relations, by
+/// name, with their column types) nor the query itself declares.
 pub fn infer_head_declarations(
     query: &Program,
     known: BTreeMap<String, Vec<Type>>,
-) -> Result<String, String> {
+) -> HeadDeclarations {
     let parsed_program = query;
     let mut types: BTreeMap<String, Vec<Option<Type>>> = known
         .into_iter()
@@ -37,31 +46,8 @@ pub fn infer_head_declarations(
                 .or_insert_with(|| vec![None; rule.head.terms.len()]);
         }
     }
-    check_reads_known(parsed_program, &types)?;
     infer_until_stable(parsed_program, &declared, &mut types);
     declarations(parsed_program, &declared, &types)
-}
-
-/// A relation the body reads must exist (declared, or the head of a query rule).
-fn check_reads_known(
-    query: &Program,
-    types: &BTreeMap<String, Vec<Option<Type>>>,
-) -> Result<(), String> {
-    for rule in &query.rules {
-        for literal in &rule.body {
-            if let Literal::Positive(atom) | Literal::Negative { atom, .. } = literal {
-                if !types.contains_key(&atom.relation.name) {
-                    let known: Vec<&str> = types.keys().map(String::as_str).collect();
-                    return Err(format!(
-                        "query: unknown relation `{}` (relations: {})",
-                        atom.relation.name,
-                        known.join(", ")
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Infers head types until nothing changes.
@@ -100,8 +86,9 @@ fn declarations(
     query: &Program,
     declared: &[String],
     types: &BTreeMap<String, Vec<Option<Type>>>,
-) -> Result<String, String> {
+) -> HeadDeclarations {
     let mut declarations = String::new();
+    let mut uninferred = None;
     for (name, columns) in types {
         if declared.contains(name) {
             continue;
@@ -114,12 +101,13 @@ fn declarations(
             .unwrap_or_default();
         let mut attributes = Vec::new();
         for (i, ty) in columns.iter().enumerate() {
-            let ty = ty.ok_or_else(|| {
-                format!(
+            let ty = ty.unwrap_or_else(|| {
+                uninferred.get_or_insert_with(|| format!(
                     "query: cannot infer the type of column {} of `{name}`; declare it, e.g. `ephemeral {name}(...)`",
                     i + 1
-                )
-            })?;
+                ));
+                Type::Int
+            });
             let column = names
                 .get(i)
                 .cloned()
@@ -128,7 +116,10 @@ fn declarations(
         }
         declarations.push_str(&format!("ephemeral {name}({}).\n", attributes.join(", ")));
     }
-    Ok(declarations)
+    HeadDeclarations {
+        text: declarations,
+        uninferred,
+    }
 }
 
 /// Attribute names for an inferred head: the variable's name, the aggregate's name, or
