@@ -39,8 +39,8 @@ impl Database {
             errors: diagnostics.len(),
         })?;
         let head = self.head()?;
-        let old_signatures = signatures(&head.program);
-        let new_signatures = signatures(&program);
+        let old_signatures = signatures(&head.program)?;
+        let new_signatures = signatures(&program)?;
         let changed: BTreeSet<String> = new_signatures
             .iter()
             .filter(|(name, signature)| old_signatures.get(*name) != Some(*signature))
@@ -138,9 +138,15 @@ impl Database {
     }
 }
 
-/// A text per relation that changes exactly when the relation's contents could: its
+/// A signature per relation that changes exactly when the relation's contents could: its
 /// declaration and rules, and those of every relation it reads, directly or not.
-fn signatures(program: &Program) -> BTreeMap<String, String> {
+///
+/// Computed stratum by stratum (readers after what they read) as a hash of the stratum's
+/// own texts and the signatures of the relations it reads, so each text is read once: the
+/// whole define stays linear in the program. (Joining the texts of every relation read,
+/// as this once did, grew quadratically along a chain of views.) The members of a
+/// recursive stratum read each other, so they share one signature.
+fn signatures(program: &Program) -> DbResult<BTreeMap<String, String>> {
     let own: BTreeMap<&str, String> = program
         .relations
         .iter()
@@ -172,27 +178,41 @@ fn signatures(program: &Program) -> BTreeMap<String, String> {
             (name.as_str(), text)
         })
         .collect();
-    let mut out = BTreeMap::new();
-    for name in program.relations.keys() {
-        let mut closure: BTreeSet<&str> = BTreeSet::new();
-        let mut work = vec![name.as_str()];
-        while let Some(next) = work.pop() {
-            if !closure.insert(next) {
-                continue;
-            }
-            for rule in program.rules_of(next) {
+    let hash = |text: &str| rnt_store::Address::of(text.as_bytes()).to_hex();
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    // Relations in no stratum (base relations) read nothing.
+    for (name, text) in &own {
+        if program.strata.stratum_of(name).is_none() {
+            out.insert((*name).to_string(), hash(text));
+        }
+    }
+    for stratum in &program.strata.strata {
+        let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
+        let mut text = String::new();
+        let mut reads: BTreeSet<&str> = BTreeSet::new();
+        for member in &members {
+            text.push_str(own.get(member).map_or("", String::as_str));
+            text.push('\n');
+            for rule in program.rules_of(member) {
                 for literal in &rule.rule.body {
                     if let Literal::Positive(atom) | Literal::Negative { atom, .. } = literal {
-                        work.push(atom.relation.name.as_str());
+                        if !members.contains(atom.relation.name.as_str()) {
+                            reads.insert(atom.relation.name.as_str());
+                        }
                     }
                 }
             }
         }
-        let signature: Vec<&str> = closure
-            .iter()
-            .filter_map(|r| own.get(r).map(String::as_str))
-            .collect();
-        out.insert(name.clone(), signature.join("\n"));
+        for read in reads {
+            let signature = out.get(read).ok_or_else(|| {
+                DbError::internal(format!("`{read}` is read before its stratum is signed"))
+            })?;
+            text.push_str(&format!("reads {read} {signature}\n"));
+        }
+        let signature = hash(&text);
+        for member in members {
+            out.insert(member.to_string(), signature.clone());
+        }
     }
-    out
+    Ok(out)
 }
