@@ -466,7 +466,7 @@ fn ephemeral_insert() {
             +orders(4, 7, 900)
             base orders: 7 entries read
             ephemeral big_order: 1 entries read
-            counting big_plan: 3 entries read
+            counting big_plan: 2 entries read
         "#]],
     );
 }
@@ -478,12 +478,12 @@ fn ephemeral_delete() {
         SHOP_BASE,
         "-orders(2, 8, 50)",
         expect![[r#"
-        -big_plan(2, "free")
-        -orders(2, 8, 50)
-        base orders: 5 entries read
-        ephemeral big_order: 3 entries read
-        counting big_plan: 5 entries read
-    "#]],
+            -big_plan(2, "free")
+            -orders(2, 8, 50)
+            base orders: 5 entries read
+            ephemeral big_order: 3 entries read
+            counting big_plan: 4 entries read
+        "#]],
     );
 }
 
@@ -499,7 +499,7 @@ fn ephemeral_update() {
             +orders(1, 7, 45)
             base orders: 6 entries read
             ephemeral big_order: 4 entries read
-            counting big_plan: 12 entries read
+            counting big_plan: 8 entries read
         "#]],
     );
 }

@@ -90,12 +90,31 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
+/// The stack the command runs on. Evaluation recurses once per link of a chain of
+/// ephemeral relations; a program with thousands of them overflowed the main thread's
+/// 8 MiB. The memory is reserved, not used, until a computation goes that deep.
+const STACK_BYTES: usize = 1 << 30;
+
 fn main() -> ExitCode {
     // A panic is a bug, never the user's fault: say so, and exit as an internal error does.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("error: internal error: {info} (this is a bug in rnt; please report it)");
         std::process::exit(i32::from(EXIT_INTERNAL));
     }));
+    let worker = std::thread::Builder::new()
+        .name("rnt".into())
+        .stack_size(STACK_BYTES)
+        .spawn(run_command);
+    match worker.map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        // Without the big stack, run on this one.
+        Err(_) => run_command(),
+        Ok(Err(_)) => ExitCode::from(EXIT_INTERNAL),
+    }
+}
+
+/// Parses the command line, runs it, reports an error, and returns the exit code.
+fn run_command() -> ExitCode {
     let cli = match parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(report_usage(&error)),

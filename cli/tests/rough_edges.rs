@@ -66,3 +66,24 @@ fn a_query_s_unknown_relation_gets_a_span_and_a_suggestion() {
     assert!(stderr.contains("--> query:1:9"), "{stderr}");
     assert!(stderr.contains("did you mean `orders`?"), "{stderr}");
 }
+
+#[test]
+fn a_long_chain_of_ephemeral_relations_defines_and_commits() {
+    // Evaluation recurses once per link: 3000 links overflowed the main thread's stack,
+    // and a commit through them took quadratic time.
+    let n = 3000;
+    let mut program =
+        String::from("relation base(x: int).\nephemeral e0(x: int).\ne0(x) :- base(x).\n");
+    for i in 1..n {
+        program.push_str(&format!(
+            "ephemeral e{i}(x: int).\ne{i}(x) :- e{}(x).\n",
+            i - 1
+        ));
+    }
+    program.push_str(&format!("view top(x: int).\ntop(x) :- e{}(x).\n", n - 1));
+    let shop = Shop::init();
+    shop.write("chain.rnt", &program);
+    shop.ok(&["define", "chain.rnt"]);
+    shop.ok(&["commit", "-m", "one tuple", "+base(7)"]);
+    assert_eq!(shop.rows("top", None), vec![vec![serde_json::json!(7)]]);
+}

@@ -142,7 +142,20 @@ pub struct Engine<'a> {
     stored: BTreeMap<String, StoredRelation>,
     pattern_plans: RefCell<BTreeMap<ReadPattern, Rc<Vec<RulePlan>>>>,
     recursive: RefCell<BTreeMap<String, Rc<MemRelation>>>,
+    /// Answers to reads of non-recursive derived relations, by relation and pattern: a
+    /// chain of ephemeral relations is then evaluated once per link, not once per reader
+    /// (which made a commit through n of them cost O(n²)). Bounded by
+    /// [`DERIVED_READS_CACHED_MAX`].
+    derived: RefCell<BTreeMap<ReadKey, Rc<Vec<Tuple>>>>,
 }
+
+/// A read of a derived relation: its name and the pattern's bound values.
+type ReadKey = (String, Vec<Option<Value>>);
+
+/// Derived reads one engine remembers. A commit or a query over a big state can probe an
+/// ephemeral relation once per tuple of a large join; past this many distinct reads the
+/// engine stops remembering new ones, so its memory stays bounded.
+pub const DERIVED_READS_CACHED_MAX: usize = 1 << 16;
 
 impl<'a> Engine<'a> {
     /// An engine over the stored relations of `entries` (base relations and whatever views
@@ -160,6 +173,7 @@ impl<'a> Engine<'a> {
             stored: BTreeMap::new(),
             pattern_plans: RefCell::default(),
             recursive: RefCell::default(),
+            derived: RefCell::default(),
         };
         for entry in entries {
             engine.register(entry);
@@ -196,6 +210,7 @@ impl<'a> Engine<'a> {
             },
         );
         self.recursive.borrow_mut().clear();
+        self.derived.borrow_mut().clear();
     }
 
     /// The node store.
@@ -297,6 +312,30 @@ impl<'a> Engine<'a> {
         if recursive {
             return self.recursive_relation(relation)?.read(pattern, visit);
         }
+        let key: ReadKey = (relation.to_string(), pattern.to_vec());
+        let cached = self.derived.borrow().get(&key).cloned();
+        let results = match cached {
+            Some(results) => results,
+            None => {
+                let results = Rc::new(self.evaluate_pattern(relation, pattern)?);
+                let mut memo = self.derived.borrow_mut();
+                if memo.len() < DERIVED_READS_CACHED_MAX {
+                    memo.insert(key, results.clone());
+                }
+                results
+            }
+        };
+        for tuple in results.iter() {
+            if visit(tuple)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// The tuples of a non-recursive derived relation that match `pattern`, in tuple order,
+    /// evaluated with the pattern's bound columns pushed into its rules.
+    fn evaluate_pattern(&self, relation: &str, pattern: &[Option<Value>]) -> DbResult<Vec<Tuple>> {
         let bound: Vec<usize> = (0..pattern.len())
             .filter(|&c| pattern[c].is_some())
             .collect();
@@ -331,16 +370,15 @@ impl<'a> Engine<'a> {
                 Ok(Flow::Continue)
             })?;
         }
-        for tuple in &results {
-            let matches = pattern
-                .iter()
-                .zip(tuple)
-                .all(|(p, v)| p.as_ref().is_none_or(|p| p == v));
-            if matches && visit(tuple)? == Flow::Stop {
-                return Ok(Flow::Stop);
-            }
-        }
-        Ok(Flow::Continue)
+        Ok(results
+            .into_iter()
+            .filter(|tuple| {
+                pattern
+                    .iter()
+                    .zip(tuple)
+                    .all(|(p, v)| p.as_ref().is_none_or(|p| p == v))
+            })
+            .collect())
     }
 
     /// Computes a view from scratch: its tuples with derivation counts (non-recursive), as

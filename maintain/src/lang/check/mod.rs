@@ -49,6 +49,9 @@ pub struct Program {
     pub relations: BTreeMap<String, Relation>,
     /// The derived relations in evaluation order (base relations are in no stratum).
     pub strata: Strata,
+    /// Every relation a rule reads (positively or under `not`), so that [`Program::reads`]
+    /// costs a lookup, not a walk of every rule (once per relation, that was quadratic).
+    read: BTreeSet<String>,
 }
 
 impl Program {
@@ -60,17 +63,7 @@ impl Program {
     /// Whether a rule of the program reads `relation` (positively or under `not`): a
     /// relation nothing reads needs no tuple delta when it changes.
     pub fn reads(&self, relation: &str) -> bool {
-        self.relations
-            .values()
-            .flat_map(|r| r.rules.iter())
-            .any(|rule| {
-                rule.rule.body.iter().any(|literal| match literal {
-                    Literal::Positive(atom) | Literal::Negative { atom, .. } => {
-                        atom.relation.name == relation
-                    }
-                    Literal::Comparison(_) => false,
-                })
-            })
+        self.read.contains(relation)
     }
 
     /// The rules deriving a relation (empty for a base relation or an unknown name).
@@ -210,7 +203,22 @@ pub fn check(program: ast::Program) -> Result<Program, Vec<Diagnostic>> {
             .expect("grouped rules have declared heads");
         relation.rules = facts.into_iter().map(RuleFacts::into_checked).collect();
     }
-    Ok(Program { relations, strata })
+    let read = relations
+        .values()
+        .flat_map(|r| r.rules.iter())
+        .flat_map(|rule| rule.rule.body.iter())
+        .filter_map(|literal| match literal {
+            Literal::Positive(atom) | Literal::Negative { atom, .. } => {
+                Some(atom.relation.name.clone())
+            }
+            Literal::Comparison(_) => None,
+        })
+        .collect();
+    Ok(Program {
+        relations,
+        strata,
+        read,
+    })
 }
 
 /// What checking one rule found, before the program-wide checks.
