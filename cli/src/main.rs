@@ -80,6 +80,12 @@ pub struct Context {
 /// Runs a parsed command line, writing its output to `out`.
 pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     memory::install_budget(cli.memory_budget.as_deref()).map_err(DbError::user)?;
+    if matches!(cli.command, Command::Demo(_)) && cli.store.is_some() {
+        return Err(DbError::user(
+            "`rnt demo` makes its own temporary store, so --store does not apply (use `rnt demo --keep` to keep it)",
+        )
+        .into());
+    }
     let context = Context { store: cli.store };
     match cli.command {
         Command::Init(args) => cmd::init::run(&context, args, out),
@@ -97,7 +103,31 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
+/// The stack the command runs on. Evaluation recurses once per link of a chain of
+/// ephemeral relations; a program with thousands of them overflowed the main thread's
+/// 8 MiB. The memory is reserved, not used, until a computation goes that deep.
+const STACK_BYTES: usize = 1 << 30;
+
 fn main() -> ExitCode {
+    // A panic is a bug, never the user's fault: say so, and exit as an internal error does.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("error: internal error: {info} (this is a bug in rnt; please report it)");
+        std::process::exit(i32::from(EXIT_INTERNAL));
+    }));
+    let worker = std::thread::Builder::new()
+        .name("rnt".into())
+        .stack_size(STACK_BYTES)
+        .spawn(run_command);
+    match worker.map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        // Without the big stack, run on this one.
+        Err(_) => run_command(),
+        Ok(Err(_)) => ExitCode::from(EXIT_INTERNAL),
+    }
+}
+
+/// Parses the command line, runs it, reports an error, and returns the exit code.
+fn run_command() -> ExitCode {
     let cli = match parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(report_usage(&error)),
@@ -219,6 +249,9 @@ pub fn report(error: &anyhow::Error) -> u8 {
     exit_code(error)
 }
 
+/// The exit code of an internal error (a broken invariant or a panic): EX_SOFTWARE.
+pub const EXIT_INTERNAL: u8 = 70;
+
 /// The exit code for an error: the database's own mapping, 1 for anything else.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
     match error.downcast_ref::<DbError>() {
@@ -288,6 +321,17 @@ mod tests {
         assert!(!looks_like_change("--file"));
         assert!(!looks_like_change("-1(2)"));
         assert!(!looks_like_change("+(1)"));
+    }
+
+    #[test]
+    fn internal_errors_exit_70_and_say_so() {
+        let error = anyhow::Error::from(DbError::internal("a group with matches has no extreme"));
+        assert_eq!(exit_code(&error), EXIT_INTERNAL);
+        let text = output::error_text(&error);
+        assert!(text.starts_with("error: internal error: "), "{text}");
+        assert!(text.contains("please report it"), "{text}");
+        let corrupted = anyhow::Error::from(DbError::corrupted("a stored tuple does not decode"));
+        assert_eq!(exit_code(&corrupted), 3);
     }
 
     #[test]

@@ -294,12 +294,21 @@ pub fn usage_error_line(rendered: &str) -> String {
     if !line.starts_with("error:") {
         line = format!("error: {line}");
     }
+    // clap's tips (`tip: a similar subcommand exists: 'commit'`) are the useful part.
+    let tips: Vec<&str> = rendered
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tip: "))
+        .collect();
+    let tips = match tips.is_empty() {
+        true => String::new(),
+        false => format!(" (tip: {})", tips.join("; ")),
+    };
     let usage = rendered
         .lines()
         .find_map(|l| l.trim().strip_prefix("Usage: "))
         .map(|u| format!(" (usage: {u})"))
         .unwrap_or_default();
-    format!("{line}{usage}")
+    format!("{line}{tips}{usage}")
 }
 
 #[cfg(test)]

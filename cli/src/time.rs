@@ -19,6 +19,8 @@ pub fn rfc3339(seconds: i64) -> String {
 /// The proleptic Gregorian date of a day number (days since 1970-01-01), after Howard
 /// Hinnant's `civil_from_days`: shift the epoch to 0000-03-01 so leap days end a year,
 /// split into 400-year eras of 146097 days, then into years and months of the shifted year.
+// The casts take values the comments bound (a day in [1, 31], a month in [1, 12]).
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);

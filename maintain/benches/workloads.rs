@@ -8,6 +8,14 @@
 //! `cargo bench -p rnt-maintain --bench workloads`; `RNT_BENCH_SCALE=0.1` shrinks the data,
 //! `RNT_BENCH_TICKS` sets the ticks, `RNT_BENCH_RECOMPUTES` the from-scratch samples.
 
+// Test data and measurements: small generated numbers and counters cast freely.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
+
 use rnt_maintain::change::{Change, Sign};
 use rnt_maintain::engine::{plan_program, Engine};
 use rnt_maintain::{CommitOutcome, Database, Value};

@@ -1,7 +1,7 @@
 //! The relational layer's error type, and the exit code each error maps to.
 
 use rnt_merkle::MerkleError;
-use rnt_store::StoreError;
+use rnt_store::{Address, StoreError};
 
 /// Result of a database operation.
 pub type DbResult<T> = Result<T, DbError>;
@@ -30,9 +30,20 @@ pub enum DbError {
         /// The witness tuple, in change-file syntax (`orphan(99999)`).
         witness: String,
     },
-    /// Stored data is damaged. Exit code 3.
-    #[error("{0}")]
-    Corrupted(String),
+    /// Stored data is damaged: a chunk whose bytes do not hash to its address, or bytes
+    /// that are not what the state says they are. `address` names the chunk when it is
+    /// known. Exit code 3.
+    #[error("{detail}")]
+    Corrupted {
+        /// The damaged chunk, when known.
+        address: Option<Address>,
+        /// What is wrong, for the person at the terminal (naming the chunk if known).
+        detail: String,
+    },
+    /// A broken internal invariant: a bug in rnt, never the fault of the input or of the
+    /// stored data. Exit code 70 (EX_SOFTWARE).
+    #[error("internal error: {0} (this is a bug in rnt; please report it)")]
+    Internal(String),
     /// Another writer moved the head while this commit was being prepared. Exit code 1.
     #[error("{0}")]
     Conflict(String),
@@ -43,13 +54,27 @@ pub enum DbError {
 
 impl DbError {
     /// The process exit code for this error: 1 user error, 2 refused by a denial,
-    /// 3 corruption.
+    /// 3 corruption, 70 internal error.
     pub fn exit_code(&self) -> i32 {
         match self {
             DbError::DenialViolated { .. } => 2,
-            DbError::Corrupted(_) => 3,
+            DbError::Corrupted { .. } => 3,
+            DbError::Internal(_) => 70,
             _ => 1,
         }
+    }
+
+    /// Damaged stored data whose chunk is not known here; `detail` says what is wrong.
+    pub fn corrupted(detail: impl Into<String>) -> DbError {
+        DbError::Corrupted {
+            address: None,
+            detail: detail.into(),
+        }
+    }
+
+    /// A broken internal invariant; `what` says which.
+    pub fn internal(what: impl Into<String>) -> DbError {
+        DbError::Internal(what.into())
     }
 
     /// A user error with the given message.
@@ -61,8 +86,11 @@ impl DbError {
 impl From<StoreError> for DbError {
     fn from(error: StoreError) -> DbError {
         match error {
-            StoreError::Corrupted { .. } | StoreError::CorruptedEntry { .. } => DbError::Corrupted(error.to_string()),
-            StoreError::NotFound(_) => DbError::Corrupted(error.to_string()),
+            StoreError::Corrupted { address, .. } | StoreError::NotFound(address) => DbError::Corrupted {
+                address: Some(address),
+                detail: error.to_string(),
+            },
+            StoreError::CorruptedEntry { .. } => DbError::corrupted(error.to_string()),
             StoreError::RefConflict { .. } => DbError::Conflict(format!(
                 "the head moved while this commit was being written (another process committed); nothing was committed: {error}"
             )),
@@ -76,8 +104,63 @@ impl From<MerkleError> for DbError {
     fn from(error: MerkleError) -> DbError {
         match error {
             MerkleError::Store(store) => store.into(),
-            MerkleError::Corrupted { .. } => DbError::Corrupted(error.to_string()),
+            MerkleError::Corrupted { address, .. } => DbError::Corrupted {
+                address: Some(address),
+                detail: error.to_string(),
+            },
             other => DbError::User(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_are_not_corruption() {
+        let error = DbError::internal("a group with matches has no extreme");
+        assert_eq!(error.exit_code(), 70);
+        assert_eq!(
+            error.to_string(),
+            "internal error: a group with matches has no extreme (this is a bug in rnt; please report it)"
+        );
+        assert_eq!(DbError::corrupted("bad bytes").exit_code(), 3);
+    }
+
+    #[test]
+    fn corruption_names_the_chunk() {
+        let address = Address::of(b"some chunk");
+        let from_store = DbError::from(StoreError::Corrupted {
+            address,
+            detail: "hash mismatch".into(),
+        });
+        match &from_store {
+            DbError::Corrupted {
+                address: Some(a),
+                detail,
+            } => {
+                assert_eq!(*a, address);
+                assert!(detail.contains(&address.to_string()), "{detail}");
+            }
+            other => panic!("not corruption with an address: {other:?}"),
+        }
+        assert_eq!(from_store.exit_code(), 3);
+        let from_merkle = DbError::from(MerkleError::Corrupted {
+            address,
+            detail: "not a node".into(),
+        });
+        assert!(matches!(
+            from_merkle,
+            DbError::Corrupted { address: Some(a), .. } if a == address
+        ));
+        let missing = DbError::from(StoreError::NotFound(address));
+        assert!(matches!(
+            missing,
+            DbError::Corrupted {
+                address: Some(_),
+                ..
+            }
+        ));
     }
 }

@@ -331,3 +331,34 @@ fn min_and_max_over_strings_follow_deletions_of_the_extremes() {
     }
     assert_eq!(show(&db, "flags"), ["true,4"]);
 }
+
+#[test]
+fn verify_reports_progress_view_by_view() {
+    let db = setup();
+    let head = db.head().unwrap();
+    let mut lines = Vec::new();
+    let report = db
+        .verify_with_progress(&head, &mut |line| lines.push(line.to_string()))
+        .unwrap();
+    assert!(report.mismatches.is_empty());
+    // One line per materialized view, in stratum order, counting up to the total.
+    let views = [
+        "order_plan",
+        "plan_total",
+        "reach",
+        "customer_ids",
+        "stats",
+        "big_plans",
+    ];
+    assert_eq!(lines.len(), views.len(), "{lines:?}");
+    for view in views {
+        assert!(
+            lines.iter().any(|l| l.contains(view)),
+            "{view} in {lines:?}"
+        );
+    }
+    assert!(lines
+        .last()
+        .unwrap()
+        .ends_with(&format!("({n}/{n})", n = views.len())));
+}

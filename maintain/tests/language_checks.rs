@@ -2,6 +2,14 @@
 //! column, snippet), every error of a program reported in one run, and the checked program
 //! (assignments, filters, types, strata) of programs that pass.
 
+// Test data and measurements: small generated numbers and counters cast freely.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
+
 mod common;
 
 use rnt_maintain::check::{compile, Program};

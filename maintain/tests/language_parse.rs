@@ -1,6 +1,14 @@
 //! Guards the rule language's grammar (DESIGN.md "Language"): every construct parses to the
 //! expected tree, syntax errors render with exact positions, and no input panics the parser.
 
+// Test data and measurements: small generated numbers and counters cast freely.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
+
 mod common;
 
 use proptest::prelude::*;

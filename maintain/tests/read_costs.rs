@@ -3,6 +3,14 @@
 //! seed 001 (a filter or projection reads nothing beyond its delta, a join reads the other
 //! side's tuples under the touched keys, SUM/COUNT reads one accumulator per touched group).
 
+// Test data and measurements: small generated numbers and counters cast freely.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
+
 use rnt_maintain::change::parse_changes;
 use rnt_maintain::{CommitOutcome, Database, Value};
 use rnt_merkle::OperatorStat;

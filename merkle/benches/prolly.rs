@@ -14,6 +14,14 @@
 //! update of an existing key, a delete of an existing key or an insert of a new random key
 //! (one third each on average), and is applied to the untouched base tree.
 
+// Test data and measurements: small generated numbers and counters cast freely.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
+
 use criterion::{black_box, BatchSize, Criterion, SamplingMode, Throughput};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

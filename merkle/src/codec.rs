@@ -103,14 +103,14 @@ impl NodeBuilder {
         );
         self.keys.extend_from_slice(key);
         self.values.extend_from_slice(value);
-        self.key_ends.push(self.keys.len() as u32);
-        self.value_ends.push(self.values.len() as u32);
+        self.key_ends.push(offset(self.keys.len()));
+        self.value_ends.push(offset(self.values.len()));
     }
 
     /// Moves every entry of `other` to the end of `self`.
     pub(crate) fn append(&mut self, other: &mut NodeBuilder) {
-        let key_base = self.keys.len() as u32;
-        let value_base = self.values.len() as u32;
+        let key_base = offset(self.keys.len());
+        let value_base = offset(self.values.len());
         self.keys.extend_from_slice(&other.keys);
         self.values.extend_from_slice(&other.values);
         self.key_ends
@@ -135,7 +135,7 @@ impl NodeBuilder {
         let mut out = Vec::with_capacity(header + self.keys.len() + self.values.len());
         out.push(NODE_FORMAT_VERSION);
         out.push(level);
-        out.extend_from_slice(&(n as u32).to_le_bytes());
+        out.extend_from_slice(&offset(n).to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes());
         for end in &self.key_ends {
             out.extend_from_slice(&end.to_le_bytes());
@@ -351,8 +351,8 @@ pub(crate) fn config() -> impl bincode::config::Config {
 pub(crate) fn encode_object<T: Encode>(tag: u8, object: &T) -> Vec<u8> {
     let mut out = vec![tag, OBJECT_FORMAT_VERSION];
     // Encoding into a Vec cannot fail for these types (no I/O, sizes under the limit).
-    let body =
-        bincode::encode_to_vec(object, config()).unwrap_or_else(|e| unreachable!("encode: {e}"));
+    let body = bincode::encode_to_vec(object, config())
+        .expect("encoding our objects into a Vec cannot fail: no I/O, no size limit reached");
     out.extend_from_slice(&body);
     out
 }
@@ -385,4 +385,11 @@ pub(crate) fn decode_object<T: Decode<()>>(
         }
         _ => Err(corrupt(format!("not a {what} object"))),
     }
+}
+
+/// An offset or count within one node as the format stores it (u32). A node holds far
+/// fewer bytes than 2^32 (entries are bounded by `KEY_BYTES_MAX`, nodes split near
+/// `NODE_BYTES_TARGET`), so a larger one is a bug.
+fn offset(n: usize) -> u32 {
+    u32::try_from(n).expect("a node's offsets fit the format's u32")
 }

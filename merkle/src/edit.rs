@@ -61,8 +61,12 @@ fn edit_root_level(
     match closed.len() {
         0 => write_empty_leaf(writer),
         1 => {
-            let mut address =
-                writer.write(closed.into_iter().next().unwrap_or_else(|| unreachable!()))?;
+            let mut address = writer.write(
+                closed
+                    .into_iter()
+                    .next()
+                    .expect("the match arm saw one closed node"),
+            )?;
             writer.flush()?;
             // A single-child root collapses, as often as it takes.
             loop {
@@ -81,7 +85,10 @@ fn edit_root_level(
                 above.push(&last_key, &ChildRef { address, count }.encode(), writer)?;
             }
             let address = above.finish(writer)?;
-            Ok(address.unwrap_or_else(|| unreachable!("two or more nodes were pushed")))
+            Ok(
+                address
+                    .expect("two or more nodes were pushed above, so the level above has a root"),
+            )
         }
     }
 }
@@ -248,7 +255,7 @@ impl<'a> LevelCursor<'a> {
         let (node, index) = self
             .path
             .last()
-            .unwrap_or_else(|| unreachable!("cursor used before seek"));
+            .expect("current() is called only after a seek filled the path");
         (node.key(*index).to_vec(), node.child(*index))
     }
 

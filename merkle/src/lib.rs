@@ -7,6 +7,22 @@
 //! two addresses.
 //!
 //! *Invariant: merkle never sees sled; it talks to [`rnt_store::ChunkStore`] only.*
+//!
+//! ```
+//! use rnt_merkle::{NodeStore, Tree};
+//! use rnt_store::MemoryStore;
+//! use std::sync::Arc;
+//!
+//! let nodes = NodeStore::new(Arc::new(MemoryStore::new()));
+//! let keys: Vec<Vec<u8>> = (0u32..1000).map(|i| i.to_be_bytes().to_vec()).collect();
+//! // Built at once, or edited into shape from another tree: the same root.
+//! let built = Tree::build(&nodes, keys.iter().map(|k| (k.as_slice(), &b""[..])))?;
+//! let half = Tree::build(&nodes, keys.iter().step_by(2).map(|k| (k.as_slice(), &b""[..])))?;
+//! let edited = half.edit(&nodes, keys.iter().skip(1).step_by(2).map(|k| (k.clone(), Some(Vec::new()))))?;
+//! assert_eq!(built.root(), edited.root());
+//! assert_eq!(edited.count(&nodes)?, 1000);
+//! # Ok::<(), rnt_merkle::MerkleError>(())
+//! ```
 
 #![warn(missing_docs)]
 

@@ -119,7 +119,7 @@ impl Node {
     pub fn child(&self, i: usize) -> ChildRef {
         debug_assert!(!self.is_leaf(), "child() of a leaf");
         // The layout check decoded every child ref once; they cannot fail now.
-        ChildRef::decode(self.value(i)).unwrap_or_else(|| unreachable!("checked at decode"))
+        ChildRef::decode(self.value(i)).expect("the layout check decoded every child ref")
     }
 
     /// Entry `i`'s child address in an internal node.

@@ -3,6 +3,14 @@
 //! of these changes every address rnt has ever written, so it must fail loudly here (and
 //! come with a new format version).
 
+// Test data and measurements: small generated numbers and counters cast freely.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
+
 mod common;
 
 use common::memory_nodes;

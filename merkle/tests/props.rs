@@ -5,6 +5,14 @@
 //!
 //! Case counts: `RNT_PROPTEST_CASES` (default 48 per property) scales them all.
 
+// Test data and measurements: small generated numbers and counters cast freely.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    clippy::cast_lossless
+)]
+
 mod common;
 
 use common::{bulk, contents, memory_nodes, walk, Model};

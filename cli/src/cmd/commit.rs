@@ -32,6 +32,12 @@ pub struct CommitArgs {
 
 /// Parses the changes and commits them.
 pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    if args.message.trim().is_empty() {
+        // As git does: a commit says why it was made.
+        return Err(
+            DbError::user("empty commit message: say what the commit does with -m MSG").into(),
+        );
+    }
     let mut changes: Vec<Change> = Vec::new();
     if let Some(file) = &args.file {
         let (text, name) = read_change_file(file)?;

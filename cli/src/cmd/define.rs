@@ -44,11 +44,12 @@ pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::
             changes,
             ..
         } => {
+            // A define changes the program, and maybe (backfilled) derived relations. The
+            // line names it by its message, as `log` does (`define PROGRAM.rnt`).
             let line = committed_line(&commit, &state, &changes);
-            // A define changes the program, and maybe (backfilled) derived relations.
             let line = match changes.is_empty() {
-                true => line,
-                false => line.replacen("): ", "): program updated; ", 1),
+                true => line.replacen("program updated", &message, 1),
+                false => line.replacen("): ", &format!("): {message}; "), 1),
             };
             writeln!(out, "{line}")?;
         }

@@ -54,7 +54,7 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
     head.require(relation)?;
     let schema = head
         .schema(relation)
-        .ok_or_else(|| DbError::Corrupted(format!("relation `{relation}` has no schema")))?;
+        .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no schema")))?;
     let bytes_read = Rc::new(Cell::new(0u64));
     let input = BufReader::with_capacity(
         READ_BUFFER_BYTES,

@@ -29,7 +29,7 @@ pub fn run(context: &Context, args: ShowArgs, out: &mut dyn Write) -> anyhow::Re
     let snapshot = snapshot_at(&db, args.at.as_deref())?;
     snapshot.require(&args.relation)?;
     let schema = snapshot.schema(&args.relation).ok_or_else(|| {
-        rnt_maintain::DbError::Corrupted(format!("relation `{}` has no schema", args.relation))
+        rnt_maintain::DbError::corrupted(format!("relation `{}` has no schema", args.relation))
     })?;
     let tuples = db.tuples(&snapshot, &args.relation)?;
     write_tuples(out, &schema, &tuples, args.format)

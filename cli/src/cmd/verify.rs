@@ -25,7 +25,10 @@ pub struct VerifyArgs {
 pub fn run(context: &Context, args: VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
     let snapshot = snapshot_at(&db, args.at.as_deref())?;
-    let report = db.verify(&snapshot)?;
+    let mut progress = crate::progress::Progress::new("verify", None);
+    let report = db.verify_with_progress(&snapshot, &mut |line| progress.message(line));
+    progress.finish();
+    let report = report?;
     let views: Vec<&str> = report
         .checked
         .iter()
@@ -73,7 +76,7 @@ pub fn run(context: &Context, args: VerifyArgs, out: &mut dyn Write) -> anyhow::
         .map(|m| m.relation.as_str())
         .collect();
     relations.dedup();
-    Err(DbError::Corrupted(format!(
+    Err(DbError::corrupted(format!(
         "verify failed: {} differ{} from the recomputation (details above)",
         relations.join(", "),
         if relations.len() == 1 { "s" } else { "" }

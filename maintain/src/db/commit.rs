@@ -1,0 +1,319 @@
+//! The commit pipeline (seed 003, "When maintenance runs"): apply the change set to the
+//! base relations with batch edits; take each changed relation's tuple deltas from the diff
+//! of its old and new trees (a no-op insert or delete vanishes there); keep the base
+//! relations' indexes; maintain every view that reads a changed relation and judge the
+//! denials (`crate::delta`); write the state and the commit, make them durable, and advance
+//! the head by compare-and-swap.
+//!
+//! *Invariant: a commit that fails or is refused at any step writes no ref, so the head
+//! never points at a partial state.*
+
+use crate::db::snapshot::{unknown_relation, Snapshot};
+use crate::db::{update_base_indexes, Database, BRANCH_DEFAULT};
+use crate::delta::{delta_of_diff, Delta, Maintainer};
+use crate::eval::engine::{plan_program, relation_types};
+use crate::lang::change::{check_changes, Change, Sign};
+use crate::lang::schema::RelationSchema;
+use crate::lang::tuple::encode_tuple;
+use crate::{DbError, DbResult};
+use rnt_merkle::{
+    ChangeCount, Commit, Counters, DiffEntry, Edit, OperatorStat, RelationEntry, RelationKind,
+    State, Tree,
+};
+use rnt_store::{commit_ref, Address};
+use std::collections::BTreeMap;
+
+/// What a commit did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// A new commit is the head.
+    Committed {
+        /// The new commit's id.
+        commit: Address,
+        /// Its state hash.
+        state: Address,
+        /// Tuples inserted and deleted per relation.
+        changes: Vec<ChangeCount>,
+        /// The work each operator did.
+        stats: Vec<OperatorStat>,
+    },
+    /// The changes changed nothing; no commit was made.
+    NothingToCommit,
+}
+
+impl Database {
+    /// Commits a change set against the head. Changes are checked against the head's
+    /// schemas (unknown relation, arity, types, a tuple named twice, a derived relation)
+    /// before anything is written.
+    pub fn commit(&self, changes: Vec<Change>, message: &str) -> DbResult<CommitOutcome> {
+        let head = self.head()?;
+        for change in &changes {
+            if let Some(entry) = head.entry(&change.relation) {
+                if entry.kind != RelationKind::Relation {
+                    return Err(DbError::user(format!(
+                        "{}line {}: `{}` is a {}: derived relations change only through their rules",
+                        change.source.as_deref().map(|s| format!("{s}, ")).unwrap_or_default(),
+                        change.line,
+                        change.relation,
+                        entry.kind.keyword()
+                    )));
+                }
+            }
+        }
+        let schemas: BTreeMap<String, RelationSchema> = head
+            .schemas()
+            .into_iter()
+            .map(|s| (s.name.clone(), s))
+            .collect();
+        let set = check_changes(changes, |name| schemas.get(name))
+            .map_err(|e| DbError::user(e.to_string()))?;
+        let mut edits: BTreeMap<String, BTreeMap<Vec<u8>, Option<Vec<u8>>>> = BTreeMap::new();
+        for change in set.changes() {
+            let schema = &schemas[&change.relation];
+            let key = encode_tuple(&change.values, &schema.types()).map_err(|e| {
+                DbError::user(format!("line {}: {}: {e}", change.line, change.relation))
+            })?;
+            let value = match change.sign {
+                Sign::Insert => Some(Vec::new()),
+                Sign::Delete => None,
+            };
+            edits
+                .entry(change.relation.clone())
+                .or_default()
+                .insert(key, value);
+        }
+        let edits = edits
+            .into_iter()
+            .map(|(r, e)| (r, e.into_iter().collect()))
+            .collect();
+        self.apply_base_edits(&head, edits, message)
+    }
+
+    /// Applies per-relation sorted edits to the head's base relations and commits.
+    pub(super) fn apply_base_edits(
+        &self,
+        head: &Snapshot,
+        edits: Vec<(String, Vec<Edit>)>,
+        message: &str,
+    ) -> DbResult<CommitOutcome> {
+        let started = self.nodes.counters();
+        let mut changed = Vec::new();
+        for (relation, relation_edits) in edits {
+            let entry = head.require(&relation)?;
+            let old_tree = entry
+                .tree()
+                .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no tree")))?;
+            let new_tree = old_tree.edit(&self.nodes, relation_edits)?;
+            changed.push((relation, old_tree, new_tree));
+        }
+        self.finish_base_commit(head, changed, started, message)
+    }
+
+    /// Takes the tuple deltas of changed base relations from the diff of their trees,
+    /// maintains the views and judges the denials, writes the new state and commit, and
+    /// advances the head.
+    pub(super) fn finish_base_commit(
+        &self,
+        head: &Snapshot,
+        changed: Vec<(String, Tree, Tree)>,
+        started: Counters,
+        message: &str,
+    ) -> DbResult<CommitOutcome> {
+        match self.maintain_base_change(head, changed, started)? {
+            None => Ok(CommitOutcome::NothingToCommit),
+            Some(step) => self.write_commit(head, step.state, step.counts, step.stats, message),
+        }
+    }
+
+    /// The state after changing base relations from `head`: their tuple deltas taken from
+    /// the diff of their trees, their indexes updated, every view that reads them
+    /// maintained and every denial judged. `None` when nothing changed. Writes no commit.
+    pub(super) fn maintain_base_change(
+        &self,
+        head: &Snapshot,
+        changed: Vec<(String, Tree, Tree)>,
+        started: Counters,
+    ) -> DbResult<Option<MaintainedChange>> {
+        let mut state = head.state.clone();
+        let mut counts = Vec::new();
+        let mut deltas: BTreeMap<String, Delta> = BTreeMap::new();
+        for (relation, old_tree, new_tree) in changed {
+            if old_tree == new_tree {
+                continue;
+            }
+            let new_count = new_tree.count(&self.nodes)?;
+            let slot = state
+                .relations
+                .iter_mut()
+                .find(|r| r.name == relation)
+                .ok_or_else(|| unknown_relation(head, &relation))?;
+            slot.root = Some(*new_tree.root().as_bytes());
+            slot.count = Some(new_count);
+            let (count, delta) =
+                self.base_delta(head, relation, &old_tree, &new_tree, new_count)?;
+            if let Some(delta) = delta {
+                deltas.insert(count.relation.clone(), delta);
+            }
+            counts.push(count);
+        }
+        if counts.is_empty() {
+            return Ok(None);
+        }
+        counts.sort_by(|a, b| a.relation.cmp(&b.relation));
+        // Base relations' indexes follow their deltas.
+        let plans = plan_program(&head.program);
+        let mut by_name: BTreeMap<String, RelationEntry> = state
+            .relations
+            .into_iter()
+            .map(|r| (r.name.clone(), r))
+            .collect();
+        update_base_indexes(
+            &self.nodes,
+            &head.program,
+            &plans,
+            &mut by_name,
+            Some(&deltas),
+        )?;
+        let changed_names: Vec<&str> = counts.iter().map(|c| c.relation.as_str()).collect();
+        let mut stats = vec![stat(
+            "base",
+            &changed_names.join(","),
+            self.nodes.counters() - started,
+        )];
+        // Every view that reads a changed relation, maintained from the deltas; then the
+        // denials judged on insert-only deltas.
+        let maintainer = Maintainer::new(
+            &self.nodes,
+            &head.program,
+            &plans,
+            &head.state.relations,
+            by_name.into_values().collect(),
+            deltas,
+        );
+        let (relations, operator_stats) = maintainer.run()?;
+        state.relations = relations;
+        stats.extend(
+            operator_stats
+                .into_iter()
+                .map(|s| stat(&s.operator, &s.relation, s.counters)),
+        );
+        Ok(Some(MaintainedChange {
+            state,
+            counts,
+            stats,
+        }))
+    }
+
+    /// One changed base relation's change counts, and its tuple delta when a rule reads it.
+    fn base_delta(
+        &self,
+        head: &Snapshot,
+        relation: String,
+        old_tree: &Tree,
+        new_tree: &Tree,
+        new_count: u64,
+    ) -> DbResult<(ChangeCount, Option<Delta>)> {
+        let keep_delta = head.program.reads(&relation);
+        // A relation no rule reads needs no tuple delta; filling an empty one (an import)
+        // needs not even the diff to count what went in.
+        if !keep_delta && old_tree.count(&self.nodes)? == 0 {
+            let count = ChangeCount {
+                relation,
+                inserted: new_count,
+                deleted: 0,
+            };
+            return Ok((count, None));
+        }
+        let (mut inserted, mut deleted) = (0u64, 0u64);
+        let mut entries = Vec::new();
+        for entry in old_tree.diff(&self.nodes, new_tree)? {
+            let entry = entry?;
+            match &entry {
+                DiffEntry::Added { .. } => inserted += 1,
+                DiffEntry::Removed { .. } => deleted += 1,
+                DiffEntry::Changed { .. } => {
+                    return Err(DbError::corrupted(format!(
+                        "base relation `{relation}` holds a tuple with a value"
+                    )))
+                }
+            }
+            if keep_delta {
+                entries.push(entry);
+            }
+        }
+        let delta = if keep_delta {
+            let types = relation_types(&head.program, &relation).unwrap_or_default();
+            Some(delta_of_diff(&entries, &types, &relation)?)
+        } else {
+            None
+        };
+        let count = ChangeCount {
+            relation,
+            inserted,
+            deleted,
+        };
+        Ok((count, delta))
+    }
+
+    /// Writes `state` and a commit of it on top of `head`, makes both durable, and moves
+    /// the head by compare-and-swap.
+    pub(super) fn write_commit(
+        &self,
+        head: &Snapshot,
+        state: State,
+        changes: Vec<ChangeCount>,
+        stats: Vec<OperatorStat>,
+        message: &str,
+    ) -> DbResult<CommitOutcome> {
+        let state_address = state.write(self.chunks.as_ref())?;
+        let commit = Commit {
+            parents: head.commit.iter().map(|c| *c.as_bytes()).collect(),
+            state: *state_address.as_bytes(),
+            message: message.to_string(),
+            time: commit_time(),
+            changes: changes.clone(),
+            stats: stats.clone(),
+        };
+        let id = commit.write(self.chunks.as_ref())?;
+        commit_ref(self.chunks.as_ref(), BRANCH_DEFAULT, head.commit, Some(id))?;
+        Ok(CommitOutcome::Committed {
+            commit: id,
+            state: state_address,
+            changes,
+            stats,
+        })
+    }
+}
+
+/// A state reached by changing base relations, not yet committed: the state, the change
+/// counts per relation and the work per operator.
+pub(super) struct MaintainedChange {
+    pub(super) state: State,
+    pub(super) counts: Vec<ChangeCount>,
+    pub(super) stats: Vec<OperatorStat>,
+}
+
+fn stat(operator: &str, relation: &str, counters: Counters) -> OperatorStat {
+    OperatorStat {
+        relation: relation.to_string(),
+        operator: operator.to_string(),
+        entries_read: counters.entries_read,
+        nodes_read: counters.nodes_read,
+        nodes_written: counters.nodes_written,
+    }
+}
+
+/// The time recorded in a new commit: `RNT_COMMIT_TIME` (Unix seconds) when set, for
+/// reproducible commit ids; the clock otherwise.
+fn commit_time() -> i64 {
+    if let Some(fixed) = std::env::var("RNT_COMMIT_TIME")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return fixed;
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

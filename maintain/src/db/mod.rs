@@ -1,0 +1,170 @@
+//! The database room: [`Database`] over a chunk store — states, commits, the head, and the
+//! operations that move it (`commit`, `import`, `define`) or read it (`diff`, `verify`,
+//! references, snapshots). The commit pipeline is in `commit`; maintenance itself is
+//! `crate::delta`.
+//!
+//! *Invariant: the head moves only by compare-and-swap, after the state and commit it points
+//! at are durable; a failed or refused operation writes no ref.*
+
+mod commit;
+mod define;
+mod diff;
+mod import;
+mod indexes;
+mod rebuild;
+mod reference;
+mod snapshot;
+mod verify;
+
+pub use commit::CommitOutcome;
+pub use diff::{DiffScope, TupleChange};
+pub use import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
+pub(crate) use indexes::update_base_indexes;
+pub(crate) use rebuild::rebuild_views;
+pub use snapshot::Snapshot;
+pub use verify::{Mismatch, VerifyReport};
+
+use crate::eval::engine::{plan_program, Engine};
+use crate::eval::query::{query, QueryAnswer, QueryState};
+use crate::lang::tuple::decode_tuple;
+use crate::lang::tuple::Tuple;
+use crate::{DbError, DbResult};
+use rnt_merkle::{Commit, NodeStore};
+use rnt_store::Address;
+use rnt_store::ChunkStore;
+use std::sync::Arc;
+
+/// The branch a store's history lives on; `HEAD` names its tip.
+pub const BRANCH_DEFAULT: &str = "main";
+
+/// A database over a chunk store: states, commits, and the head.
+#[derive(Clone)]
+pub struct Database {
+    chunks: Arc<dyn ChunkStore>,
+    nodes: NodeStore,
+    /// Rows an import maintains per step ([`IMPORT_STEP_ROWS`] unless set).
+    import_step_rows: usize,
+}
+
+impl Database {
+    /// A database over `chunks` (which may be empty: a new store).
+    pub fn new(chunks: Arc<dyn ChunkStore>) -> Database {
+        let nodes = NodeStore::new(chunks.clone());
+        Database {
+            chunks,
+            nodes,
+            import_step_rows: IMPORT_STEP_ROWS,
+        }
+    }
+
+    /// This database, importing `rows` rows per maintenance step (at least 1) instead of
+    /// [`IMPORT_STEP_ROWS`]: tests use small steps to check that steps change nothing.
+    #[must_use]
+    pub fn with_import_step_rows(mut self, rows: usize) -> Database {
+        self.import_step_rows = rows.max(1);
+        self
+    }
+
+    /// The chunk store.
+    pub fn chunks(&self) -> &Arc<dyn ChunkStore> {
+        &self.chunks
+    }
+
+    /// The node store (with its work counters).
+    pub fn nodes(&self) -> &NodeStore {
+        &self.nodes
+    }
+
+    /// The commit at the head, if any commit was made.
+    pub fn head_commit(&self) -> DbResult<Option<Address>> {
+        Ok(self.chunks.get_ref(BRANCH_DEFAULT)?)
+    }
+
+    /// The commit a branch points at, if the branch exists.
+    pub fn branch(&self, name: &str) -> DbResult<Option<Address>> {
+        let valid = !name.is_empty()
+            && name.len() <= 255
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+        if !valid {
+            return Ok(None);
+        }
+        Ok(self.chunks.get_ref(name)?)
+    }
+
+    /// The head's snapshot (the empty state before the first commit).
+    pub fn head(&self) -> DbResult<Snapshot> {
+        match self.head_commit()? {
+            Some(commit) => self.snapshot_of_commit(commit),
+            None => Snapshot::empty(),
+        }
+    }
+
+    /// The snapshot a commit recorded.
+    pub fn snapshot_of_commit(&self, commit: Address) -> DbResult<Snapshot> {
+        let record = Commit::read(self.chunks.as_ref(), &commit)?;
+        Snapshot::load(self.chunks.as_ref(), Some(commit), record.state_address())
+    }
+
+    /// Resolves a user's reference (`HEAD`, `HEAD~n`, branch, hex prefix) to a snapshot.
+    pub fn resolve(&self, reference: &str) -> DbResult<Snapshot> {
+        reference::resolve(self, reference)
+    }
+
+    /// The history from the head back along first parents, newest first.
+    pub fn log(&self) -> DbResult<Vec<(Address, Commit)>> {
+        let mut out = Vec::new();
+        let mut next = self.head_commit()?;
+        while let Some(id) = next {
+            let commit = Commit::read(self.chunks.as_ref(), &id)?;
+            next = commit.parent_addresses().first().copied();
+            out.push((id, commit));
+        }
+        Ok(out)
+    }
+
+    /// Evaluates ad-hoc rules against `snapshot`; the first rule's head is the answer.
+    pub fn query(&self, snapshot: &Snapshot, text: &str) -> DbResult<QueryAnswer> {
+        let state = QueryState {
+            program: &snapshot.program,
+            text: &snapshot.state.program,
+            relations: &snapshot.state.relations,
+        };
+        query(&self.nodes, &state, text)
+    }
+
+    /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
+    pub fn tuples(&self, snapshot: &Snapshot, relation: &str) -> DbResult<Vec<Tuple>> {
+        let entry = snapshot.require(relation)?;
+        let types = snapshot
+            .schema(relation)
+            .map(|s| s.types())
+            .unwrap_or_default();
+        let Some(tree) = entry.tree() else {
+            // Ephemeral relations and denials are evaluated when read.
+            let plans = plan_program(&snapshot.program);
+            let engine = Engine::new(
+                &self.nodes,
+                &snapshot.program,
+                &plans,
+                &snapshot.state.relations,
+            );
+            return Ok(engine.evaluate(relation)?.into_iter().collect());
+        };
+        let mut out = Vec::new();
+        for item in tree.entries(&self.nodes) {
+            let (key, _) = item?;
+            out.push(decode_stored(&key, &types, relation)?);
+        }
+        Ok(out)
+    }
+}
+
+pub(crate) fn decode_stored(key: &[u8], types: &[crate::Type], relation: &str) -> DbResult<Tuple> {
+    decode_tuple(key, types).map_err(|e| {
+        DbError::corrupted(format!(
+            "a stored tuple of `{relation}` does not decode: {e}"
+        ))
+    })
+}

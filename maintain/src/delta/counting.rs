@@ -1,0 +1,71 @@
+//! Counting, for non-recursive views: each tuple is stored with its number of derivations.
+//!
+//! `count'(t) = count(t) + Σ signed matches of the delta terms deriving t`, and the view's
+//! delta is `thresh(new) − thresh(old)`: t enters when its count rises from 0 and leaves
+//! when it falls to 0; only those switches flow on to the relations that read the view.
+
+use super::terms::Mode;
+use super::{decode_count, encode, stored_tree, Delta, Maintainer};
+use crate::eval::join::project;
+use crate::eval::read::Flow;
+use crate::lang::tuple::{format_tuple, Tuple};
+use crate::{DbError, DbResult};
+use rnt_merkle::Edit;
+use std::collections::BTreeMap;
+
+impl Maintainer<'_> {
+    /// Counting: signed derivation-count changes per head tuple; a tuple enters when its
+    /// count rises from 0 and leaves when it falls to 0, and only those switches flow on.
+    pub(super) fn maintain_counting(&mut self, view: &str) -> DbResult<()> {
+        let mut counts: BTreeMap<Tuple, i64> = BTreeMap::new();
+        self.delta_terms(
+            view,
+            Mode::Signed,
+            &self.deltas,
+            &self.new,
+            &self.old,
+            &mut |plan, b, sign| {
+                *counts.entry(project(plan, b)?).or_default() += sign;
+                Ok(Flow::Continue)
+            },
+        )?;
+        let types = self.types(view);
+        let entry = self.entry(view)?;
+        let tree = stored_tree(&entry)?;
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut delta = Delta::default();
+        for (tuple, change) in counts {
+            if change == 0 {
+                continue;
+            }
+            let key = encode(&tuple, &types, view)?;
+            let old = match tree.get(self.nodes, &key)? {
+                Some(bytes) => decode_count(&bytes, view)?,
+                None => 0,
+            };
+            let new = i64::try_from(old)
+                .unwrap_or(i64::MAX)
+                .checked_add(change)
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| {
+                    DbError::corrupted(format!(
+                        "maintaining view `{view}`: {} had {old} derivations and lost {}",
+                        format_tuple(view, &tuple),
+                        -change
+                    ))
+                })?;
+            if new == 0 {
+                edits.push((key, None));
+                delta.deleted.insert(tuple);
+            } else {
+                edits.push((key, Some(new.unsigned_abs().to_le_bytes().to_vec())));
+                if old == 0 {
+                    delta.inserted.insert(tuple);
+                }
+            }
+        }
+        edits.sort_by(|a, b| a.0.cmp(&b.0));
+        let new_tree = tree.edit(self.nodes, edits)?;
+        self.store(view, entry, new_tree, delta, Vec::new())
+    }
+}

@@ -1,0 +1,56 @@
+//! Denials store nothing: each is judged on the insert-only delta terms against the new
+//! state, `Δ⁺d = Σᵢ f₁ⁿᵉʷ ⋯ Δ⁺fᵢ ⋯ fₙⁿᵉʷ`, and the first match is a witness that refuses the
+//! commit.
+
+use super::terms::Mode;
+use super::{Maintainer, OperatorStats};
+use crate::eval::join::project;
+use crate::eval::read::Flow;
+use crate::eval::stored_kind;
+use crate::lang::tuple::{format_tuple, Tuple};
+use crate::{DbError, DbResult};
+use rnt_merkle::RelationKind;
+
+impl Maintainer<'_> {
+    /// Judges every denial on insert-only deltas against the new state, stopping at the
+    /// first witness. A denial stores nothing: its delta is thrown away once judged.
+    pub(super) fn judge_denials(&mut self) -> DbResult<()> {
+        let denials: Vec<String> = self
+            .program
+            .relations
+            .iter()
+            .filter(|(_, r)| stored_kind(r.kind()) == RelationKind::Denial)
+            .map(|(name, _)| name.clone())
+            .collect();
+        for denial in denials {
+            if !self.reads_changed(&denial) {
+                continue;
+            }
+            let before = self.nodes.counters();
+            let mut witness: Option<Tuple> = None;
+            self.delta_terms(
+                &denial,
+                Mode::InsertOnly,
+                &self.deltas,
+                &self.new,
+                &self.new,
+                &mut |plan, b, _| {
+                    witness = Some(project(plan, b)?);
+                    Ok(Flow::Stop)
+                },
+            )?;
+            self.stats.push(OperatorStats {
+                relation: denial.clone(),
+                operator: "denial".into(),
+                counters: self.nodes.counters() - before,
+            });
+            if let Some(witness) = witness {
+                return Err(DbError::DenialViolated {
+                    witness: format_tuple(&denial, &witness),
+                    denial,
+                });
+            }
+        }
+        Ok(())
+    }
+}

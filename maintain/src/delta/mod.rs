@@ -1,0 +1,271 @@
+//! Incremental maintenance at commit: every materialized relation that reads a changed
+//! relation is brought up to date from the tuple deltas of its inputs, stratum by stratum,
+//! by one operator per file, each with its equation at the top:
+//!
+//! - [`terms`]: the telescoped delta rule all of them build on;
+//! - [`counting`]: non-recursive views, with derivation counts;
+//! - [`aggregate`] and [`minmax`]: aggregate views, from per-group accumulators and sorted
+//!   values;
+//! - [`dred`]: recursive strata of views; [`recompute`]: the fallback;
+//! - [`ephemeral`]: deltas of relations computed when read, for their readers;
+//! - [`denial`]: judged on insert-only deltas, stopping at the first witness.
+//!
+//! *Invariant: `maintain(V, state, Δ) == eval(V, state + Δ)`: after every commit, each
+//! maintained tree has the address a from-scratch build gives (checked by `verify`). Only
+//! `crate::db` calls in; nothing here reads `crate::db`.*
+
+mod aggregate;
+mod counting;
+mod denial;
+mod dred;
+mod ephemeral;
+mod minmax;
+mod recompute;
+mod terms;
+
+use crate::eval::engine::{Engine, ProgramPlans};
+use crate::eval::index::index_trees;
+pub use crate::eval::memory::Delta;
+use crate::eval::stored_kind;
+use crate::lang::check::Program;
+use crate::lang::tuple::{decode_tuple, encode_tuple};
+use crate::lang::value::{Type, Value};
+use crate::{DbError, DbResult};
+use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, RelationKind, Tree};
+use std::collections::BTreeMap;
+use terms::driver_relation;
+
+/// The work one operator did in one commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperatorStats {
+    /// The relation maintained or judged.
+    pub relation: String,
+    /// `base`, `counting`, `aggregate`, `dred`, `recompute`, `ephemeral` or `denial`.
+    pub operator: String,
+    /// The node store counters spent on it.
+    pub counters: Counters,
+}
+
+/// Maintains the derived relations of one commit.
+pub struct Maintainer<'a> {
+    nodes: &'a NodeStore,
+    program: &'a Program,
+    plans: &'a ProgramPlans,
+    old: Engine<'a>,
+    new: Engine<'a>,
+    entries: BTreeMap<String, RelationEntry>,
+    deltas: BTreeMap<String, Delta>,
+    stats: Vec<OperatorStats>,
+}
+
+impl<'a> Maintainer<'a> {
+    /// A maintainer from the head's entries (`old`) to the new base entries (`new`, whose
+    /// base relations and their indexes already hold the change), given the base deltas.
+    pub fn new(
+        nodes: &'a NodeStore,
+        program: &'a Program,
+        plans: &'a ProgramPlans,
+        old: &[RelationEntry],
+        new: Vec<RelationEntry>,
+        base_deltas: BTreeMap<String, Delta>,
+    ) -> Maintainer<'a> {
+        for (name, delta) in &base_deltas {
+            delta.debug_assert_disjoint(name);
+        }
+        Maintainer {
+            nodes,
+            program,
+            plans,
+            old: Engine::new(nodes, program, plans, old),
+            new: Engine::new(nodes, program, plans, &new),
+            entries: new.into_iter().map(|e| (e.name.clone(), e)).collect(),
+            deltas: base_deltas,
+            stats: Vec::new(),
+        }
+    }
+
+    /// Maintains every affected derived relation in stratum order, then judges the denials.
+    /// Returns the new entries and the work done per operator.
+    pub fn run(mut self) -> DbResult<(Vec<RelationEntry>, Vec<OperatorStats>)> {
+        for stratum in self.program.strata.iter() {
+            if !stratum.relations.iter().any(|r| self.reads_changed(r)) {
+                continue;
+            }
+            let before = self.nodes.counters();
+            let kinds: Vec<RelationKind> = stratum.relations.iter().map(|r| self.kind(r)).collect();
+            let operator = if stratum.recursive {
+                if kinds.iter().all(|k| *k == RelationKind::View) {
+                    self.dred(&stratum.relations)?;
+                    "dred"
+                } else {
+                    self.recompute(&stratum.relations)?;
+                    "recompute"
+                }
+            } else {
+                let name = &stratum.relations[0];
+                match kinds[0] {
+                    RelationKind::View if self.is_aggregated(name) => {
+                        self.maintain_aggregate(name)?;
+                        "aggregate"
+                    }
+                    RelationKind::View => {
+                        self.maintain_counting(name)?;
+                        "counting"
+                    }
+                    // An ephemeral relation's delta matters only to the relations that
+                    // read it.
+                    RelationKind::Ephemeral if self.program.reads(name) => {
+                        self.ephemeral_delta(name)?;
+                        "ephemeral"
+                    }
+                    _ => continue,
+                }
+            };
+            let spent = self.nodes.counters() - before;
+            self.stats.push(OperatorStats {
+                relation: stratum.relations.join(","),
+                operator: operator.into(),
+                counters: spent,
+            });
+        }
+        self.judge_denials()?;
+        Ok((self.entries.into_values().collect(), self.stats))
+    }
+
+    fn kind(&self, relation: &str) -> RelationKind {
+        self.program
+            .relation(relation)
+            .map(|r| stored_kind(r.kind()))
+            .unwrap_or(RelationKind::Relation)
+    }
+
+    fn is_aggregated(&self, relation: &str) -> bool {
+        self.program
+            .relation(relation)
+            .is_some_and(|r| r.is_aggregated())
+    }
+
+    fn types(&self, relation: &str) -> Vec<Type> {
+        self.program
+            .relation(relation)
+            .map(|r| r.declaration.types())
+            .unwrap_or_default()
+    }
+
+    fn has_delta(&self, relation: &str) -> bool {
+        self.deltas.get(relation).is_some_and(|d| !d.is_empty())
+    }
+
+    /// Whether a rule of `relation` reads a relation that changed in this commit.
+    fn reads_changed(&self, relation: &str) -> bool {
+        let positive = self
+            .plans
+            .delta
+            .get(relation)
+            .into_iter()
+            .flatten()
+            .any(|(plan, i)| driver_relation(plan, *i).is_some_and(|r| self.has_delta(r)));
+        positive
+            || self
+                .plans
+                .negation_delta
+                .get(relation)
+                .into_iter()
+                .flatten()
+                .any(|(_, _, atom)| self.has_delta(&atom.relation.name))
+    }
+
+    fn entry(&self, name: &str) -> DbResult<RelationEntry> {
+        self.entries.get(name).cloned().ok_or_else(|| {
+            DbError::internal(format!("relation `{name}` is missing from the state"))
+        })
+    }
+
+    /// Records a maintained relation: new tree, indexes edited from its delta, auxiliary
+    /// trees; readable in the new state from now on.
+    fn store(
+        &mut self,
+        name: &str,
+        mut entry: RelationEntry,
+        tree: Tree,
+        delta: Delta,
+        extra: Vec<(String, Tree)>,
+    ) -> DbResult<()> {
+        let types = self.types(name);
+        let mut aux = index_trees(
+            self.nodes,
+            Some(&entry),
+            &tree,
+            &types,
+            self.plans.indexes.get(name).into_iter().flatten(),
+            Some(&delta),
+        )?;
+        for (label, tree) in extra {
+            aux.push(AuxTree {
+                label,
+                root: *tree.root().as_bytes(),
+            });
+        }
+        aux.sort_by(|a, b| a.label.cmp(&b.label));
+        entry.root = Some(*tree.root().as_bytes());
+        entry.count = Some(tree.count(self.nodes)?);
+        entry.aux = aux;
+        self.new.register(&entry);
+        self.entries.insert(name.to_string(), entry);
+        delta.debug_assert_disjoint(name);
+        self.deltas.insert(name.to_string(), delta);
+        Ok(())
+    }
+}
+
+fn encode(tuple: &[Value], types: &[Type], relation: &str) -> DbResult<Vec<u8>> {
+    encode_tuple(tuple, types).map_err(|e| DbError::user(format!("`{relation}`: {e}")))
+}
+
+fn decode_count(bytes: &[u8], relation: &str) -> DbResult<u64> {
+    let array: [u8; 8] = bytes.try_into().map_err(|_| {
+        DbError::corrupted(format!(
+            "`{relation}` holds a count of {} bytes, not 8",
+            bytes.len()
+        ))
+    })?;
+    Ok(u64::from_le_bytes(array))
+}
+
+fn stored_tree(entry: &RelationEntry) -> DbResult<Tree> {
+    entry
+        .tree()
+        .ok_or_else(|| DbError::corrupted(format!("view `{}` has no tree", entry.name)))
+}
+
+fn aux(entry: &RelationEntry, label: &str) -> DbResult<Tree> {
+    entry.aux_tree(label).ok_or_else(|| {
+        DbError::corrupted(format!("view `{}` lacks its `{label}` tree", entry.name))
+    })
+}
+
+/// Decodes a base relation's diff into a delta.
+pub fn delta_of_diff(
+    entries: &[rnt_merkle::DiffEntry],
+    types: &[Type],
+    relation: &str,
+) -> DbResult<Delta> {
+    let mut delta = Delta::default();
+    for entry in entries {
+        let tuple = decode_tuple(entry.key(), types).map_err(|e| {
+            DbError::corrupted(format!(
+                "a stored tuple of `{relation}` does not decode: {e}"
+            ))
+        })?;
+        match entry {
+            rnt_merkle::DiffEntry::Added { .. } => {
+                delta.inserted.insert(tuple);
+            }
+            rnt_merkle::DiffEntry::Removed { .. } => {
+                delta.deleted.insert(tuple);
+            }
+            rnt_merkle::DiffEntry::Changed { .. } => {}
+        }
+    }
+    Ok(delta)
+}

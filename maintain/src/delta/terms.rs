@@ -1,0 +1,226 @@
+//! The telescoped delta rule, the one equation every operator of this folder builds on.
+//! For a rule `h :- f₁, …, fₙ` and a commit that changes some fᵢ:
+//!
+//! `Δh = Σᵢ f₁ⁿᵉʷ ⋯ fᵢ₋₁ⁿᵉʷ · Δfᵢ · fᵢ₊₁ᵒˡᵈ ⋯ fₙᵒˡᵈ`
+//!
+//! Each term starts from one changed literal's delta and reads every other literal through
+//! an index with the join columns bound (never a scan). A `not fᵢ` literal contributes the
+//! bindings whose negation flips between the old and new state. [`Mode`] selects the signed
+//! sum (counting, aggregates), insertions against the new state (denials, DRed's insert
+//! phase) or deletions against the old state (DRed's over-deletion).
+
+use super::{Delta, Maintainer};
+use crate::eval::join::run_plan;
+use crate::eval::memory::MemRelation;
+use crate::eval::plan::{RulePlan, Step};
+use crate::eval::read::{Flow, Relations, Visit};
+use crate::lang::syntax::ast::{Atom, TermKind};
+use crate::lang::value::Value;
+use crate::DbResult;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One in-memory relation answering reads under any name: a delta driving a term.
+struct Only<'a>(&'a MemRelation);
+
+impl Relations for Only<'_> {
+    fn read(
+        &self,
+        _relation: &str,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        self.0.read(pattern, visit)
+    }
+}
+
+/// Whether a delta term counts signed changes against old and new states, or only
+/// insertions against the new state (denials).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    Signed,
+    InsertOnly,
+    /// Deletions only, every other literal read from the old state (DRed over-deletion).
+    DeleteOnlyOld,
+}
+
+/// Receives each match of a delta term: the plan, its bindings, and the term's sign.
+pub(super) type TermEmit<'e> = dyn FnMut(&RulePlan, &[Option<Value>], i64) -> DbResult<Flow> + 'e;
+
+impl Maintainer<'_> {
+    /// Runs the delta terms of `relation`'s rules:
+    /// Δ(f₁…fₙ) = Σᵢ f₁ⁿᵉʷ…fᵢ₋₁ⁿᵉʷ · Δfᵢ · fᵢ₊₁ᵒˡᵈ…fₙᵒˡᵈ (signed), or only the
+    /// insertions against the new state (denials), or only the deletions against the old
+    /// state (DRed's over-deletion). `emit` gets each match's bindings and sign.
+    pub(super) fn delta_terms(
+        &self,
+        relation: &str,
+        mode: Mode,
+        drivers: &BTreeMap<String, Delta>,
+        new: &dyn Relations,
+        old: &dyn Relations,
+        emit: &mut TermEmit<'_>,
+    ) -> DbResult<Flow> {
+        for (plan, i) in self.plans.delta.get(relation).into_iter().flatten() {
+            let Some(delta) = driver_relation(plan, *i).and_then(|r| drivers.get(r)) else {
+                continue;
+            };
+            let signed: Vec<(i64, &MemRelation)> = match mode {
+                Mode::Signed => vec![(1, &delta.inserted), (-1, &delta.deleted)],
+                Mode::InsertOnly => vec![(1, &delta.inserted)],
+                Mode::DeleteOnlyOld => vec![(-1, &delta.deleted)],
+            };
+            for (sign, driver) in signed {
+                if driver.is_empty() {
+                    continue;
+                }
+                let only = Only(driver);
+                let sources: Vec<&dyn Relations> = (0..plan.literals)
+                    .map(|j| {
+                        if j == *i {
+                            &only as &dyn Relations
+                        } else {
+                            version(mode, j, *i, new, old)
+                        }
+                    })
+                    .collect();
+                let mut bindings = vec![None; plan.variables];
+                let flow = run_plan(plan, &sources, &mut bindings, &mut |b| emit(plan, b, sign))?;
+                if flow == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
+            }
+        }
+        self.negation_terms(relation, mode, drivers, new, old, emit)
+    }
+
+    /// The terms of `not` literals: each binding whose negated atom flips between the old
+    /// and the new state (as `mode` asks) runs the rest of the rule, signed by the flip.
+    fn negation_terms(
+        &self,
+        relation: &str,
+        mode: Mode,
+        drivers: &BTreeMap<String, Delta>,
+        new: &dyn Relations,
+        old: &dyn Relations,
+        emit: &mut TermEmit<'_>,
+    ) -> DbResult<Flow> {
+        for (plan, i, atom) in self
+            .plans
+            .negation_delta
+            .get(relation)
+            .into_iter()
+            .flatten()
+        {
+            let Some(delta) = drivers.get(&atom.relation.name) else {
+                continue;
+            };
+            let mut candidates: BTreeSet<Vec<Option<Value>>> = BTreeSet::new();
+            let sources_of_candidates: Vec<&MemRelation> = match mode {
+                Mode::Signed => vec![&delta.inserted, &delta.deleted],
+                Mode::InsertOnly => vec![&delta.deleted],
+                Mode::DeleteOnlyOld => vec![&delta.inserted],
+            };
+            for tuples in sources_of_candidates {
+                for tuple in tuples.tuples() {
+                    if let Some(bindings) = bind_atom(atom, tuple, plan.variables) {
+                        candidates.insert(bindings);
+                    }
+                }
+            }
+            for bindings in candidates {
+                let pattern = atom_pattern(atom, &bindings);
+                let old_holds = !exists(&self.old, &atom.relation.name, &pattern)?;
+                let new_holds = !exists(&self.new, &atom.relation.name, &pattern)?;
+                let sign = i64::from(new_holds) - i64::from(old_holds);
+                let wanted = match mode {
+                    Mode::Signed => sign != 0,
+                    Mode::InsertOnly => sign > 0,
+                    Mode::DeleteOnlyOld => sign < 0,
+                };
+                if !wanted {
+                    continue;
+                }
+                let sources: Vec<&dyn Relations> = (0..plan.literals)
+                    .map(|j| version(mode, j, *i, new, old))
+                    .collect();
+                let mut bindings = bindings;
+                let flow = run_plan(plan, &sources, &mut bindings, &mut |b| emit(plan, b, sign))?;
+                if flow == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
+            }
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+/// The relation literal `i` of a delta plan reads (its first step).
+pub(super) fn driver_relation(plan: &RulePlan, i: usize) -> Option<&str> {
+    plan.steps.iter().find_map(|step| match step {
+        Step::Join(read) if read.literal == i => Some(read.relation.as_str()),
+        _ => None,
+    })
+}
+
+/// Which state literal `j` reads in the term driven by literal `i`.
+pub(super) fn version<'s>(
+    mode: Mode,
+    j: usize,
+    i: usize,
+    new: &'s dyn Relations,
+    old: &'s dyn Relations,
+) -> &'s dyn Relations {
+    match mode {
+        Mode::Signed if j < i => new,
+        Mode::Signed => old,
+        Mode::InsertOnly => new,
+        Mode::DeleteOnlyOld => old,
+    }
+}
+
+/// The bindings a tuple of a negated atom's relation gives the atom's variables; `None`
+/// when the tuple cannot match the atom (a constant or repeated variable differs).
+pub(super) fn bind_atom(
+    atom: &Atom,
+    tuple: &[Value],
+    variables: usize,
+) -> Option<Vec<Option<Value>>> {
+    let mut bindings = vec![None; variables];
+    for (term, value) in atom.terms.iter().zip(tuple) {
+        match &term.kind {
+            TermKind::Const(c) if c != value => return None,
+            TermKind::Var(v) => match &bindings[v.index()] {
+                Some(existing) if existing != value => return None,
+                _ => bindings[v.index()] = Some(value.clone()),
+            },
+            _ => {}
+        }
+    }
+    Some(bindings)
+}
+
+/// The read pattern of an atom under bindings.
+pub(super) fn atom_pattern(atom: &Atom, bindings: &[Option<Value>]) -> Vec<Option<Value>> {
+    atom.terms
+        .iter()
+        .map(|term| match &term.kind {
+            TermKind::Const(c) => Some(c.clone()),
+            TermKind::Var(v) => bindings[v.index()].clone(),
+            TermKind::Wildcard => None,
+        })
+        .collect()
+}
+
+/// Whether any tuple of `relation` matches `pattern`.
+pub(super) fn exists(
+    source: &dyn Relations,
+    relation: &str,
+    pattern: &[Option<Value>],
+) -> DbResult<bool> {
+    let mut found = false;
+    source.read(relation, pattern, &mut |_| {
+        found = true;
+        Ok(Flow::Stop)
+    })?;
+    Ok(found)
+}

@@ -1,0 +1,587 @@
+//! Evaluation of a program over a state from scratch: the plans of every rule, the indexes
+//! they need, materialized views computed stratum by stratum (with derivation counts for
+//! non-recursive ones), ephemeral relations evaluated when read with the bindings pushed
+//! in, and denials judged.
+//!
+//! *Invariant: every materialized relation equals the from-scratch evaluation of its rules
+//! on the same state — `maintain(V, state, Δ) == eval(V, state + Δ)`, checked by verify.*
+
+use crate::eval::aggregate::{
+    encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
+    GROUPS_LABEL,
+};
+use crate::eval::fixpoint::semi_naive;
+use crate::eval::index::index_trees;
+use crate::eval::join::{project, run_plan};
+use crate::eval::memory::MemRelation;
+use crate::eval::plan::{
+    plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
+    plan_rule, HeadColumn, RulePlan,
+};
+use crate::eval::read::{index_permutation, Flow, Relations, StoredRelation, Visit};
+use crate::eval::stored_kind;
+use crate::lang::check::Program;
+use crate::lang::syntax::ast::{Atom, Literal};
+use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
+use crate::lang::value::{Type, Value};
+use crate::{DbError, DbResult};
+use rnt_merkle::{AuxTree, NodeStore, RelationEntry, RelationKind, Tree};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+/// Every plan of a program, and the indexes the plans read through.
+#[derive(Clone, Debug, Default)]
+pub struct ProgramPlans {
+    /// Full plans per derived relation, one per rule.
+    pub full: BTreeMap<String, Vec<RulePlan>>,
+    /// Delta plans per derived relation: a plan per rule and positive literal, starting
+    /// from that literal.
+    pub delta: BTreeMap<String, Vec<(RulePlan, usize)>>,
+    /// Negation delta plans per derived relation: a plan per rule and `not` literal, with
+    /// the literal's variables bound first and the literal itself left out; with the atom.
+    pub negation_delta: BTreeMap<String, Vec<(RulePlan, usize, Atom)>>,
+    /// Column permutations of the indexes each stored relation keeps.
+    pub indexes: BTreeMap<String, BTreeSet<Vec<usize>>>,
+}
+
+/// Plans every rule of `program` and derives the indexes from the plans' read sets.
+pub fn plan_program(program: &Program) -> ProgramPlans {
+    let mut plans = ProgramPlans::default();
+    for (name, relation) in &program.relations {
+        let mut full = Vec::new();
+        let mut delta = Vec::new();
+        let mut negation_delta = Vec::new();
+        for rule in &relation.rules {
+            full.push(plan_rule(rule));
+            for (i, literal) in rule.rule.body.iter().enumerate() {
+                match literal {
+                    Literal::Positive(_) => delta.push((plan_from_literal(rule, i), i)),
+                    Literal::Negative { atom, .. } => {
+                        negation_delta.push((plan_from_negation(rule, i), i, atom.clone()));
+                    }
+                    Literal::Comparison(_) => {}
+                }
+            }
+        }
+        if !relation.rules.is_empty() {
+            plans.full.insert(name.clone(), full);
+            plans.delta.insert(name.clone(), delta);
+            plans.negation_delta.insert(name.clone(), negation_delta);
+        }
+    }
+    // Read sets: every (relation, bound columns) a plan reads, following reads of
+    // ephemeral relations into their rules with the head columns pre-bound.
+    let mut work: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut seen: BTreeSet<(String, Vec<usize>)> = BTreeSet::new();
+    let all_plans = plans
+        .full
+        .values()
+        .flatten()
+        .chain(plans.delta.values().flatten().map(|(p, _)| p));
+    for plan in all_plans {
+        for read in plan.reads() {
+            work.push((read.relation.clone(), read.bound_columns()));
+        }
+    }
+    // DRed's rederivation reads: recursive views with every head column bound.
+    for stratum in program.strata.iter().filter(|s| s.recursive) {
+        let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
+        for name in &stratum.relations {
+            let Some(relation) = program.relation(name) else {
+                continue;
+            };
+            let all: Vec<usize> = (0..relation.declaration.arity()).collect();
+            for rule in &relation.rules {
+                let plan = plan_for_head_pattern_avoiding(rule, &all, &|r| members.contains(r));
+                for read in plan.reads() {
+                    work.push((read.relation.clone(), read.bound_columns()));
+                }
+            }
+        }
+    }
+    while let Some((relation, bound)) = work.pop() {
+        if !seen.insert((relation.clone(), bound.clone())) {
+            continue;
+        }
+        let Some(declared) = program.relation(&relation) else {
+            continue;
+        };
+        let kind = stored_kind(declared.kind());
+        if kind.is_stored() {
+            if let Some(permutation) = index_permutation(&bound, declared.declaration.arity()) {
+                plans
+                    .indexes
+                    .entry(relation)
+                    .or_default()
+                    .insert(permutation);
+            }
+        } else {
+            for rule in &declared.rules {
+                for read in plan_for_head_pattern(rule, &bound).reads() {
+                    work.push((read.relation.clone(), read.bound_columns()));
+                }
+            }
+        }
+    }
+    plans
+}
+
+/// Auxiliary trees of a view by label, before they are recorded in its entry.
+type AuxTrees = Vec<(String, Tree)>;
+
+/// A relation and the columns a read binds.
+type ReadPattern = (String, Vec<usize>);
+
+/// Reads over one state during an evaluation: stored relations from their trees, the
+/// rest evaluated on demand.
+pub struct Engine<'a> {
+    nodes: &'a NodeStore,
+    program: &'a Program,
+    plans: &'a ProgramPlans,
+    stored: BTreeMap<String, StoredRelation>,
+    pattern_plans: RefCell<BTreeMap<ReadPattern, Rc<Vec<RulePlan>>>>,
+    recursive: RefCell<BTreeMap<String, Rc<MemRelation>>>,
+    /// Answers to reads of non-recursive derived relations, by relation and pattern: a
+    /// chain of ephemeral relations is then evaluated once per link, not once per reader
+    /// (which made a commit through n of them cost O(n²)). Bounded by
+    /// [`DERIVED_READS_CACHED_MAX`].
+    derived: RefCell<BTreeMap<ReadKey, Rc<Vec<Tuple>>>>,
+}
+
+/// A read of a derived relation: its name and the pattern's bound values.
+type ReadKey = (String, Vec<Option<Value>>);
+
+/// Derived reads one engine remembers. A commit or a query over a big state can probe an
+/// ephemeral relation once per tuple of a large join; past this many distinct reads the
+/// engine stops remembering new ones, so its memory stays bounded.
+pub const DERIVED_READS_CACHED_MAX: usize = 1 << 16;
+
+impl<'a> Engine<'a> {
+    /// An engine over the stored relations of `entries` (base relations and whatever views
+    /// are already current).
+    pub fn new(
+        nodes: &'a NodeStore,
+        program: &'a Program,
+        plans: &'a ProgramPlans,
+        entries: &[RelationEntry],
+    ) -> Engine<'a> {
+        let mut engine = Engine {
+            nodes,
+            program,
+            plans,
+            stored: BTreeMap::new(),
+            pattern_plans: RefCell::default(),
+            recursive: RefCell::default(),
+            derived: RefCell::default(),
+        };
+        for entry in entries {
+            engine.register(entry);
+        }
+        engine
+    }
+
+    /// Makes a stored relation's trees readable.
+    pub fn register(&mut self, entry: &RelationEntry) {
+        let (Some(tree), Some(relation)) = (entry.tree(), self.program.relation(&entry.name))
+        else {
+            return;
+        };
+        let types = relation.declaration.types();
+        let indexes = entry
+            .aux
+            .iter()
+            .filter_map(|aux| {
+                let columns = aux.label.strip_prefix("index ")?;
+                let permutation: Option<Vec<usize>> =
+                    columns.split(',').map(|c| c.parse().ok()).collect();
+                Some((
+                    permutation?,
+                    Tree::from_root(rnt_store::Address::from_bytes(aux.root)),
+                ))
+            })
+            .collect();
+        self.stored.insert(
+            entry.name.clone(),
+            StoredRelation {
+                tree,
+                types,
+                indexes,
+            },
+        );
+        self.recursive.borrow_mut().clear();
+        self.derived.borrow_mut().clear();
+    }
+
+    /// The node store.
+    pub fn nodes(&self) -> &NodeStore {
+        self.nodes
+    }
+
+    fn types_of(&self, relation: &str) -> Vec<Type> {
+        self.program
+            .relation(relation)
+            .map(|r| r.declaration.types())
+            .unwrap_or_default()
+    }
+
+    /// Every tuple of a derived relation, evaluated from scratch (stored ones are read).
+    pub fn evaluate(&self, relation: &str) -> DbResult<BTreeSet<Tuple>> {
+        let arity = self.types_of(relation).len();
+        let mut out = BTreeSet::new();
+        self.read(relation, &vec![None; arity], &mut |t| {
+            out.insert(t.to_vec());
+            Ok(Flow::Continue)
+        })?;
+        Ok(out)
+    }
+
+    fn plans_for_pattern(&self, relation: &str, bound: &[usize]) -> Rc<Vec<RulePlan>> {
+        let key = (relation.to_string(), bound.to_vec());
+        if let Some(plans) = self.pattern_plans.borrow().get(&key) {
+            return plans.clone();
+        }
+        let plans: Vec<RulePlan> = self
+            .program
+            .rules_of(relation)
+            .iter()
+            .map(|rule| plan_for_head_pattern(rule, bound))
+            .collect();
+        let plans = Rc::new(plans);
+        self.pattern_plans.borrow_mut().insert(key, plans.clone());
+        plans
+    }
+
+    /// The whole recursive stratum holding `relation`, by semi-naive evaluation, cached.
+    fn recursive_relation(&self, relation: &str) -> DbResult<Rc<MemRelation>> {
+        if let Some(memo) = self.recursive.borrow().get(relation) {
+            return Ok(memo.clone());
+        }
+        let stratum = self.stratum_of(relation)?;
+        let computed = self.fixpoint(&stratum)?;
+        let mut memo = self.recursive.borrow_mut();
+        for (name, tuples) in computed {
+            memo.insert(name, Rc::new(tuples));
+        }
+        memo.get(relation)
+            .cloned()
+            .ok_or_else(|| DbError::internal(format!("`{relation}` missing from its stratum")))
+    }
+
+    fn stratum_of(&self, relation: &str) -> DbResult<Vec<String>> {
+        let index = self
+            .program
+            .strata
+            .stratum_of(relation)
+            .ok_or_else(|| DbError::internal(format!("`{relation}` is in no stratum")))?;
+        Ok(self.program.strata.strata[index].relations.clone())
+    }
+
+    /// Semi-naive evaluation of a recursive stratum over this engine's relations.
+    fn fixpoint(&self, stratum: &[String]) -> DbResult<BTreeMap<String, MemRelation>> {
+        let members: BTreeSet<&str> = stratum.iter().map(String::as_str).collect();
+        let mut full = Vec::new();
+        let mut delta = Vec::new();
+        for name in stratum {
+            full.extend(self.plans.full.get(name).into_iter().flatten().cloned());
+            for (plan, literal) in self.plans.delta.get(name).into_iter().flatten() {
+                let reads_member = plan.reads().any(|read| {
+                    read.literal == *literal && members.contains(read.relation.as_str())
+                });
+                if reads_member {
+                    delta.push((plan.clone(), *literal));
+                }
+            }
+        }
+        semi_naive(stratum, &full, &delta, self)
+    }
+
+    /// Reads a derived relation that is not stored, with the pattern's bound columns pushed
+    /// into its rules.
+    fn read_derived(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        let recursive = self
+            .program
+            .strata
+            .stratum_of(relation)
+            .is_some_and(|i| self.program.strata.strata[i].recursive);
+        if recursive {
+            return self.recursive_relation(relation)?.read(pattern, visit);
+        }
+        let key: ReadKey = (relation.to_string(), pattern.to_vec());
+        let cached = self.derived.borrow().get(&key).cloned();
+        let results = match cached {
+            Some(results) => results,
+            None => {
+                let results = Rc::new(self.evaluate_pattern(relation, pattern)?);
+                let mut memo = self.derived.borrow_mut();
+                if memo.len() < DERIVED_READS_CACHED_MAX {
+                    memo.insert(key, results.clone());
+                }
+                results
+            }
+        };
+        for tuple in results.iter() {
+            if visit(tuple)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// The tuples of a non-recursive derived relation that match `pattern`, in tuple order,
+    /// evaluated with the pattern's bound columns pushed into its rules.
+    fn evaluate_pattern(&self, relation: &str, pattern: &[Option<Value>]) -> DbResult<Vec<Tuple>> {
+        let bound: Vec<usize> = (0..pattern.len())
+            .filter(|&c| pattern[c].is_some())
+            .collect();
+        let mut results: BTreeSet<Tuple> = BTreeSet::new();
+        for plan in self.plans_for_pattern(relation, &bound).iter() {
+            let mut bindings = vec![None; plan.variables];
+            let mut consistent = true;
+            for &column in &bound {
+                let value = pattern[column].clone();
+                match &plan.head_columns[column] {
+                    HeadColumn::Var(v) => match &bindings[v.index()] {
+                        Some(existing) if Some(existing) != value.as_ref() => consistent = false,
+                        _ => bindings[v.index()] = value,
+                    },
+                    HeadColumn::Const(c) => consistent &= Some(c) == value.as_ref(),
+                    HeadColumn::Aggregate(..) => {}
+                }
+            }
+            if !consistent {
+                continue;
+            }
+            let sources = vec![self as &dyn Relations; plan.literals];
+            if plan.is_aggregate() {
+                let shape = AggregateShape::of(plan, &self.types_of(relation));
+                for (key, group) in groups_from_scratch(plan, &shape, &sources, bindings)? {
+                    results.insert(row_from_state(&shape, &key, &group, &plan.source)?);
+                }
+                continue;
+            }
+            run_plan(plan, &sources, &mut bindings, &mut |b| {
+                results.insert(project(plan, b)?);
+                Ok(Flow::Continue)
+            })?;
+        }
+        Ok(results
+            .into_iter()
+            .filter(|tuple| {
+                pattern
+                    .iter()
+                    .zip(tuple)
+                    .all(|(p, v)| p.as_ref().is_none_or(|p| p == v))
+            })
+            .collect())
+    }
+
+    /// Computes a view from scratch: its tuples with derivation counts (non-recursive), as
+    /// a set (recursive), or its groups (aggregates); then its tree and indexes.
+    pub fn materialize(&mut self, view: &str) -> DbResult<RelationEntry> {
+        let types = self.types_of(view);
+        let recursive = self
+            .program
+            .strata
+            .stratum_of(view)
+            .is_some_and(|i| self.program.strata.strata[i].recursive);
+        let aggregated = self
+            .program
+            .relation(view)
+            .is_some_and(|r| r.is_aggregated());
+        let encode = |tuple: &Tuple| {
+            encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")))
+        };
+        let mut keyed: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut extra: AuxTrees = Vec::new();
+        if recursive {
+            for tuple in self.recursive_relation(view)?.tuples() {
+                keyed.push((encode(tuple)?, Vec::new()));
+            }
+        } else if aggregated {
+            let (rows, trees) = self.aggregate_from_scratch(view, &types)?;
+            for row in rows {
+                keyed.push((encode(&row)?, Vec::new()));
+            }
+            extra = trees;
+        } else {
+            for (tuple, count) in self.counts_from_scratch(view)? {
+                keyed.push((encode(&tuple)?, count.to_le_bytes().to_vec()));
+            }
+        }
+        let tree = build_sorted(self.nodes, keyed)?;
+        let mut entry = self.stored_entry(view, RelationKind::View, tree)?;
+        for (label, tree) in extra {
+            entry.aux.push(AuxTree {
+                label,
+                root: *tree.root().as_bytes(),
+            });
+        }
+        entry.aux.sort_by(|a, b| a.label.cmp(&b.label));
+        self.register(&entry);
+        Ok(entry)
+    }
+
+    /// Every derivation of a non-recursive view's tuples, counted.
+    fn counts_from_scratch(&self, view: &str) -> DbResult<BTreeMap<Tuple, u64>> {
+        let mut counts: BTreeMap<Tuple, u64> = BTreeMap::new();
+        for plan in self.plans.full.get(view).into_iter().flatten() {
+            let sources = vec![self as &dyn Relations; plan.literals];
+            let mut bindings = vec![None; plan.variables];
+            run_plan(plan, &sources, &mut bindings, &mut |b| {
+                *counts.entry(project(plan, b)?).or_default() += 1;
+                Ok(Flow::Continue)
+            })?;
+        }
+        Ok(counts)
+    }
+
+    /// An aggregate view from scratch: its output rows, and its auxiliary trees — the
+    /// groups' accumulators and each MIN/MAX column's sorted values (layout in
+    /// `crate::eval::aggregate`).
+    fn aggregate_from_scratch(
+        &self,
+        view: &str,
+        types: &[Type],
+    ) -> DbResult<(Vec<Tuple>, AuxTrees)> {
+        let plan = self
+            .plans
+            .full
+            .get(view)
+            .and_then(|p| p.first())
+            .ok_or_else(|| DbError::internal(format!("aggregate view `{view}` has no plan")))?;
+        let sources = vec![self as &dyn Relations; plan.literals];
+        let shape = AggregateShape::of(plan, types);
+        let extreme_columns = shape.extreme_columns();
+        let groups = groups_from_scratch(plan, &shape, &sources, vec![None; plan.variables])?;
+        let mut rows = Vec::with_capacity(groups.len());
+        let mut accumulators = Vec::new();
+        let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); extreme_columns.len()];
+        for (key, group) in &groups {
+            rows.push(row_from_state(&shape, key, group, &plan.source)?);
+            let group_key = shape.encode_key(key)?;
+            accumulators.push((
+                group_key.clone(),
+                encode_accumulator(group.matches, &group.sums),
+            ));
+            for (slot, &column) in extreme_columns.iter().enumerate() {
+                for (value, multiplicity) in &group.values[slot] {
+                    extremes[slot].push((
+                        shape.extreme_key(&group_key, column, value)?,
+                        multiplicity.to_le_bytes().to_vec(),
+                    ));
+                }
+            }
+        }
+        let mut trees = vec![(
+            GROUPS_LABEL.to_string(),
+            build_sorted(self.nodes, accumulators)?,
+        )];
+        for (slot, &column) in extreme_columns.iter().enumerate() {
+            trees.push((
+                extremes_label(column),
+                build_sorted(self.nodes, std::mem::take(&mut extremes[slot]))?,
+            ));
+        }
+        Ok((rows, trees))
+    }
+
+    /// A stored relation's entry for `tree`, with every index the program needs built.
+    pub fn stored_entry(
+        &self,
+        name: &str,
+        kind: RelationKind,
+        tree: Tree,
+    ) -> DbResult<RelationEntry> {
+        let types = self.types_of(name);
+        let mut aux = index_trees(
+            self.nodes,
+            None,
+            &tree,
+            &types,
+            self.plans.indexes.get(name).into_iter().flatten(),
+            None,
+        )?;
+        aux.sort_by(|a, b| a.label.cmp(&b.label));
+        Ok(RelationEntry {
+            name: name.to_string(),
+            kind,
+            root: Some(*tree.root().as_bytes()),
+            count: Some(tree.count(self.nodes)?),
+            aux,
+        })
+    }
+
+    /// Judges every denial from scratch: the first witness refuses.
+    pub fn check_denials(&self) -> DbResult<()> {
+        let all: BTreeSet<String> = self.program.relations.keys().cloned().collect();
+        self.check_denials_among(&all)
+    }
+
+    /// Judges from scratch the denials named in `denials`.
+    pub fn check_denials_among(&self, denials: &BTreeSet<String>) -> DbResult<()> {
+        for (name, relation) in &self.program.relations {
+            if stored_kind(relation.kind()) != RelationKind::Denial || !denials.contains(name) {
+                continue;
+            }
+            let arity = relation.declaration.arity();
+            let mut witness: Option<Tuple> = None;
+            self.read(name, &vec![None; arity], &mut |t| {
+                witness = Some(t.to_vec());
+                Ok(Flow::Stop)
+            })?;
+            if let Some(witness) = witness {
+                return Err(DbError::DenialViolated {
+                    denial: name.clone(),
+                    witness: format_tuple(name, &witness),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Relations for Engine<'_> {
+    fn read(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        if let Some(stored) = self.stored.get(relation) {
+            return stored.read(self.nodes, pattern, visit);
+        }
+        match self
+            .program
+            .relation(relation)
+            .map(|r| stored_kind(r.kind()))
+        {
+            Some(RelationKind::Relation) => Err(DbError::corrupted(format!(
+                "base relation `{relation}` has no tree in this state"
+            ))),
+            Some(_) => self.read_derived(relation, pattern, visit),
+            None => Err(DbError::user(format!("unknown relation `{relation}`"))),
+        }
+    }
+}
+
+/// Sorts `entries` by key and bulk-builds their tree.
+pub fn build_sorted(nodes: &NodeStore, mut entries: Vec<(Vec<u8>, Vec<u8>)>) -> DbResult<Tree> {
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(Tree::build(
+        nodes,
+        entries.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
+    )?)
+}
+
+/// The schema types of a declared relation, for callers outside the engine.
+pub fn relation_types(program: &Program, relation: &str) -> Option<Vec<Type>> {
+    program
+        .relation(relation)
+        .map(|r| r.declaration.schema().types())
+}

@@ -1,0 +1,135 @@
+//! The join loop: a plan's steps run over binding-aware reads, one body match at a time,
+//! and the head tuple projected from the bindings.
+
+use crate::eval::expr::{eval_comparison, eval_expr};
+use crate::eval::plan::{Column, HeadColumn, RulePlan, Step};
+use crate::eval::read::{Flow, Relations};
+use crate::lang::tuple::Tuple;
+use crate::lang::value::Value;
+use crate::{DbError, DbResult};
+use std::cell::RefCell;
+
+/// Runs `plan`, reading literal `i`'s relation from `sources[i]`, and calls `emit` with
+/// the bindings of every body match.
+pub fn run_plan(
+    plan: &RulePlan,
+    sources: &[&dyn Relations],
+    bindings: &mut [Option<Value>],
+    emit: &mut dyn FnMut(&[Option<Value>]) -> DbResult<Flow>,
+) -> DbResult<Flow> {
+    debug_assert_eq!(bindings.len(), plan.variables);
+    exec(plan, 0, sources, bindings, emit)
+}
+
+fn exec(
+    plan: &RulePlan,
+    step: usize,
+    sources: &[&dyn Relations],
+    bindings: &mut [Option<Value>],
+    emit: &mut dyn FnMut(&[Option<Value>]) -> DbResult<Flow>,
+) -> DbResult<Flow> {
+    let Some(current) = plan.steps.get(step) else {
+        return emit(bindings);
+    };
+    match current {
+        Step::Join(read) => {
+            let pattern = pattern_of(&read.columns, bindings);
+            let source = sources[read.literal];
+            // The visitor needs the bindings mutably while the source is borrowed: copy
+            // them into a cell scoped to this read.
+            let cell = RefCell::new(&mut *bindings);
+            let mut visit = |tuple: &[Value]| -> DbResult<Flow> {
+                let mut guard = cell.borrow_mut();
+                let bindings: &mut [Option<Value>] = &mut guard;
+                for (column, value) in read.columns.iter().zip(tuple) {
+                    match column {
+                        Column::Bind(v) => bindings[v.index()] = Some(value.clone()),
+                        Column::Same(v) if bindings[v.index()].as_ref() != Some(value) => {
+                            unbind(&read.columns, bindings);
+                            return Ok(Flow::Continue);
+                        }
+                        _ => {}
+                    }
+                }
+                let flow = exec(plan, step + 1, sources, bindings, emit)?;
+                unbind(&read.columns, bindings);
+                Ok(flow)
+            };
+            source.read(&read.relation, &pattern, &mut visit)
+        }
+        Step::Not(read) => {
+            let pattern = pattern_of(&read.columns, bindings);
+            let mut found = false;
+            sources[read.literal].read(&read.relation, &pattern, &mut |_| {
+                found = true;
+                Ok(Flow::Stop)
+            })?;
+            if found {
+                Ok(Flow::Continue)
+            } else {
+                exec(plan, step + 1, sources, bindings, emit)
+            }
+        }
+        Step::Filter(comparison) => {
+            if eval_comparison(comparison, bindings, &plan.source)? {
+                exec(plan, step + 1, sources, bindings, emit)
+            } else {
+                Ok(Flow::Continue)
+            }
+        }
+        Step::Assign { variable, value } => {
+            let computed = eval_expr(value, bindings, &plan.source)?;
+            match &bindings[variable.index()] {
+                Some(existing) if *existing == computed => {
+                    exec(plan, step + 1, sources, bindings, emit)
+                }
+                Some(_) => Ok(Flow::Continue),
+                None => {
+                    bindings[variable.index()] = Some(computed);
+                    let flow = exec(plan, step + 1, sources, bindings, emit);
+                    bindings[variable.index()] = None;
+                    flow
+                }
+            }
+        }
+    }
+}
+
+fn pattern_of(columns: &[Column], bindings: &[Option<Value>]) -> Vec<Option<Value>> {
+    columns
+        .iter()
+        .map(|column| match column {
+            Column::Const(value) => Some(value.clone()),
+            Column::Var(v) => bindings[v.index()].clone(),
+            _ => None,
+        })
+        .collect()
+}
+
+fn unbind(columns: &[Column], bindings: &mut [Option<Value>]) {
+    for column in columns {
+        if let Column::Bind(v) = column {
+            bindings[v.index()] = None;
+        }
+    }
+}
+
+/// The head tuple of a non-aggregating plan under `bindings`.
+pub fn project(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
+    plan.head_columns
+        .iter()
+        .map(|column| match column {
+            HeadColumn::Var(v) => bindings[v.index()].clone().ok_or_else(|| {
+                DbError::internal(format!(
+                    "rule `{}`: head variable unbound (planner bug)",
+                    plan.source
+                ))
+            }),
+            HeadColumn::Const(value) => Ok(value.clone()),
+            HeadColumn::Aggregate(..) => Err(DbError::internal(format!(
+                "rule `{}`: aggregate projected as a tuple",
+                plan.source
+            ))),
+        })
+        .collect()
+}

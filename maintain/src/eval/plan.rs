@@ -1,0 +1,425 @@
+//! Join plans: each rule body compiled to an ordered list of steps, every atom read through
+//! a binding-aware read — `read(relation, bound columns → values)`.
+//!
+//! Order: from the variables bound at the start (none for a full evaluation; the head's
+//! bound columns for a read of an ephemeral relation; the delta atom's for a delta rule),
+//! place every assignment, filter and `not` as soon as its variables are bound, then read
+//! the positive atom with the most bound columns next. The order of rules and body
+//! literals in the source carries no meaning; ties break on the literal's canonical text
+//! (then its position, for duplicates), so plans are deterministic and the same for every
+//! order of the literals — the canonical order a state stores included.
+
+use crate::lang::canonical::{literal_text, rule_text};
+use crate::lang::check::CheckedRule;
+use crate::lang::syntax::ast::AggregateFn;
+use crate::lang::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, Rule, TermKind, VarId};
+use crate::lang::value::Value;
+
+/// Where a column's value comes from when an atom is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// Bound before the read: a constant.
+    Const(Value),
+    /// Bound before the read: a variable's value.
+    Var(VarId),
+    /// Free: the read binds this variable.
+    Bind(VarId),
+    /// Free, but repeats a variable bound earlier in the same atom: must be equal.
+    Same(VarId),
+    /// `_`: anything.
+    Ignore,
+}
+
+impl Column {
+    /// Whether the read knows this column's value beforehand.
+    pub fn is_bound(&self) -> bool {
+        matches!(self, Column::Const(_) | Column::Var(_))
+    }
+}
+
+/// A read of one atom with its binding pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AtomRead {
+    /// The relation read.
+    pub relation: String,
+    /// The literal's index in the rule body.
+    pub literal: usize,
+    /// One entry per column.
+    pub columns: Vec<Column>,
+}
+
+impl AtomRead {
+    /// The bound columns, ascending: the access pattern an index must serve.
+    pub fn bound_columns(&self) -> Vec<usize> {
+        self.columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.is_bound())
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
+/// One step of a plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// For each tuple matching the pattern, bind the free variables and go on.
+    Join(AtomRead),
+    /// Go on only when no tuple matches the pattern.
+    Not(AtomRead),
+    /// Go on only when the comparison holds.
+    Filter(Comparison),
+    /// Bind `variable` to the expression's value (or, when it is already bound, check
+    /// equality) and go on.
+    Assign {
+        /// The variable.
+        variable: VarId,
+        /// Its value.
+        value: Expr,
+    },
+}
+
+/// What a head column produces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeadColumn {
+    /// A variable's value.
+    Var(VarId),
+    /// A constant.
+    Const(Value),
+    /// An aggregate over the group's matches.
+    Aggregate(AggregateFn, Option<VarId>),
+}
+
+/// A rule compiled for one way of starting it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RulePlan {
+    /// The head relation.
+    pub head: String,
+    /// The rule's canonical text, for messages and `explain`.
+    pub source: String,
+    /// Variables of the rule (bindings are indexed by `VarId`).
+    pub variables: usize,
+    /// Literals in the rule's body (sources are indexed by literal).
+    pub literals: usize,
+    /// Variables bound before the first step (ephemeral reads pre-bind head columns).
+    pub prebound: Vec<VarId>,
+    /// The steps in order.
+    pub steps: Vec<Step>,
+    /// The head's columns.
+    pub head_columns: Vec<HeadColumn>,
+}
+
+impl RulePlan {
+    /// Whether the head aggregates.
+    pub fn is_aggregate(&self) -> bool {
+        self.head_columns
+            .iter()
+            .any(|c| matches!(c, HeadColumn::Aggregate(..)))
+    }
+
+    /// Every atom read of the plan (joins and negations).
+    pub fn reads(&self) -> impl Iterator<Item = &AtomRead> {
+        self.steps.iter().filter_map(|step| match step {
+            Step::Join(read) | Step::Not(read) => Some(read),
+            _ => None,
+        })
+    }
+
+    /// A plan dump: the source rule, then one line per step.
+    pub fn explain(&self) -> String {
+        let mut out = format!("{}\n", self.source);
+        for step in &self.steps {
+            let line = match step {
+                Step::Join(read) => {
+                    format!("  join {} bound {:?}", read.relation, read.bound_columns())
+                }
+                Step::Not(read) => {
+                    format!("  not {} bound {:?}", read.relation, read.bound_columns())
+                }
+                Step::Filter(_) => "  filter".to_string(),
+                Step::Assign { variable, .. } => format!("  assign v{}", variable.0),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Plans `rule` with nothing bound at the start.
+pub fn plan_rule(rule: &CheckedRule) -> RulePlan {
+    plan_with(rule, &[], None, None)
+}
+
+/// Plans `rule` with the variables of `not` literal `negation` bound at the start and that
+/// literal left out: the term of a delta rule driven by the negation switching.
+pub fn plan_from_negation(rule: &CheckedRule, negation: usize) -> RulePlan {
+    let mut prebound = Vec::new();
+    if let Literal::Negative { atom, .. } = &rule.rule.body[negation] {
+        for term in &atom.terms {
+            if let TermKind::Var(v) = term.kind {
+                if !prebound.contains(&v) {
+                    prebound.push(v);
+                }
+            }
+        }
+    }
+    plan_with(rule, &prebound, None, Some(negation))
+}
+
+/// Plans `rule` starting from positive literal `first` (a delta rule's driver).
+pub fn plan_from_literal(rule: &CheckedRule, first: usize) -> RulePlan {
+    plan_with(rule, &[], Some(first), None)
+}
+
+/// Plans `rule` for a read of its head with the head columns `bound` known: the head
+/// variables at those columns start bound (constant head columns are checked by the
+/// caller).
+pub fn plan_for_head_pattern(rule: &CheckedRule, bound: &[usize]) -> RulePlan {
+    plan_for_head_pattern_avoiding(rule, bound, &|_| false)
+}
+
+fn plan_with(
+    checked: &CheckedRule,
+    prebound: &[VarId],
+    first: Option<usize>,
+    skip: Option<usize>,
+) -> RulePlan {
+    plan_avoiding(checked, prebound, first, skip, &|_| false)
+}
+
+/// Plans `rule` for a read of its head with every column in `bound` known, preferring,
+/// among atoms with equally many bound columns, those whose relation `avoid` rejects last:
+/// DRed's rederivation avoids scanning the large recursive relation itself.
+pub fn plan_for_head_pattern_avoiding(
+    rule: &CheckedRule,
+    bound: &[usize],
+    avoid: &dyn Fn(&str) -> bool,
+) -> RulePlan {
+    let prebound: Vec<VarId> = bound
+        .iter()
+        .filter_map(|&column| match rule.rule.head.terms.get(column) {
+            Some(HeadTerm::Term(term)) => match term.kind {
+                TermKind::Var(var) => Some(var),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    plan_avoiding(rule, &prebound, None, None, avoid)
+}
+
+fn plan_avoiding(
+    checked: &CheckedRule,
+    prebound: &[VarId],
+    first: Option<usize>,
+    skip: Option<usize>,
+    avoid: &dyn Fn(&str) -> bool,
+) -> RulePlan {
+    let rule = &checked.rule;
+    let mut placer = Placer::new(checked, prebound, skip);
+    if let Some(first) = first {
+        if let Literal::Positive(atom) = &rule.body[first] {
+            placer.join(atom, first);
+        }
+    }
+    loop {
+        placer.place_ready();
+        match placer.best_atom(avoid) {
+            Some(i) => {
+                if let Literal::Positive(atom) = &rule.body[i] {
+                    placer.join(atom, i);
+                }
+            }
+            None => break,
+        }
+    }
+    debug_assert!(
+        placer.placed.iter().all(|p| *p),
+        "a checked rule places every literal"
+    );
+    RulePlan {
+        head: rule.head.relation.name.clone(),
+        source: rule_text(rule),
+        variables: rule.variables.len(),
+        literals: rule.body.len(),
+        prebound: prebound.to_vec(),
+        steps: placer.steps,
+        head_columns: head_columns(rule),
+    }
+}
+
+/// The state of ordering one rule's body: which variables are bound and which literals
+/// are placed so far, and the steps placed.
+struct Placer<'r> {
+    checked: &'r CheckedRule,
+    bound: Vec<bool>,
+    placed: Vec<bool>,
+    /// For each body literal, the index of the assignment it is, if it is one.
+    assignment_of: Vec<Option<usize>>,
+    /// Each body literal's canonical text, to break ties without literal order.
+    texts: Vec<String>,
+    steps: Vec<Step>,
+}
+
+impl<'r> Placer<'r> {
+    fn new(checked: &'r CheckedRule, prebound: &[VarId], skip: Option<usize>) -> Placer<'r> {
+        let rule = &checked.rule;
+        let mut bound = vec![false; rule.variables.len()];
+        for var in prebound {
+            bound[var.index()] = true;
+        }
+        let mut placed = vec![false; rule.body.len()];
+        if let Some(skip) = skip {
+            placed[skip] = true;
+        }
+        let mut assignment_of = vec![None; rule.body.len()];
+        for (i, a) in checked.assignments.iter().enumerate() {
+            assignment_of[a.literal] = Some(i);
+        }
+        Placer {
+            checked,
+            bound,
+            placed,
+            assignment_of,
+            texts: rule.body.iter().map(|l| literal_text(rule, l)).collect(),
+            steps: Vec::new(),
+        }
+    }
+
+    fn join(&mut self, atom: &Atom, literal: usize) {
+        self.steps
+            .push(Step::Join(atom_read(atom, literal, &mut self.bound)));
+        self.placed[literal] = true;
+    }
+
+    /// Places everything that needs no new binding, as early as possible: assignments
+    /// whose value is bound, filters with both sides bound, `not` atoms fully bound.
+    fn place_ready(&mut self) {
+        let rule = &self.checked.rule;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for (i, literal) in rule.body.iter().enumerate() {
+                if self.placed[i] {
+                    continue;
+                }
+                let step = match literal {
+                    Literal::Comparison(comparison) => match self.assignment_of[i] {
+                        Some(a) => {
+                            let assignment = &self.checked.assignments[a];
+                            expr_bound(&assignment.value, &self.bound).then(|| {
+                                self.bound[assignment.variable.index()] = true;
+                                Step::Assign {
+                                    variable: assignment.variable,
+                                    value: assignment.value.clone(),
+                                }
+                            })
+                        }
+                        None => (expr_bound(&comparison.left, &self.bound)
+                            && expr_bound(&comparison.right, &self.bound))
+                        .then(|| Step::Filter(comparison.clone())),
+                    },
+                    Literal::Negative { atom, .. } => {
+                        let all_bound = atom.terms.iter().all(|t| match t.kind {
+                            TermKind::Var(v) => self.bound[v.index()],
+                            _ => true,
+                        });
+                        all_bound.then(|| {
+                            let mut scratch = self.bound.clone();
+                            Step::Not(atom_read(atom, i, &mut scratch))
+                        })
+                    }
+                    Literal::Positive(_) => None,
+                };
+                if let Some(step) = step {
+                    self.steps.push(step);
+                    self.placed[i] = true;
+                    progress = true;
+                }
+            }
+        }
+    }
+
+    /// The positive atom with the most bound columns next, preferring relations `avoid`
+    /// does not name; ties go to the literal whose canonical text sorts first, so a define
+    /// (the user's literal order) and every later commit (the canonical order) plan alike
+    /// and ask for the same indexes.
+    fn best_atom(&self, avoid: &dyn Fn(&str) -> bool) -> Option<usize> {
+        let mut best: Option<(usize, (usize, bool))> = None;
+        for (i, literal) in self.checked.rule.body.iter().enumerate() {
+            if self.placed[i] {
+                continue;
+            }
+            if let Literal::Positive(atom) = literal {
+                let score = atom
+                    .terms
+                    .iter()
+                    .filter(|t| match t.kind {
+                        TermKind::Var(v) => self.bound[v.index()],
+                        TermKind::Const(_) => true,
+                        TermKind::Wildcard => false,
+                    })
+                    .count();
+                let score = (score, !avoid(&atom.relation.name));
+                let better = best.is_none_or(|(j, s)| {
+                    score > s || (score == s && self.texts[i] < self.texts[j])
+                });
+                if better {
+                    best = Some((i, score));
+                }
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+}
+
+/// The plan's head columns: a variable, a constant or an aggregate per head term.
+fn head_columns(rule: &Rule) -> Vec<HeadColumn> {
+    rule.head
+        .terms
+        .iter()
+        .map(|term| match term {
+            HeadTerm::Term(term) => match &term.kind {
+                TermKind::Var(v) => HeadColumn::Var(*v),
+                TermKind::Const(c) => HeadColumn::Const(c.clone()),
+                TermKind::Wildcard => unreachable!("the checker rejects `_` in a head"),
+            },
+            HeadTerm::Aggregate(a) => HeadColumn::Aggregate(a.function, a.argument.map(|v| v.id)),
+        })
+        .collect()
+}
+
+fn atom_read(atom: &Atom, literal: usize, bound: &mut [bool]) -> AtomRead {
+    let mut columns = Vec::with_capacity(atom.terms.len());
+    for term in &atom.terms {
+        let column = match &term.kind {
+            TermKind::Const(value) => Column::Const(value.clone()),
+            TermKind::Wildcard => Column::Ignore,
+            TermKind::Var(v) => {
+                if bound[v.index()] {
+                    if columns.contains(&Column::Bind(*v)) {
+                        Column::Same(*v)
+                    } else {
+                        Column::Var(*v)
+                    }
+                } else {
+                    bound[v.index()] = true;
+                    Column::Bind(*v)
+                }
+            }
+        };
+        columns.push(column);
+    }
+    AtomRead {
+        relation: atom.relation.name.clone(),
+        literal,
+        columns,
+    }
+}
+
+fn expr_bound(expr: &Expr, bound: &[bool]) -> bool {
+    let mut vars = Vec::new();
+    expr.variables(&mut vars);
+    vars.iter().all(|v| bound[v.id.index()])
+}

@@ -1,0 +1,168 @@
+//! The binding-aware read of stored relations: `read(relation, bound columns → values)`
+//! answered by a prefix scan of the tuple tree when the bound columns lead it, or of an
+//! index tree whose key starts with them. Indexes are prolly trees over a column
+//! permutation (bound columns first), kept in the state beside the tuple tree.
+
+use crate::lang::tuple::{decode_permuted, decode_tuple, encode_permuted, encode_prefix, Tuple};
+use crate::lang::value::{Type, Value};
+use crate::{DbError, DbResult};
+use rnt_merkle::{Cursor, NodeStore, Tree};
+
+/// Whether a scan should go on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep visiting.
+    Continue,
+    /// Stop: the caller has what it needs.
+    Stop,
+}
+
+/// A visitor of matching tuples.
+pub type Visit<'v> = dyn FnMut(&[Value]) -> DbResult<Flow> + 'v;
+
+/// Anything that answers binding-aware reads: stored relations, in-memory relations during
+/// a fixpoint, ephemeral relations evaluated with the bindings pushed in.
+pub trait Relations {
+    /// Visits every tuple of `relation` whose columns equal `pattern` where it is `Some`.
+    fn read(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow>;
+}
+
+/// The label of the index over `permutation` in a relation's auxiliary trees.
+pub fn index_label(permutation: &[usize]) -> String {
+    let columns: Vec<String> = permutation.iter().map(usize::to_string).collect();
+    format!("index {}", columns.join(","))
+}
+
+/// The column order of an index serving reads with `bound` columns known (ascending):
+/// the bound columns, then the others in order. `None` when the tuple tree serves (the
+/// bound columns are a leading prefix, or nothing is bound).
+pub fn index_permutation(bound: &[usize], arity: usize) -> Option<Vec<usize>> {
+    if bound.iter().enumerate().all(|(i, &c)| i == c) {
+        return None;
+    }
+    let mut permutation = bound.to_vec();
+    permutation.extend((0..arity).filter(|c| !bound.contains(c)));
+    Some(permutation)
+}
+
+/// A stored relation ready to read: its tuple tree, column types and indexes.
+#[derive(Clone, Debug)]
+pub struct StoredRelation {
+    /// The tuple tree.
+    pub tree: Tree,
+    /// Column types.
+    pub types: Vec<Type>,
+    /// Index trees by column permutation.
+    pub indexes: Vec<(Vec<usize>, Tree)>,
+}
+
+impl StoredRelation {
+    /// Visits the tuples matching `pattern`, reading only the matching key range when the
+    /// tuple tree or an index leads with the bound columns.
+    pub fn read(
+        &self,
+        nodes: &NodeStore,
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        debug_assert_eq!(pattern.len(), self.types.len());
+        let bound: Vec<usize> = (0..pattern.len())
+            .filter(|&c| pattern[c].is_some())
+            .collect();
+        let leading = bound
+            .iter()
+            .enumerate()
+            .take_while(|(i, &c)| *i == c)
+            .count();
+        if leading < bound.len() {
+            if let Some(permutation) = index_permutation(&bound, self.types.len()) {
+                if let Some((_, tree)) = self.indexes.iter().find(|(p, _)| *p == permutation) {
+                    let values: Vec<Value> = bound
+                        .iter()
+                        .map(|&c| pattern[c].clone().unwrap_or(Value::Int(0)))
+                        .collect();
+                    let types: Vec<Type> = bound.iter().map(|&c| self.types[c]).collect();
+                    let prefix =
+                        encode_prefix(&values, &types).map_err(|e| DbError::user(e.to_string()))?;
+                    let cursor = tree.prefix_cursor(nodes, &prefix)?;
+                    return walk(
+                        cursor,
+                        |key| decode_permuted(key, &self.types, &permutation).map_err(corrupt),
+                        pattern,
+                        visit,
+                    );
+                }
+            }
+        }
+        // The tuple tree: a prefix scan on the leading bound columns, filtering the rest.
+        let values: Vec<Value> = (0..leading)
+            .map(|c| pattern[c].clone().unwrap_or(Value::Int(0)))
+            .collect();
+        let prefix = encode_prefix(&values, &self.types[..leading])
+            .map_err(|e| DbError::user(e.to_string()))?;
+        let cursor = tree_cursor(nodes, &self.tree, &prefix)?;
+        walk(
+            cursor,
+            |key| decode_tuple(key, &self.types).map_err(corrupt),
+            pattern,
+            visit,
+        )
+    }
+}
+
+fn tree_cursor(nodes: &NodeStore, tree: &Tree, prefix: &[u8]) -> DbResult<Cursor> {
+    Ok(tree.prefix_cursor(nodes, prefix)?)
+}
+
+fn walk(
+    mut cursor: Cursor,
+    decode: impl Fn(&[u8]) -> DbResult<Tuple>,
+    pattern: &[Option<Value>],
+    visit: &mut Visit<'_>,
+) -> DbResult<Flow> {
+    while let Some((key, _)) = cursor.entry() {
+        let tuple = decode(key)?;
+        let matches = pattern
+            .iter()
+            .zip(&tuple)
+            .all(|(p, v)| p.as_ref().is_none_or(|p| p == v));
+        if matches && visit(&tuple)? == Flow::Stop {
+            return Ok(Flow::Stop);
+        }
+        cursor.advance()?;
+    }
+    Ok(Flow::Continue)
+}
+
+fn corrupt(error: crate::TupleError) -> DbError {
+    DbError::corrupted(format!("a stored tuple does not decode: {error}"))
+}
+
+/// Builds the index over `permutation` from a relation's tuple tree.
+pub fn build_index(
+    nodes: &NodeStore,
+    tree: &Tree,
+    types: &[Type],
+    permutation: &[usize],
+) -> DbResult<Tree> {
+    let mut keys = Vec::new();
+    for entry in tree.entries(nodes) {
+        let (key, _) = entry?;
+        let tuple = decode_tuple(&key, types).map_err(corrupt)?;
+        keys.push(encode_permuted(&tuple, types, permutation).map_err(|e| {
+            DbError::internal(format!(
+                "a stored tuple does not re-encode for an index: {e}"
+            ))
+        })?);
+    }
+    keys.sort_unstable();
+    Ok(Tree::build(
+        nodes,
+        keys.iter().map(|k| (k.as_slice(), &[][..])),
+    )?)
+}

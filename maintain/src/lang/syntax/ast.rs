@@ -1,0 +1,511 @@
+//! The syntax tree of a program: declarations and rules, exactly as written (no checks
+//! applied), each node with its [`Span`].
+//!
+//! Shaped for the planner: an atom is a relation name and a list of terms, a rule's variables
+//! are interned per rule ([`VarId`] indexes [`Rule::variables`]), and a wildcard `_` is its own
+//! term kind (a fresh anonymous variable that nothing else refers to).
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use crate::lang::syntax::Span;
+use crate::lang::value::{Type, Value};
+
+/// A parsed program: its declarations and rules in source order (which carries no meaning).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Program {
+    /// The relation declarations.
+    pub declarations: Vec<Declaration>,
+    /// The rules.
+    pub rules: Vec<Rule>,
+}
+
+/// What a declared relation is, from its keyword.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RelationKind {
+    /// `relation`: a base relation, a set of tuples changed by commits; it has no rules.
+    Relation,
+    /// `view`: derived by rules and materialized (maintained at every commit).
+    View,
+    /// `ephemeral`: derived by rules and computed when read.
+    Ephemeral,
+    /// `denial`: derived by rules and required to stay empty.
+    Denial,
+}
+
+impl RelationKind {
+    /// Every kind, in the order the canonical form lists declarations.
+    pub const ALL: [RelationKind; 4] = [
+        RelationKind::Relation,
+        RelationKind::View,
+        RelationKind::Ephemeral,
+        RelationKind::Denial,
+    ];
+
+    /// The keyword that declares this kind.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            RelationKind::Relation => "relation",
+            RelationKind::View => "view",
+            RelationKind::Ephemeral => "ephemeral",
+            RelationKind::Denial => "denial",
+        }
+    }
+
+    /// The kind a declaration keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<RelationKind> {
+        RelationKind::ALL
+            .into_iter()
+            .find(|kind| kind.keyword() == keyword)
+    }
+
+    /// Whether relations of this kind are derived by rules (everything but `relation`).
+    pub fn is_derived(self) -> bool {
+        self != RelationKind::Relation
+    }
+}
+
+impl fmt::Display for RelationKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+/// A name as written, with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    /// The name.
+    pub name: String,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// `kind name(attribute: type, ...).`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Declaration {
+    /// `relation`, `view`, `ephemeral` or `denial`.
+    pub kind: RelationKind,
+    /// The relation's name.
+    pub name: Ident,
+    /// The attributes in declaration order (the tuple's column order).
+    pub attributes: Vec<AttributeDecl>,
+    /// The whole declaration, keyword to `.`.
+    pub span: Span,
+}
+
+impl Declaration {
+    /// The number of attributes.
+    pub fn arity(&self) -> usize {
+        self.attributes.len()
+    }
+
+    /// The attribute types in column order.
+    pub fn types(&self) -> Vec<Type> {
+        self.attributes.iter().map(|a| a.ty).collect()
+    }
+}
+
+/// `name: type` in a declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttributeDecl {
+    /// The attribute's name.
+    pub name: Ident,
+    /// The attribute's type.
+    pub ty: Type,
+    /// Where the type name is.
+    pub ty_span: Span,
+}
+
+/// A variable of a rule: an index into [`Rule::variables`]. Two occurrences of one name in a
+/// rule are the same `VarId`; the same name in two rules are unrelated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VarId(pub u32);
+
+impl VarId {
+    /// The index into [`Rule::variables`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// `head :- literal, literal, ... .`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// The derived atom.
+    pub head: Head,
+    /// The body literals (at least one); their order carries no meaning.
+    pub body: Vec<Literal>,
+    /// The rule's variable names; [`VarId`] `i` is `variables[i]`. Interned in order of first
+    /// occurrence (head first, then body left to right). Wildcards are not variables.
+    pub variables: Vec<String>,
+    /// The whole rule, head to `.`.
+    pub span: Span,
+}
+
+impl Rule {
+    /// The name of a variable of this rule.
+    pub fn variable_name(&self, var: VarId) -> &str {
+        &self.variables[var.index()]
+    }
+
+    /// The positive atoms of the body.
+    pub fn positive_atoms(&self) -> impl Iterator<Item = &Atom> {
+        self.body.iter().filter_map(|literal| match literal {
+            Literal::Positive(atom) => Some(atom),
+            _ => None,
+        })
+    }
+
+    /// The atoms under `not` in the body.
+    pub fn negative_atoms(&self) -> impl Iterator<Item = &Atom> {
+        self.body.iter().filter_map(|literal| match literal {
+            Literal::Negative { atom, .. } => Some(atom),
+            _ => None,
+        })
+    }
+
+    /// The comparisons of the body (assignments included: telling them apart needs the
+    /// checker, see `crate::lang::check::CheckedRule`).
+    pub fn comparisons(&self) -> impl Iterator<Item = &Comparison> {
+        self.body.iter().filter_map(|literal| match literal {
+            Literal::Comparison(comparison) => Some(comparison),
+            _ => None,
+        })
+    }
+
+    /// Whether the head holds an aggregate.
+    pub fn is_aggregated(&self) -> bool {
+        self.head.aggregates().next().is_some()
+    }
+}
+
+/// The head of a rule: `relation(term, ...)`, where a term may also be an aggregate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// The derived relation.
+    pub relation: Ident,
+    /// One term per attribute of the relation.
+    pub terms: Vec<HeadTerm>,
+    /// The whole head, name to `)`.
+    pub span: Span,
+}
+
+impl Head {
+    /// The aggregates among the head terms.
+    pub fn aggregates(&self) -> impl Iterator<Item = &Aggregate> {
+        self.terms.iter().filter_map(|term| match term {
+            HeadTerm::Aggregate(aggregate) => Some(aggregate),
+            HeadTerm::Term(_) => None,
+        })
+    }
+}
+
+/// A term of a head: a plain term (part of the group key when the head aggregates) or an
+/// aggregate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeadTerm {
+    /// A variable, a constant, or a (rejected by the checker) wildcard.
+    Term(Term),
+    /// `count()`, `sum(x)`, `min(x)`, `max(x)` or `avg(x)`.
+    Aggregate(Aggregate),
+}
+
+impl HeadTerm {
+    /// Where the term is.
+    pub fn span(&self) -> Span {
+        match self {
+            HeadTerm::Term(term) => term.span,
+            HeadTerm::Aggregate(aggregate) => aggregate.span,
+        }
+    }
+}
+
+/// An aggregate in a head.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Aggregate {
+    /// Which aggregate.
+    pub function: AggregateFn,
+    /// The aggregated variable; `None` exactly for `count()`.
+    pub argument: Option<Variable>,
+    /// The whole aggregate, name to `)`.
+    pub span: Span,
+}
+
+/// The aggregate functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AggregateFn {
+    /// `count()`: the number of body matches in the group.
+    Count,
+    /// `sum(x)`: the sum of an int over the group's body matches.
+    Sum,
+    /// `min(x)`: the least int or str.
+    Min,
+    /// `max(x)`: the greatest int or str.
+    Max,
+    /// `avg(x)`: sum / count of an int, truncated toward zero.
+    Avg,
+}
+
+impl AggregateFn {
+    /// Every aggregate function.
+    pub const ALL: [AggregateFn; 5] = [
+        AggregateFn::Count,
+        AggregateFn::Sum,
+        AggregateFn::Min,
+        AggregateFn::Max,
+        AggregateFn::Avg,
+    ];
+
+    /// The function's name in the language.
+    pub fn name(self) -> &'static str {
+        match self {
+            AggregateFn::Count => "count",
+            AggregateFn::Sum => "sum",
+            AggregateFn::Min => "min",
+            AggregateFn::Max => "max",
+            AggregateFn::Avg => "avg",
+        }
+    }
+
+    /// The function a name denotes.
+    pub fn from_name(name: &str) -> Option<AggregateFn> {
+        AggregateFn::ALL
+            .into_iter()
+            .find(|function| function.name() == name)
+    }
+
+    /// Whether the function takes a variable (all but `count`).
+    pub fn takes_argument(self) -> bool {
+        self != AggregateFn::Count
+    }
+}
+
+/// One occurrence of a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// Which variable of the rule.
+    pub id: VarId,
+    /// Where this occurrence is.
+    pub span: Span,
+}
+
+/// A term: an argument of an atom or a head.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// What the term is.
+    pub kind: TermKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// The kinds of term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TermKind {
+    /// A variable (any identifier other than `true`, `false` and `_`).
+    Var(VarId),
+    /// `_`: a fresh anonymous variable, unrelated to every other term.
+    Wildcard,
+    /// An int, string or bool constant.
+    Const(Value),
+}
+
+/// `relation(term, ...)` in a body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Atom {
+    /// The relation read.
+    pub relation: Ident,
+    /// One term per attribute of the relation.
+    pub terms: Vec<Term>,
+    /// The whole atom, name to `)`.
+    pub span: Span,
+}
+
+/// A body literal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Literal {
+    /// `r(...)`: the body matches tuples of `r`.
+    Positive(Atom),
+    /// `not r(...)`: no tuple of `r` matches.
+    Negative {
+        /// The negated atom.
+        atom: Atom,
+        /// The whole literal, `not` to `)`.
+        span: Span,
+    },
+    /// `e1 op e2`: a filter, or an assignment when it is `v = e` with `v` otherwise unbound.
+    Comparison(Comparison),
+}
+
+impl Literal {
+    /// Where the literal is.
+    pub fn span(&self) -> Span {
+        match self {
+            Literal::Positive(atom) => atom.span,
+            Literal::Negative { span, .. } => *span,
+            Literal::Comparison(comparison) => comparison.span,
+        }
+    }
+}
+
+/// `left op right`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comparison {
+    /// The left side.
+    pub left: Expr,
+    /// The operator.
+    pub op: CmpOp,
+    /// The right side.
+    pub right: Expr,
+    /// The whole comparison.
+    pub span: Span,
+}
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CmpOp {
+    /// `=`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl CmpOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// Whether the operator orders its operands (`< <= > >=`), as opposed to testing equality.
+    pub fn is_ordering(self) -> bool {
+        !matches!(self, CmpOp::Eq | CmpOp::Ne)
+    }
+
+    /// Whether `left op right` holds, given `left.cmp(&right)`.
+    pub fn holds(self, ordering: Ordering) -> bool {
+        match self {
+            CmpOp::Eq => ordering == Ordering::Equal,
+            CmpOp::Ne => ordering != Ordering::Equal,
+            CmpOp::Lt => ordering == Ordering::Less,
+            CmpOp::Le => ordering != Ordering::Greater,
+            CmpOp::Gt => ordering == Ordering::Greater,
+            CmpOp::Ge => ordering != Ordering::Less,
+        }
+    }
+}
+
+/// An arithmetic expression over ints (or a single variable or constant of any type).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    /// What the expression is.
+    pub kind: ExprKind,
+    /// Where it is (parentheses included).
+    pub span: Span,
+}
+
+/// The kinds of expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExprKind {
+    /// A variable.
+    Var(VarId),
+    /// A constant. A minus sign written right before an int literal is part of the constant.
+    Const(Value),
+    /// `-e` (unary minus on anything but an int literal).
+    Neg(Box<Expr>),
+    /// `left op right`.
+    Binary {
+        /// The operator.
+        op: ArithOp,
+        /// The left operand.
+        left: Box<Expr>,
+        /// The right operand.
+        right: Box<Expr>,
+    },
+}
+
+impl Expr {
+    /// The variable, when the expression is a single variable.
+    pub fn as_var(&self) -> Option<VarId> {
+        match self.kind {
+            ExprKind::Var(var) => Some(var),
+            _ => None,
+        }
+    }
+
+    /// Appends the variables of the expression to `out`, left to right, with repeats.
+    pub fn variables(&self, out: &mut Vec<Variable>) {
+        match &self.kind {
+            ExprKind::Var(id) => out.push(Variable {
+                id: *id,
+                span: self.span,
+            }),
+            ExprKind::Const(_) => {}
+            ExprKind::Neg(inner) => inner.variables(out),
+            ExprKind::Binary { left, right, .. } => {
+                left.variables(out);
+                right.variables(out);
+            }
+        }
+    }
+}
+
+/// Arithmetic operators on ints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`, truncating toward zero.
+    Div,
+    /// `%`, with the sign of the dividend (so `a == (a / b) * b + a % b`).
+    Rem,
+}
+
+impl ArithOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+            ArithOp::Div => "/",
+            ArithOp::Rem => "%",
+        }
+    }
+
+    /// Binding strength: `* / %` bind tighter than `+ -`; all associate to the left.
+    pub fn precedence(self) -> u8 {
+        match self {
+            ArithOp::Add | ArithOp::Sub => 1,
+            ArithOp::Mul | ArithOp::Div | ArithOp::Rem => 2,
+        }
+    }
+
+    /// `left op right`, or `None` on overflow or division by zero (which refuse the commit).
+    pub fn apply(self, left: i64, right: i64) -> Option<i64> {
+        match self {
+            ArithOp::Add => left.checked_add(right),
+            ArithOp::Sub => left.checked_sub(right),
+            ArithOp::Mul => left.checked_mul(right),
+            ArithOp::Div => left.checked_div(right),
+            ArithOp::Rem => left.checked_rem(right),
+        }
+    }
+}

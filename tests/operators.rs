@@ -1,0 +1,575 @@
+//! Guards every maintenance operator with data-driven cases, in the style of
+//! rust-analyzer's expect tests: `check_commit(program, base, change, expect![[…]])` defines
+//! the program, commits the base tuples, then commits the change and prints what the commit
+//! did — every relation's tuple delta (derived ones included), and the operator that
+//! maintained or judged each relation with the entries it read. Each operator gets an
+//! insert, a delete, an update and a no-op. After each commit `verify` must find the
+//! maintained trees equal to recomputed ones.
+//!
+//! When the behaviour changes on purpose, `UPDATE_EXPECT=1 cargo test --test operators`
+//! rewrites the expectations in place; review the diff.
+
+use expect_test::{expect, Expect};
+use rnt::maintain::change::parse_changes;
+use rnt::maintain::tuple::format_tuple;
+use rnt::maintain::{CommitOutcome, Database, DiffScope, Sign};
+use rnt::store::MemoryStore;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// Defines `program`, commits `base` (change-file text), commits `change`, and compares
+/// what the last commit did with `expect`.
+fn check_commit(program: &str, base: &str, change: &str, expect: Expect) {
+    let db = Database::new(Arc::new(MemoryStore::new()));
+    db.define(program, "program.rnt", "define")
+        .expect("the program defines");
+    if !base.trim().is_empty() {
+        let changes = parse_changes(base, Some("base")).expect("the base parses");
+        db.commit(changes, "base").expect("the base commits");
+    }
+    let before = db.head().expect("the head");
+    let changes = parse_changes(change, Some("change")).expect("the change parses");
+    let mut out = String::new();
+    match db.commit(changes, "change") {
+        Ok(CommitOutcome::NothingToCommit) => out.push_str("nothing to commit\n"),
+        Ok(CommitOutcome::Committed { stats, .. }) => {
+            let after = db.head().expect("the new head");
+            let delta = db.diff(&before, &after, &DiffScope::All).expect("the diff");
+            for change in delta {
+                let sign = match change.sign {
+                    Sign::Insert => '+',
+                    Sign::Delete => '-',
+                };
+                let tuple = format_tuple(&change.relation, &change.tuple);
+                writeln!(out, "{sign}{tuple}").unwrap();
+            }
+            for stat in stats {
+                let (operator, relation) = (&stat.operator, &stat.relation);
+                let read = stat.entries_read;
+                writeln!(out, "{operator} {relation}: {read} entries read").unwrap();
+            }
+            let report = db.verify(&after).expect("verify runs");
+            assert!(
+                report.mismatches.is_empty(),
+                "maintained != recomputed: {:?}",
+                report.mismatches
+            );
+        }
+        Err(error) => {
+            let code = error.exit_code();
+            writeln!(out, "refused (exit {code}): {error}").unwrap();
+            let head = db.head().expect("the head");
+            assert_eq!(
+                head.state_address, before.state_address,
+                "a refusal moved the head"
+            );
+        }
+    }
+    expect.assert_eq(&out);
+}
+
+const SHOP: &str = "
+relation orders(id: int, customer: int, amount: int).
+relation customers(id: int, plan: str).
+";
+
+const SHOP_BASE: &str = "
++customers(7, \"pro\")
++customers(8, \"free\")
++orders(1, 7, 30)
++orders(2, 8, 50)
++orders(3, 7, 20)
+";
+
+fn shop(rules: &str) -> String {
+    format!("{SHOP}{rules}")
+}
+
+// Counting: Δ(R ⋈ S) = ΔR ⋈ S_old + R_new ⋈ ΔS; a tuple flows on when its count leaves or
+// reaches 0. The second view reads `orders` under `not`.
+const JOIN: &str = "
+view order_plan(id: int, plan: str).
+order_plan(i, p) :- orders(i, c, _), customers(c, p).
+view idle(customer: int).
+idle(c) :- customers(c, _), not orders(_, c, _).
+";
+
+#[test]
+fn counting_insert() {
+    check_commit(
+        &shop(JOIN),
+        SHOP_BASE,
+        "+orders(4, 8, 10)\n+customers(9, \"team\")",
+        expect![[r#"
+            +customers(9, "team")
+            +idle(9)
+            +order_plan(4, "free")
+            +orders(4, 8, 10)
+            base customers,orders: 12 entries read
+            counting idle: 2 entries read
+            counting order_plan: 2 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn counting_delete() {
+    check_commit(
+        &shop(JOIN),
+        SHOP_BASE,
+        "-orders(2, 8, 50)",
+        expect![[r#"
+            +idle(8)
+            -order_plan(2, "free")
+            -orders(2, 8, 50)
+            base orders: 5 entries read
+            counting idle: 2 entries read
+            counting order_plan: 2 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn counting_update() {
+    check_commit(
+        &shop(JOIN),
+        SHOP_BASE,
+        "-customers(7, \"pro\")\n+customers(7, \"team\")",
+        expect![[r#"
+            -customers(7, "pro")
+            +customers(7, "team")
+            -order_plan(1, "pro")
+            +order_plan(1, "team")
+            -order_plan(3, "pro")
+            +order_plan(3, "team")
+            base customers: 4 entries read
+            counting idle: 2 entries read
+            counting order_plan: 8 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn counting_no_op() {
+    check_commit(
+        &shop(JOIN),
+        SHOP_BASE,
+        "+orders(1, 7, 30)\n-orders(99, 7, 1)",
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}
+
+// Aggregates: acc'(g) = acc(g) + Σ signed matches in g; a touched group's old row is
+// retracted and its new one inserted.
+const TOTALS: &str = "
+view plan_total(plan: str, total: int, n: int, mean: int).
+plan_total(p, sum(a), count(), avg(a)) :- orders(_, c, a), customers(c, p).
+";
+
+#[test]
+fn aggregate_insert() {
+    check_commit(
+        &shop(TOTALS),
+        SHOP_BASE,
+        "+orders(4, 8, 10)",
+        expect![[r#"
+            +orders(4, 8, 10)
+            -plan_total("free", 50, 1, 50)
+            +plan_total("free", 60, 2, 30)
+            base orders: 7 entries read
+            aggregate plan_total: 2 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn aggregate_delete() {
+    check_commit(
+        &shop(TOTALS),
+        SHOP_BASE,
+        "-orders(2, 8, 50)",
+        expect![[r#"
+            -orders(2, 8, 50)
+            -plan_total("free", 50, 1, 50)
+            base orders: 5 entries read
+            aggregate plan_total: 2 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn aggregate_update() {
+    check_commit(
+        &shop(TOTALS),
+        SHOP_BASE,
+        "-orders(1, 7, 30)\n+orders(1, 7, 31)",
+        expect![[r#"
+            -orders(1, 7, 30)
+            +orders(1, 7, 31)
+            -plan_total("pro", 50, 2, 25)
+            +plan_total("pro", 51, 2, 25)
+            base orders: 6 entries read
+            aggregate plan_total: 5 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn aggregate_no_op() {
+    check_commit(
+        &shop(TOTALS),
+        SHOP_BASE,
+        "-orders(99, 7, 1)",
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}
+
+// MIN/MAX: extreme'(g) = the first value of g's sorted values whose multiplicity stays > 0.
+const EXTREMES: &str = "
+view extremes(customer: int, low: int, high: int).
+extremes(c, min(a), max(a)) :- orders(_, c, a).
+";
+
+#[test]
+fn minmax_insert() {
+    check_commit(
+        &shop(EXTREMES),
+        SHOP_BASE,
+        "+orders(4, 7, 5)",
+        expect![[r#"
+            +extremes(7, 5, 30)
+            -extremes(7, 20, 30)
+            +orders(4, 7, 5)
+            base orders: 7 entries read
+            aggregate extremes: 3 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn minmax_delete() {
+    check_commit(
+        &shop(EXTREMES),
+        SHOP_BASE,
+        "-orders(3, 7, 20)",
+        expect![[r#"
+            -extremes(7, 20, 30)
+            +extremes(7, 30, 30)
+            -orders(3, 7, 20)
+            base orders: 5 entries read
+            aggregate extremes: 6 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn minmax_update() {
+    check_commit(
+        &shop(EXTREMES),
+        SHOP_BASE,
+        "-orders(1, 7, 30)\n+orders(1, 7, 99)",
+        expect![[r#"
+            -extremes(7, 20, 30)
+            +extremes(7, 20, 99)
+            -orders(1, 7, 30)
+            +orders(1, 7, 99)
+            base orders: 6 entries read
+            aggregate extremes: 6 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn minmax_no_op() {
+    check_commit(
+        &shop(EXTREMES),
+        SHOP_BASE,
+        "+orders(3, 7, 20)",
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}
+
+// DRed: over-delete what used a deleted edge, rederive what keeps another derivation,
+// then insert semi-naively.
+const GRAPH: &str = "
+relation edge(src: int, dst: int).
+view reach(x: int, y: int).
+reach(x, y) :- edge(x, y).
+reach(x, z) :- reach(x, y), edge(y, z).
+";
+
+const GRAPH_BASE: &str = "+edge(1, 2)\n+edge(2, 3)\n+edge(3, 4)\n+edge(1, 3)";
+
+#[test]
+fn dred_insert() {
+    check_commit(
+        GRAPH,
+        GRAPH_BASE,
+        "+edge(4, 5)",
+        expect![[r#"
+        +edge(4, 5)
+        +reach(1, 5)
+        +reach(2, 5)
+        +reach(3, 5)
+        +reach(4, 5)
+        base edge: 9 entries read
+        dred reach: 5 entries read
+    "#]],
+    );
+}
+
+#[test]
+fn dred_delete() {
+    check_commit(
+        GRAPH,
+        GRAPH_BASE,
+        "-edge(2, 3)",
+        expect![[r#"
+        -edge(2, 3)
+        -reach(2, 3)
+        -reach(2, 4)
+        base edge: 7 entries read
+        dred reach: 19 entries read
+    "#]],
+    );
+}
+
+#[test]
+fn dred_update() {
+    check_commit(
+        GRAPH,
+        GRAPH_BASE,
+        "-edge(3, 4)\n+edge(3, 5)",
+        expect![[r#"
+            -edge(3, 4)
+            +edge(3, 5)
+            -reach(1, 4)
+            +reach(1, 5)
+            -reach(2, 4)
+            +reach(2, 5)
+            -reach(3, 4)
+            +reach(3, 5)
+            base edge: 8 entries read
+            dred reach: 14 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn dred_no_op() {
+    check_commit(
+        GRAPH,
+        GRAPH_BASE,
+        "+edge(1, 2)\n-edge(5, 6)",
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}
+
+// Recompute, the fallback: a recursive stratum that is not all views is evaluated again,
+// Δ = eval(new) − eval(old); the view reading it is maintained by counting.
+const PATHS: &str = "
+relation edge(src: int, dst: int).
+ephemeral path(x: int, y: int).
+path(x, y) :- edge(x, y).
+path(x, z) :- path(x, y), edge(y, z).
+view from_one(y: int).
+from_one(y) :- path(1, y).
+";
+
+#[test]
+fn recompute_insert() {
+    check_commit(
+        PATHS,
+        GRAPH_BASE,
+        "+edge(4, 5)",
+        expect![[r#"
+        +edge(4, 5)
+        +from_one(5)
+        base edge: 9 entries read
+        recompute path: 31 entries read
+        counting from_one: 0 entries read
+    "#]],
+    );
+}
+
+#[test]
+fn recompute_delete() {
+    check_commit(
+        PATHS,
+        GRAPH_BASE,
+        "-edge(1, 2)",
+        expect![[r#"
+        -edge(1, 2)
+        -from_one(2)
+        base edge: 7 entries read
+        recompute path: 20 entries read
+        counting from_one: 1 entries read
+    "#]],
+    );
+}
+
+#[test]
+fn recompute_update() {
+    check_commit(
+        PATHS,
+        GRAPH_BASE,
+        "-edge(3, 4)\n+edge(3, 5)",
+        expect![[r#"
+            -edge(3, 4)
+            +edge(3, 5)
+            -from_one(4)
+            +from_one(5)
+            base edge: 8 entries read
+            recompute path: 24 entries read
+            counting from_one: 1 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn recompute_no_op() {
+    check_commit(
+        PATHS,
+        GRAPH_BASE,
+        "-edge(5, 6)",
+        expect![[r#"
+        nothing to commit
+    "#]],
+    );
+}
+
+// Ephemeral: Δe = candidates from the delta terms whose membership differs between the old
+// and the new state, for the view that reads it.
+const BIG: &str = "
+ephemeral big_order(id: int).
+big_order(i) :- orders(i, _, a), a > 40.
+view big_plan(id: int, plan: str).
+big_plan(i, p) :- big_order(i), orders(i, c, _), customers(c, p).
+";
+
+#[test]
+fn ephemeral_insert() {
+    check_commit(
+        &shop(BIG),
+        SHOP_BASE,
+        "+orders(4, 7, 900)",
+        expect![[r#"
+            +big_plan(4, "pro")
+            +orders(4, 7, 900)
+            base orders: 7 entries read
+            ephemeral big_order: 1 entries read
+            counting big_plan: 2 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn ephemeral_delete() {
+    check_commit(
+        &shop(BIG),
+        SHOP_BASE,
+        "-orders(2, 8, 50)",
+        expect![[r#"
+            -big_plan(2, "free")
+            -orders(2, 8, 50)
+            base orders: 5 entries read
+            ephemeral big_order: 3 entries read
+            counting big_plan: 4 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn ephemeral_update() {
+    check_commit(
+        &shop(BIG),
+        SHOP_BASE,
+        "-orders(1, 7, 30)\n+orders(1, 7, 45)",
+        expect![[r#"
+            +big_plan(1, "pro")
+            -orders(1, 7, 30)
+            +orders(1, 7, 45)
+            base orders: 6 entries read
+            ephemeral big_order: 4 entries read
+            counting big_plan: 8 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn ephemeral_no_op() {
+    check_commit(
+        &shop(BIG),
+        SHOP_BASE,
+        "+orders(2, 8, 50)",
+        expect![[r#"
+        nothing to commit
+    "#]],
+    );
+}
+
+// Denials: judged on insert-only delta terms against the new state; the first witness
+// refuses the commit and the head stays where it was.
+const ORPHANS: &str = "
+denial orphan(id: int).
+orphan(i) :- orders(i, c, _), not customers(c, _).
+";
+
+#[test]
+fn denial_insert() {
+    check_commit(
+        &shop(ORPHANS),
+        SHOP_BASE,
+        "+orders(9, 99, 1)",
+        expect![[r#"
+            refused (exit 2): denial orphan violated by orphan(9)
+        "#]],
+    );
+}
+
+#[test]
+fn denial_delete() {
+    check_commit(
+        &shop(ORPHANS),
+        SHOP_BASE,
+        "-customers(8, \"free\")",
+        expect![[r#"
+            refused (exit 2): denial orphan violated by orphan(2)
+        "#]],
+    );
+}
+
+#[test]
+fn denial_update() {
+    check_commit(
+        &shop(ORPHANS),
+        SHOP_BASE,
+        "-customers(7, \"pro\")\n+customers(7, \"team\")",
+        expect![[r#"
+            -customers(7, "pro")
+            +customers(7, "team")
+            base customers: 4 entries read
+            denial orphan: 2 entries read
+        "#]],
+    );
+}
+
+#[test]
+fn denial_no_op() {
+    check_commit(
+        &shop(ORPHANS),
+        SHOP_BASE,
+        "-customers(99, \"x\")",
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}

@@ -1,0 +1,593 @@
+//! Random programs: units of plain, aggregating, recursive and denial rules.
+
+use crate::*;
+
+// The generator.
+
+/// A rule body under construction.
+#[derive(Default)]
+pub(crate) struct Body {
+    pub(crate) lits: Vec<Lit>,
+    /// Variables bound by positive atoms.
+    pub(crate) atom_vars: Vec<usize>,
+    /// Variables bound by positive atoms or assignments.
+    pub(crate) bound: Vec<usize>,
+    /// The next fresh variable.
+    pub(crate) next: usize,
+}
+
+impl Body {
+    pub(crate) fn fresh(&mut self) -> usize {
+        let v = self.next;
+        self.next += 1;
+        v
+    }
+
+    pub(crate) fn term(&mut self, ch: &mut Choices) -> Term {
+        match ch.below(12) {
+            0..=4 if self.next < ATOM_VARS_MAX => self.bind_fresh(),
+            0..=8 if !self.atom_vars.is_empty() => Term::Var(ch.pick(&self.atom_vars)),
+            0..=8 => self.bind_fresh(),
+            9 | 10 => Term::Wild,
+            _ => Term::Const(ch.value()),
+        }
+    }
+
+    pub(crate) fn bind_fresh(&mut self) -> Term {
+        let v = self.fresh();
+        self.atom_vars.push(v);
+        self.bound.push(v);
+        Term::Var(v)
+    }
+
+    pub(crate) fn atom(&mut self, ch: &mut Choices, p: &Program, rel: usize) {
+        let terms = (0..p.rels[rel].arity).map(|_| self.term(ch)).collect();
+        self.lits.push(Lit::Pos(Atom { rel, terms }));
+    }
+
+    pub(crate) fn leaf(&self, ch: &mut Choices) -> Expr {
+        if self.bound.is_empty() || ch.percent(20) {
+            Expr::Const(ch.below(9) as i64 - 2)
+        } else {
+            Expr::Var(ch.pick(&self.bound))
+        }
+    }
+
+    /// An expression over bound variables. Products take a constant factor and divisors
+    /// are nonzero constants: no overflow however programs stack, no division by zero.
+    pub(crate) fn expr(&self, ch: &mut Choices, depth: usize) -> Expr {
+        if depth == 0 || self.bound.is_empty() {
+            return self.leaf(ch);
+        }
+        let add_or_sub = |ch: &mut Choices| if ch.percent(50) { Op::Sub } else { Op::Add };
+        match ch.below(10) {
+            0..=2 => Expr::Var(ch.pick(&self.bound)),
+            3 => Expr::Const(ch.below(9) as i64 - 2),
+            4 | 5 => Expr::Bin(
+                add_or_sub(ch),
+                Box::new(self.expr(ch, depth - 1)),
+                Box::new(self.leaf(ch)),
+            ),
+            6 => {
+                let factor = Box::new(Expr::Const(ch.below(4) as i64));
+                let var = Box::new(Expr::Var(ch.pick(&self.bound)));
+                if ch.percent(50) {
+                    Expr::Bin(Op::Mul, factor, var)
+                } else {
+                    Expr::Bin(Op::Mul, var, factor)
+                }
+            }
+            7 => Expr::Bin(
+                if ch.percent(50) { Op::Rem } else { Op::Div },
+                Box::new(self.expr(ch, depth - 1)),
+                Box::new(Expr::Const(ch.pick(&[2, 3, -2]))),
+            ),
+            8 => Expr::Neg(Box::new(self.expr(ch, depth - 1))),
+            _ => Expr::Bin(
+                add_or_sub(ch),
+                Box::new(self.expr(ch, depth - 1)),
+                Box::new(self.expr(ch, depth - 1)),
+            ),
+        }
+    }
+
+    pub(crate) fn cmp_op(ch: &mut Choices) -> CmpOp {
+        ch.pick(&[
+            CmpOp::Ne,
+            CmpOp::Le,
+            CmpOp::Lt,
+            CmpOp::Ge,
+            CmpOp::Gt,
+            CmpOp::Eq,
+            CmpOp::Ne,
+        ])
+    }
+
+    /// Assignments, filters and a negation over what the atoms bound.
+    pub(crate) fn extras(&mut self, ch: &mut Choices, p: &Program, negatable: &[usize]) {
+        for _ in 0..ch.weighted(&[55, 30, 15]) {
+            if self.bound.is_empty() || self.next >= VARS.len() {
+                break;
+            }
+            let value = self.expr(ch, 2);
+            let target = self.fresh();
+            self.lits.push(if ch.percent(25) {
+                Lit::Cmp(value, CmpOp::Eq, Expr::Var(target))
+            } else {
+                Lit::Cmp(Expr::Var(target), CmpOp::Eq, value)
+            });
+            self.bound.push(target);
+        }
+        for _ in 0..ch.weighted(&[50, 35, 15]) {
+            if self.bound.is_empty() {
+                break;
+            }
+            let lit = match ch.weighted(&[3, 3, 2, 1]) {
+                0 => {
+                    // Two different variables, when there are two.
+                    let a = ch.pick(&self.bound);
+                    let others: Vec<usize> =
+                        self.bound.iter().copied().filter(|&v| v != a).collect();
+                    let b = if others.is_empty() {
+                        a
+                    } else {
+                        ch.pick(&others)
+                    };
+                    Lit::Cmp(Expr::Var(a), Self::cmp_op(ch), Expr::Var(b))
+                }
+                1 => Lit::Cmp(
+                    Expr::Var(ch.pick(&self.bound)),
+                    Self::cmp_op(ch),
+                    Expr::Const(ch.value()),
+                ),
+                2 => Lit::Cmp(self.expr(ch, 2), Self::cmp_op(ch), self.expr(ch, 2)),
+                // An equality on a bound variable compares.
+                _ => Lit::Cmp(Expr::Var(ch.pick(&self.bound)), CmpOp::Eq, self.expr(ch, 1)),
+            };
+            self.lits.push(lit);
+        }
+        if ch.percent(30) {
+            self.negation(ch, p, negatable);
+        }
+    }
+
+    /// A `not` over a relation of `negatable`, reading at least one bound variable when
+    /// there is one (`not r(_, _)` only says `r` is empty).
+    pub(crate) fn negation(&mut self, ch: &mut Choices, p: &Program, negatable: &[usize]) {
+        if negatable.is_empty() {
+            return;
+        }
+        let rel = ch.pick(negatable);
+        let mut terms: Vec<Term> = (0..p.rels[rel].arity)
+            .map(|_| match ch.below(10) {
+                0..=5 if !self.bound.is_empty() => Term::Var(ch.pick(&self.bound)),
+                0..=8 => Term::Wild,
+                _ => Term::Const(ch.value()),
+            })
+            .collect();
+        if !self.bound.is_empty() && !terms.iter().any(|t| matches!(t, Term::Var(_))) {
+            let column = ch.below(terms.len());
+            terms[column] = Term::Var(ch.pick(&self.bound));
+        }
+        self.lits.push(Lit::Not(Atom { rel, terms }));
+    }
+
+    pub(crate) fn head_term(&self, ch: &mut Choices) -> HeadTerm {
+        if self.bound.is_empty() || ch.below(10) == 9 {
+            HeadTerm::Const(ch.value())
+        } else {
+            HeadTerm::Var(ch.pick(&self.bound))
+        }
+    }
+}
+
+/// A random body: one to `atoms_max` positive atoms over `sources`, then extras.
+pub(crate) fn random_body(
+    ch: &mut Choices,
+    p: &Program,
+    sources: &[usize],
+    atoms_max: usize,
+) -> Body {
+    let mut body = Body::default();
+    let atoms = 1 + ch.below(atoms_max);
+    for _ in 0..atoms {
+        let rel = ch.pick(sources);
+        body.atom(ch, p, rel);
+    }
+    body.extras(ch, p, sources);
+    body
+}
+
+pub(crate) fn random_rule(ch: &mut Choices, p: &Program, head: usize, sources: &[usize]) -> Rule {
+    let atoms_max = if ch.percent(15) { 3 } else { 2 };
+    let body = random_body(ch, p, sources, atoms_max);
+    let terms = (0..p.rels[head].arity)
+        .map(|_| body.head_term(ch))
+        .collect();
+    Rule {
+        head,
+        terms,
+        body: body.lits,
+    }
+}
+
+pub(crate) fn derived_kind(ch: &mut Choices) -> Kind {
+    if ch.percent(35) {
+        Kind::Ephemeral
+    } else {
+        Kind::View
+    }
+}
+
+/// Every relation a new rule may read: all but denials.
+pub(crate) fn sources_of(p: &Program) -> Vec<usize> {
+    (0..p.rels.len())
+        .filter(|&i| p.rels[i].kind != Kind::Denial)
+        .collect()
+}
+
+pub(crate) fn binary_sources(p: &Program, sources: &[usize]) -> Vec<usize> {
+    sources
+        .iter()
+        .copied()
+        .filter(|&i| p.rels[i].arity == 2)
+        .collect()
+}
+
+pub(crate) fn pos(rel: usize, terms: Vec<Term>) -> Lit {
+    Lit::Pos(Atom { rel, terms })
+}
+
+pub(crate) fn var(v: usize) -> Term {
+    Term::Var(v)
+}
+
+/// Union of one to three random rules.
+pub(crate) fn plain_unit(ch: &mut Choices, p: &mut Program) {
+    let sources = sources_of(p);
+    let arity = 1 + ch.weighted(&[35, 50, 15]);
+    let rel = p.add_rel(arity, derived_kind(ch));
+    for _ in 0..1 + ch.weighted(&[60, 30, 10]) {
+        let rule = random_rule(ch, p, rel, &sources);
+        p.rules.push(rule);
+    }
+}
+
+/// One aggregating rule: group terms and one or two aggregates, in any order.
+pub(crate) fn aggregate_unit(ch: &mut Choices, p: &mut Program) {
+    let sources = sources_of(p);
+    let mut body = random_body(ch, p, &sources, 2);
+    let mut terms: Vec<HeadTerm> = (0..ch.below(3)).map(|_| body.head_term(ch)).collect();
+    // Often a value shifted below zero: sums and averages of mixed signs, where truncating
+    // toward zero and flooring differ.
+    let mut shifted = None;
+    if !body.atom_vars.is_empty() && body.next < VARS.len() && ch.percent(50) {
+        let source = ch.pick(&body.atom_vars);
+        let target = body.fresh();
+        let shift = Expr::Const(1 + ch.below(5) as i64);
+        body.lits.push(Lit::Cmp(
+            Expr::Var(target),
+            CmpOp::Eq,
+            Expr::Bin(Op::Sub, Box::new(Expr::Var(source)), Box::new(shift)),
+        ));
+        body.bound.push(target);
+        shifted = Some(target);
+    }
+    for _ in 0..1 + usize::from(ch.percent(35)) {
+        let function = ch.pick(&[AggFn::Count, AggFn::Sum, AggFn::Min, AggFn::Max, AggFn::Avg]);
+        let term = match function {
+            AggFn::Count => HeadTerm::Agg(AggFn::Count, None),
+            _ if body.bound.is_empty() => HeadTerm::Agg(AggFn::Count, None),
+            f => match shifted {
+                Some(v) if ch.percent(60) => HeadTerm::Agg(f, Some(v)),
+                _ => HeadTerm::Agg(f, Some(ch.pick(&body.bound))),
+            },
+        };
+        let at = ch.below(terms.len() + 1);
+        terms.insert(at, term);
+    }
+    let rel = p.add_rel(terms.len(), derived_kind(ch));
+    p.rules.push(Rule {
+        head: rel,
+        terms,
+        body: body.lits,
+    });
+}
+
+/// Optional filter and negation on a recursive rule, over its bound variables `bound`.
+pub(crate) fn recursive_extras(
+    ch: &mut Choices,
+    p: &Program,
+    rule: &mut Rule,
+    bound: &[usize],
+    negatable: &[usize],
+) {
+    let mut body = Body {
+        bound: bound.to_vec(),
+        atom_vars: bound.to_vec(),
+        next: VARS.len(),
+        ..Body::default()
+    };
+    if ch.percent(25) {
+        let lit = if ch.percent(50) {
+            Lit::Cmp(
+                Expr::Var(ch.pick(bound)),
+                Body::cmp_op(ch),
+                Expr::Var(ch.pick(bound)),
+            )
+        } else {
+            Lit::Cmp(
+                Expr::Var(ch.pick(bound)),
+                Body::cmp_op(ch),
+                Expr::Const(ch.value()),
+            )
+        };
+        body.lits.push(lit);
+    }
+    if ch.percent(25) {
+        body.negation(ch, p, negatable);
+    }
+    rule.body.extend(body.lits);
+}
+
+/// A transitive closure (or a relative of it) over earlier relations: cycles in the data
+/// make its derivations cyclic.
+pub(crate) fn closure_unit(ch: &mut Choices, p: &mut Program) {
+    let sources = sources_of(p);
+    let binary = binary_sources(p, &sources);
+    let edges = |ch: &mut Choices| {
+        if ch.percent(40) {
+            3 // e
+        } else {
+            ch.pick(&binary)
+        }
+    };
+    let (x, y, z) = (0, 1, 2);
+    if ch.percent(25) {
+        // Reachability from a constant.
+        let r = p.add_rel(1, derived_kind(ch));
+        let s = edges(ch);
+        let start = ch.value();
+        p.rules.push(Rule {
+            head: r,
+            terms: vec![HeadTerm::Var(y)],
+            body: vec![pos(s, vec![Term::Const(start), var(y)])],
+        });
+        let s = edges(ch);
+        let mut step = Rule {
+            head: r,
+            terms: vec![HeadTerm::Var(z)],
+            body: vec![pos(r, vec![var(y)]), pos(s, vec![var(y), var(z)])],
+        };
+        recursive_extras(ch, p, &mut step, &[y, z], &sources);
+        p.rules.push(step);
+        return;
+    }
+    let r = p.add_rel(2, derived_kind(ch));
+    for i in 0..1 + usize::from(ch.percent(20)) {
+        if i == 0 && !ch.percent(40) {
+            let s = edges(ch);
+            p.rules.push(Rule {
+                head: r,
+                terms: vec![HeadTerm::Var(x), HeadTerm::Var(y)],
+                body: vec![pos(s, vec![var(x), var(y)])],
+            });
+        } else {
+            let rule = random_rule(ch, p, r, &sources);
+            p.rules.push(rule);
+        }
+    }
+    let s = edges(ch);
+    let (terms, body, bound) = match ch.below(5) {
+        0 => (
+            vec![HeadTerm::Var(x), HeadTerm::Var(z)],
+            vec![pos(r, vec![var(x), var(y)]), pos(s, vec![var(y), var(z)])],
+            vec![x, y, z],
+        ),
+        1 => (
+            vec![HeadTerm::Var(x), HeadTerm::Var(z)],
+            vec![pos(s, vec![var(x), var(y)]), pos(r, vec![var(y), var(z)])],
+            vec![x, y, z],
+        ),
+        2 => (
+            vec![HeadTerm::Var(x), HeadTerm::Var(z)],
+            vec![pos(r, vec![var(x), var(y)]), pos(r, vec![var(y), var(z)])],
+            vec![x, y, z],
+        ),
+        3 => (
+            vec![HeadTerm::Var(y), HeadTerm::Var(x)],
+            vec![pos(r, vec![var(x), var(y)])],
+            vec![x, y],
+        ),
+        // A bounded step computed by arithmetic: `%` keeps the values finite.
+        _ => (
+            vec![HeadTerm::Var(x), HeadTerm::Var(z)],
+            vec![
+                pos(r, vec![var(x), var(y)]),
+                Lit::Cmp(
+                    Expr::Var(z),
+                    CmpOp::Eq,
+                    Expr::Bin(
+                        Op::Rem,
+                        Box::new(Expr::Bin(
+                            Op::Add,
+                            Box::new(Expr::Var(y)),
+                            Box::new(Expr::Const(1)),
+                        )),
+                        Box::new(Expr::Const(VALUE_RANGE as i64)),
+                    ),
+                ),
+            ],
+            vec![x, y, z],
+        ),
+    };
+    let mut step = Rule {
+        head: r,
+        terms,
+        body,
+    };
+    recursive_extras(ch, p, &mut step, &bound, &sources);
+    p.rules.push(step);
+}
+
+/// Two relations defined through each other (even and odd path lengths, when both step
+/// along the same edges).
+pub(crate) fn mutual_unit(ch: &mut Choices, p: &mut Program) {
+    let sources = sources_of(p);
+    let binary = binary_sources(p, &sources);
+    let (x, y, z) = (0, 1, 2);
+    let first = p.add_rel(2, derived_kind(ch));
+    let second = p.add_rel(2, derived_kind(ch));
+    let s = ch.pick(&binary);
+    p.rules.push(Rule {
+        head: first,
+        terms: vec![HeadTerm::Var(x), HeadTerm::Var(y)],
+        body: vec![pos(s, vec![var(x), var(y)])],
+    });
+    let t = if ch.percent(50) { s } else { ch.pick(&binary) };
+    let mut there = Rule {
+        head: second,
+        terms: vec![HeadTerm::Var(x), HeadTerm::Var(z)],
+        body: vec![
+            pos(first, vec![var(x), var(y)]),
+            pos(t, vec![var(y), var(z)]),
+        ],
+    };
+    recursive_extras(ch, p, &mut there, &[x, y, z], &sources);
+    p.rules.push(there);
+    let mut back = if ch.percent(50) {
+        Rule {
+            head: first,
+            terms: vec![HeadTerm::Var(y), HeadTerm::Var(x)],
+            body: vec![pos(second, vec![var(x), var(y)])],
+        }
+    } else {
+        let u = if ch.percent(50) { s } else { ch.pick(&binary) };
+        Rule {
+            head: first,
+            terms: vec![HeadTerm::Var(x), HeadTerm::Var(z)],
+            body: vec![
+                pos(second, vec![var(x), var(y)]),
+                pos(u, vec![var(y), var(z)]),
+            ],
+        }
+    };
+    let bound: Vec<usize> = if back.terms.len() == 2 && back.body.len() == 1 {
+        vec![x, y]
+    } else {
+        vec![x, y, z]
+    };
+    recursive_extras(ch, p, &mut back, &bound, &sources);
+    p.rules.push(back);
+    if ch.percent(25) {
+        let rule = random_rule(ch, p, second, &sources);
+        p.rules.push(rule);
+    }
+}
+
+/// A denial: one or two random rules, usually narrowed by a constant so that some commits
+/// pass and some are refused.
+pub(crate) fn denial_unit(ch: &mut Choices, p: &mut Program) {
+    let sources = sources_of(p);
+    let arity = 1 + ch.below(2);
+    let rel = p.add_rel(arity, Kind::Denial);
+    for _ in 0..1 + usize::from(ch.percent(25)) {
+        let mut body = random_body(ch, p, &sources, 2);
+        if !body.bound.is_empty() && ch.below(10) < 7 {
+            let v = ch.pick(&body.bound);
+            body.lits
+                .push(Lit::Cmp(Expr::Var(v), CmpOp::Eq, Expr::Const(ch.value())));
+        }
+        let terms = (0..arity).map(|_| body.head_term(ch)).collect();
+        p.rules.push(Rule {
+            head: rel,
+            terms,
+            body: body.lits,
+        });
+    }
+}
+
+pub(crate) fn random_program(ch: &mut Choices) -> Program {
+    let mut p = Program::base_only();
+    let mut aggregates = 0;
+    for _ in 0..1 + ch.below(6) {
+        match ch.weighted(&[40, 20, 10, 25]) {
+            0 => plain_unit(ch, &mut p),
+            1 => closure_unit(ch, &mut p),
+            2 => mutual_unit(ch, &mut p),
+            // At most two aggregates: sums of sums of joins stay far from overflow.
+            _ if aggregates < 2 => {
+                aggregates += 1;
+                aggregate_unit(ch, &mut p)
+            }
+            _ => plain_unit(ch, &mut p),
+        }
+    }
+    if ch.percent(45) {
+        denial_unit(ch, &mut p);
+    }
+    p
+}
+
+/// The program changed a little: a view made ephemeral or back, a rule dropped or added, a
+/// relation nobody reads dropped, the denial dropped or added. What stays keeps its
+/// definition, so a define may keep its stored trees.
+pub(crate) fn mutate_program(ch: &mut Choices, program: &Program) -> Program {
+    let mut p = program.clone();
+    for _ in 0..1 + ch.below(3) {
+        let derived: Vec<usize> = (0..p.rels.len())
+            .filter(|&i| p.rels[i].kind != Kind::Base)
+            .collect();
+        if derived.is_empty() {
+            plain_unit(ch, &mut p);
+            continue;
+        }
+        let rel = ch.pick(&derived);
+        match ch.below(5) {
+            0 => {
+                p.rels[rel].kind = match p.rels[rel].kind {
+                    Kind::View => Kind::Ephemeral,
+                    Kind::Ephemeral => Kind::View,
+                    other => other,
+                }
+            }
+            1 => {
+                let rules: Vec<usize> = (0..p.rules.len())
+                    .filter(|&i| p.rules[i].head == rel)
+                    .collect();
+                if !rules.is_empty() {
+                    p.rules.remove(ch.pick(&rules));
+                }
+            }
+            2 => {
+                // A rule over relations declared earlier and outside its stratum: the
+                // program stays stratified.
+                let reads = p.reads();
+                let sources: Vec<usize> = (0..rel)
+                    .filter(|&s| {
+                        p.rels[s].kind != Kind::Denial && !(reads[rel][s] && reads[s][rel])
+                    })
+                    .collect();
+                if !p.is_aggregated(rel) {
+                    let rule = random_rule(ch, &p, rel, &sources);
+                    p.rules.push(rule);
+                }
+            }
+            3 => {
+                let reads = p.reads();
+                let unread = (0..p.rels.len()).all(|r| r == rel || !reads[r][rel]);
+                if unread {
+                    p.remove_rel(rel);
+                }
+            }
+            _ => {
+                if p.rels.iter().any(|r| r.kind == Kind::Denial) {
+                    p = p.without_denials();
+                } else {
+                    denial_unit(ch, &mut p);
+                }
+            }
+        }
+    }
+    p
+}

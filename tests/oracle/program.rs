@@ -1,0 +1,345 @@
+//! The oracle's program: a small syntax tree, printed as text for the engine.
+
+use crate::*;
+
+// The program model: what the generator builds, the printer prints and the oracle runs.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Base,
+    View,
+    Ephemeral,
+    Denial,
+}
+
+impl Kind {
+    pub(crate) fn keyword(self) -> &'static str {
+        match self {
+            Kind::Base => "relation",
+            Kind::View => "view",
+            Kind::Ephemeral => "ephemeral",
+            Kind::Denial => "denial",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Rel {
+    pub(crate) name: String,
+    pub(crate) arity: usize,
+    pub(crate) kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Term {
+    Var(usize),
+    Const(i64),
+    Wild,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Atom {
+    pub(crate) rel: usize,
+    pub(crate) terms: Vec<Term>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Expr {
+    Var(usize),
+    Const(i64),
+    Neg(Box<Expr>),
+    Bin(Op, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Lit {
+    Pos(Atom),
+    Not(Atom),
+    Cmp(Expr, CmpOp, Expr),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum AggFn {
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum HeadTerm {
+    Var(usize),
+    Const(i64),
+    Agg(AggFn, Option<usize>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Rule {
+    pub(crate) head: usize,
+    pub(crate) terms: Vec<HeadTerm>,
+    pub(crate) body: Vec<Lit>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Program {
+    pub(crate) rels: Vec<Rel>,
+    pub(crate) rules: Vec<Rule>,
+}
+
+pub(crate) const BASE: [(&str, usize); 4] = [("a", 2), ("b", 2), ("c", 1), ("e", 2)];
+
+impl Program {
+    pub(crate) fn base_only() -> Program {
+        let rels = BASE
+            .iter()
+            .map(|&(name, arity)| Rel {
+                name: name.to_string(),
+                arity,
+                kind: Kind::Base,
+            })
+            .collect();
+        Program {
+            rels,
+            rules: Vec::new(),
+        }
+    }
+
+    pub(crate) fn add_rel(&mut self, arity: usize, kind: Kind) -> usize {
+        let prefix = match kind {
+            Kind::Base => "r",
+            Kind::View => "v",
+            Kind::Ephemeral => "t",
+            Kind::Denial => "d",
+        };
+        // Among len + 1 candidates one is free.
+        let name = (0..=self.rels.len())
+            .map(|n| format!("{prefix}{n}"))
+            .find(|name| self.rels.iter().all(|r| r.name != *name))
+            .expect("a free name");
+        self.rels.push(Rel { name, arity, kind });
+        self.rels.len() - 1
+    }
+
+    /// Removes relation `rel`, which no other relation's rules read, with its rules.
+    pub(crate) fn remove_rel(&mut self, rel: usize) {
+        let shift = |i: &mut usize| {
+            assert_ne!(*i, rel, "a removed relation is still read");
+            if *i > rel {
+                *i -= 1;
+            }
+        };
+        self.rules.retain(|rule| rule.head != rel);
+        self.rels.remove(rel);
+        for rule in &mut self.rules {
+            shift(&mut rule.head);
+            for lit in &mut rule.body {
+                if let Lit::Pos(atom) | Lit::Not(atom) = lit {
+                    shift(&mut atom.rel);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn is_aggregated(&self, rel: usize) -> bool {
+        self.rules.iter().any(|rule| {
+            rule.head == rel && rule.terms.iter().any(|t| matches!(t, HeadTerm::Agg(..)))
+        })
+    }
+
+    /// `reads[r][s]`: some rule of `r` reads `s`, directly or through other relations.
+    pub(crate) fn reads(&self) -> Vec<Vec<bool>> {
+        let n = self.rels.len();
+        let mut reads = vec![vec![false; n]; n];
+        for rule in &self.rules {
+            for lit in &rule.body {
+                if let Lit::Pos(atom) | Lit::Not(atom) = lit {
+                    reads[rule.head][atom.rel] = true;
+                }
+            }
+        }
+        for k in 0..n {
+            for i in 0..n {
+                for j in 0..n {
+                    if reads[i][k] && reads[k][j] {
+                        reads[i][j] = true;
+                    }
+                }
+            }
+        }
+        reads
+    }
+
+    /// The program with its denials (always the last relations) and their rules dropped.
+    pub(crate) fn without_denials(&self) -> Program {
+        let keep = self.rels.iter().filter(|r| r.kind != Kind::Denial).count();
+        assert!(self.rels[..keep].iter().all(|r| r.kind != Kind::Denial));
+        Program {
+            rels: self.rels[..keep].to_vec(),
+            rules: self
+                .rules
+                .iter()
+                .filter(|r| r.head < keep)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The program's text; `shuffled` lists declarations, rules and body literals in
+    /// reverse, which must not change its meaning nor its state hash.
+    pub(crate) fn text(&self, shuffled: bool) -> String {
+        let mut declarations: Vec<String> = self
+            .rels
+            .iter()
+            .map(|rel| {
+                let attributes: Vec<String> =
+                    (0..rel.arity).map(|i| format!("c{i}: int")).collect();
+                format!(
+                    "{} {}({}).",
+                    rel.kind.keyword(),
+                    rel.name,
+                    attributes.join(", ")
+                )
+            })
+            .collect();
+        let mut rules: Vec<String> = self
+            .rules
+            .iter()
+            .map(|rule| self.rule_text(rule, shuffled))
+            .collect();
+        if shuffled {
+            declarations.reverse();
+            rules.reverse();
+        }
+        let mut out = declarations.join("\n");
+        out.push_str("\n\n");
+        out.push_str(&rules.join("\n"));
+        out.push('\n');
+        out
+    }
+
+    pub(crate) fn rule_text(&self, rule: &Rule, shuffled: bool) -> String {
+        let head: Vec<String> = rule
+            .terms
+            .iter()
+            .map(|term| match term {
+                HeadTerm::Var(v) => VARS[*v].to_string(),
+                HeadTerm::Const(c) => c.to_string(),
+                HeadTerm::Agg(f, arg) => {
+                    let name = match f {
+                        AggFn::Count => "count",
+                        AggFn::Sum => "sum",
+                        AggFn::Min => "min",
+                        AggFn::Max => "max",
+                        AggFn::Avg => "avg",
+                    };
+                    format!("{name}({})", arg.map(|v| VARS[v]).unwrap_or(""))
+                }
+            })
+            .collect();
+        let mut body: Vec<String> = rule.body.iter().map(|lit| self.lit_text(lit)).collect();
+        if shuffled {
+            body.reverse();
+        }
+        format!(
+            "{}({}) :- {}.",
+            self.rels[rule.head].name,
+            head.join(", "),
+            body.join(", ")
+        )
+    }
+
+    pub(crate) fn atom_text(&self, atom: &Atom) -> String {
+        let terms: Vec<String> = atom
+            .terms
+            .iter()
+            .map(|t| match t {
+                Term::Var(v) => VARS[*v].to_string(),
+                Term::Const(c) => c.to_string(),
+                Term::Wild => "_".to_string(),
+            })
+            .collect();
+        format!("{}({})", self.rels[atom.rel].name, terms.join(", "))
+    }
+
+    pub(crate) fn lit_text(&self, lit: &Lit) -> String {
+        match lit {
+            Lit::Pos(atom) => self.atom_text(atom),
+            Lit::Not(atom) => format!("not {}", self.atom_text(atom)),
+            Lit::Cmp(left, op, right) => {
+                let op = match op {
+                    CmpOp::Eq => "=",
+                    CmpOp::Ne => "!=",
+                    CmpOp::Lt => "<",
+                    CmpOp::Le => "<=",
+                    CmpOp::Gt => ">",
+                    CmpOp::Ge => ">=",
+                };
+                format!("{} {op} {}", expr_text(left), expr_text(right))
+            }
+        }
+    }
+}
+
+/// An expression with only the parentheses precedence and left associativity need.
+pub(crate) fn expr_text(expr: &Expr) -> String {
+    pub(crate) fn precedence(expr: &Expr) -> u8 {
+        match expr {
+            Expr::Bin(Op::Add | Op::Sub, ..) => 1,
+            Expr::Bin(..) => 2,
+            _ => 3,
+        }
+    }
+    pub(crate) fn wrap(expr: &Expr, parenthesize: bool) -> String {
+        if parenthesize {
+            format!("({})", expr_text(expr))
+        } else {
+            expr_text(expr)
+        }
+    }
+    match expr {
+        Expr::Var(v) => VARS[*v].to_string(),
+        Expr::Const(c) => c.to_string(),
+        Expr::Neg(inner) => format!(
+            "-{}",
+            wrap(
+                inner,
+                precedence(inner) < 3 || matches!(**inner, Expr::Const(_))
+            )
+        ),
+        Expr::Bin(op, left, right) => {
+            let p = precedence(expr);
+            let symbol = match op {
+                Op::Add => "+",
+                Op::Sub => "-",
+                Op::Mul => "*",
+                Op::Div => "/",
+                Op::Rem => "%",
+            };
+            format!(
+                "{} {symbol} {}",
+                wrap(left, precedence(left) < p),
+                wrap(right, precedence(right) <= p)
+            )
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! The reference evaluator: strata from the dependency graph, each by naive fixpoint; it
+//! shares no code with the engine.
+
+use crate::*;
+
+// The oracle.
+
+pub(crate) type Tuple = Vec<i64>;
+/// Tuples by relation index.
+pub(crate) type Db = Vec<BTreeSet<Tuple>>;
+/// Variable bindings of a rule.
+pub(crate) type Env = Vec<Option<i64>>;
+
+/// `op` on ints, truncating toward zero; the generator never makes it overflow or divide by
+/// zero, so either is a bug of the test.
+pub(crate) fn arith(op: Op, a: i64, b: i64) -> i64 {
+    let result = match op {
+        Op::Add => a.checked_add(b),
+        Op::Sub => a.checked_sub(b),
+        Op::Mul => a.checked_mul(b),
+        Op::Div => a.checked_div(b),
+        Op::Rem => a.checked_rem(b),
+    };
+    result.unwrap_or_else(|| panic!("generated arithmetic fails: {a} {op:?} {b}"))
+}
+
+/// The value of `expr`, or `None` while a variable it reads is unbound.
+pub(crate) fn eval(expr: &Expr, env: &Env) -> Option<i64> {
+    match expr {
+        Expr::Var(v) => env[*v],
+        Expr::Const(c) => Some(*c),
+        Expr::Neg(inner) => Some(arith(Op::Sub, 0, eval(inner, env)?)),
+        Expr::Bin(op, left, right) => Some(arith(*op, eval(left, env)?, eval(right, env)?)),
+    }
+}
+
+pub(crate) fn holds(op: CmpOp, a: i64, b: i64) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
+
+/// Unifies an atom with a tuple under `env`: the extended bindings, or `None`.
+pub(crate) fn unify(atom: &Atom, tuple: &Tuple, env: &Env) -> Option<Env> {
+    let mut env = env.clone();
+    for (term, &value) in atom.terms.iter().zip(tuple) {
+        match term {
+            Term::Wild => {}
+            Term::Const(c) => {
+                if *c != value {
+                    return None;
+                }
+            }
+            Term::Var(v) => match env[*v] {
+                Some(bound) if bound != value => return None,
+                Some(_) => {}
+                None => env[*v] = Some(value),
+            },
+        }
+    }
+    Some(env)
+}
+
+/// Calls `emit` with the bindings of every body match of `rule` over `db`: one call per
+/// combination of tuples of its positive atoms that satisfies the rest of the body.
+pub(crate) fn matches(rule: &Rule, db: &Db, emit: &mut dyn FnMut(&Env)) {
+    let positives: Vec<&Atom> = rule
+        .body
+        .iter()
+        .filter_map(|lit| match lit {
+            Lit::Pos(atom) => Some(atom),
+            _ => None,
+        })
+        .collect();
+    let others: Vec<&Lit> = rule
+        .body
+        .iter()
+        .filter(|lit| !matches!(lit, Lit::Pos(_)))
+        .collect();
+    pub(crate) fn join(
+        i: usize,
+        env: Env,
+        positives: &[&Atom],
+        others: &[&Lit],
+        db: &Db,
+        emit: &mut dyn FnMut(&Env),
+    ) {
+        let Some(atom) = positives.get(i) else {
+            if let Some(env) = rest(env, others, db) {
+                emit(&env);
+            }
+            return;
+        };
+        for tuple in &db[atom.rel] {
+            if let Some(env) = unify(atom, tuple, &env) {
+                join(i + 1, env, positives, others, db, emit);
+            }
+        }
+    }
+    join(0, vec![None; VARS.len()], &positives, &others, db, emit);
+}
+
+/// Judges the comparisons and negations once the positive atoms are matched: a literal is
+/// taken as soon as its variables are bound; `v = e` with `v` unbound assigns.
+pub(crate) fn rest(mut env: Env, others: &[&Lit], db: &Db) -> Option<Env> {
+    let mut pending: Vec<&Lit> = others.to_vec();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut still = Vec::new();
+        for lit in pending {
+            match lit {
+                Lit::Cmp(left, op, right) => match (eval(left, &env), eval(right, &env)) {
+                    (Some(a), Some(b)) => {
+                        if !holds(*op, a, b) {
+                            return None;
+                        }
+                    }
+                    (None, Some(b)) if matches!((op, left), (CmpOp::Eq, Expr::Var(_))) => {
+                        let Expr::Var(v) = left else { unreachable!() };
+                        env[*v] = Some(b);
+                    }
+                    (Some(a), None) if matches!((op, right), (CmpOp::Eq, Expr::Var(_))) => {
+                        let Expr::Var(v) = right else { unreachable!() };
+                        env[*v] = Some(a);
+                    }
+                    _ => still.push(lit),
+                },
+                Lit::Not(atom) => {
+                    let ready = atom.terms.iter().all(|t| match t {
+                        Term::Var(v) => env[*v].is_some(),
+                        _ => true,
+                    });
+                    if !ready {
+                        still.push(lit);
+                    } else if db[atom.rel].iter().any(|t| unify(atom, t, &env).is_some()) {
+                        return None;
+                    }
+                }
+                Lit::Pos(_) => unreachable!("positive atoms are joined first"),
+            }
+        }
+        assert!(still.len() < before, "generated an unsafe rule: {still:?}");
+        pending = still;
+    }
+    Some(env)
+}
+
+/// The head tuples `rule` derives over `db`.
+pub(crate) fn derive_rule(rule: &Rule, db: &Db) -> BTreeSet<Tuple> {
+    let aggregated = rule.terms.iter().any(|t| matches!(t, HeadTerm::Agg(..)));
+    let mut out = BTreeSet::new();
+    if !aggregated {
+        matches(rule, db, &mut |env| {
+            let tuple = rule
+                .terms
+                .iter()
+                .map(|t| match t {
+                    HeadTerm::Var(v) => env[*v].expect("head variable bound"),
+                    HeadTerm::Const(c) => *c,
+                    HeadTerm::Agg(..) => unreachable!(),
+                })
+                .collect();
+            out.insert(tuple);
+        });
+        return out;
+    }
+    // Group every match by the head's other terms.
+    let mut groups: BTreeMap<Tuple, Vec<Env>> = BTreeMap::new();
+    matches(rule, db, &mut |env| {
+        let key = rule
+            .terms
+            .iter()
+            .filter_map(|t| match t {
+                HeadTerm::Var(v) => Some(env[*v].expect("group variable bound")),
+                HeadTerm::Const(c) => Some(*c),
+                HeadTerm::Agg(..) => None,
+            })
+            .collect();
+        groups.entry(key).or_default().push(env.clone());
+    });
+    for (key, envs) in groups {
+        let mut key = key.into_iter();
+        let tuple = rule
+            .terms
+            .iter()
+            .map(|t| match t {
+                HeadTerm::Agg(function, arg) => {
+                    let values: Vec<i64> = envs
+                        .iter()
+                        .map(|env| arg.map_or(0, |v| env[v].expect("aggregated variable bound")))
+                        .collect();
+                    let sum = || values.iter().fold(0i64, |s, &v| arith(Op::Add, s, v));
+                    match function {
+                        AggFn::Count => values.len() as i64,
+                        AggFn::Sum => sum(),
+                        AggFn::Min => *values.iter().min().expect("a group has a match"),
+                        AggFn::Max => *values.iter().max().expect("a group has a match"),
+                        AggFn::Avg => arith(Op::Div, sum(), values.len() as i64),
+                    }
+                }
+                _ => key.next().expect("a key value per group term"),
+            })
+            .collect();
+        out.insert(tuple);
+    }
+    out
+}
+
+/// Every relation of `program` over the base tuples `base` (indexed like `program.rels`;
+/// derived entries are ignored).
+pub(crate) fn oracle(program: &Program, base: &Db) -> Db {
+    let n = program.rels.len();
+    let reads = program.reads();
+    let mut db: Db = (0..n)
+        .map(|i| match program.rels[i].kind {
+            Kind::Base => base[i].clone(),
+            _ => BTreeSet::new(),
+        })
+        .collect();
+    let mut done: Vec<bool> = program.rels.iter().map(|r| r.kind == Kind::Base).collect();
+    while let Some(r) =
+        (0..n).find(|&r| !done[r] && (0..n).all(|s| !reads[r][s] || done[s] || reads[s][r]))
+    {
+        // r's stratum: r and every relation on a cycle with it.
+        let stratum: Vec<usize> = (0..n)
+            .filter(|&s| s == r || (reads[r][s] && reads[s][r]))
+            .collect();
+        let rules: Vec<&Rule> = program
+            .rules
+            .iter()
+            .filter(|rule| stratum.contains(&rule.head))
+            .collect();
+        for rule in &rules {
+            for lit in &rule.body {
+                if let Lit::Not(atom) = lit {
+                    assert!(done[atom.rel], "generated negation through recursion");
+                }
+            }
+        }
+        for round in 0.. {
+            assert!(round < 10_000, "the oracle's fixpoint does not converge");
+            let mut changed = false;
+            let mut derived: Vec<(usize, BTreeSet<Tuple>)> = Vec::new();
+            for rule in &rules {
+                derived.push((rule.head, derive_rule(rule, &db)));
+            }
+            for (head, tuples) in derived {
+                for tuple in tuples {
+                    changed |= db[head].insert(tuple);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for s in stratum {
+            done[s] = true;
+        }
+    }
+    assert!(done.iter().all(|d| *d), "every relation is in a stratum");
+    db
+}

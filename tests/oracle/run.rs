@@ -1,0 +1,413 @@
+//! Driving the engine: define, commit, compare with the oracle, verify.
+
+use crate::*;
+
+// Driving the engine.
+
+#[derive(Default, Debug)]
+pub(crate) struct Stats {
+    pub(crate) cases: usize,
+    pub(crate) commits: usize,
+    pub(crate) refused: usize,
+    pub(crate) nothing: usize,
+    pub(crate) defines_refused: usize,
+    pub(crate) views: usize,
+    pub(crate) ephemeral: usize,
+    pub(crate) denials: usize,
+    pub(crate) recursive_rules: usize,
+    pub(crate) aggregates: usize,
+    pub(crate) negations: usize,
+    pub(crate) derived_tuples: usize,
+    /// Derived relations compared after a commit, and how many of them held tuples.
+    pub(crate) derived_checked: usize,
+    pub(crate) derived_nonempty: usize,
+}
+
+/// The history of a case so far, printed when it fails.
+pub(crate) struct Transcript {
+    pub(crate) text: String,
+}
+
+impl Transcript {
+    pub(crate) fn step(&mut self, what: &str, detail: &str) {
+        let _ = writeln!(self.text, "--- {what}");
+        self.text.push_str(detail);
+    }
+
+    pub(crate) fn fail(&self, message: String) -> String {
+        format!("{message}\n\n=== transcript\n{}", self.text)
+    }
+}
+
+pub(crate) fn ints(tuple: &[Value]) -> Tuple {
+    tuple
+        .iter()
+        .map(|v| match v {
+            Value::Int(i) => *i,
+            other => panic!("non-int value {other} in an int relation"),
+        })
+        .collect()
+}
+
+pub(crate) fn show(tuples: &BTreeSet<Tuple>) -> String {
+    let items: Vec<String> = tuples
+        .iter()
+        .map(|t| {
+            format!(
+                "({})",
+                t.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+            )
+        })
+        .collect();
+    format!("{{{}}}", items.join(" "))
+}
+
+/// Every relation of `program` at the head equals the oracle's `expected`.
+pub(crate) fn compare(db: &Database, program: &Program, expected: &Db) -> Result<(), String> {
+    let head = db.head().map_err(|e| format!("head: {e}"))?;
+    for (i, rel) in program.rels.iter().enumerate() {
+        let got: BTreeSet<Tuple> = db
+            .tuples(&head, &rel.name)
+            .map_err(|e| format!("reading {}: {e}", rel.name))?
+            .iter()
+            .map(|t| ints(t))
+            .collect();
+        if got != expected[i] {
+            let missing: BTreeSet<Tuple> = expected[i].difference(&got).cloned().collect();
+            let extra: BTreeSet<Tuple> = got.difference(&expected[i]).cloned().collect();
+            return Err(format!(
+                "{} {} differs from the oracle\n  expected {}\n  got      {}\n  missing  {}\n  extra    {}",
+                rel.kind.keyword(),
+                rel.name,
+                show(&expected[i]),
+                show(&got),
+                show(&missing),
+                show(&extra)
+            ));
+        }
+        if matches!(rel.kind, Kind::Base | Kind::View) {
+            let count = head.entry(&rel.name).and_then(|e| e.count);
+            if count != Some(got.len() as u64) {
+                return Err(format!(
+                    "{} holds {} tuples but its entry counts {count:?}",
+                    rel.name,
+                    got.len()
+                ));
+            }
+        }
+    }
+    // Maintained equals recomputed, derivation counts, accumulators and indexes included.
+    let report = db.verify(&head).map_err(|e| format!("verify: {e}"))?;
+    if !report.mismatches.is_empty() {
+        return Err(format!("verify finds mismatches: {:?}", report.mismatches));
+    }
+    Ok(())
+}
+
+/// The denials the oracle finds violated, with their witnesses in change-file syntax.
+pub(crate) fn violations(program: &Program, derived: &Db) -> BTreeMap<String, BTreeSet<String>> {
+    program
+        .rels
+        .iter()
+        .enumerate()
+        .filter(|(i, rel)| rel.kind == Kind::Denial && !derived[*i].is_empty())
+        .map(|(i, rel)| {
+            let witnesses = derived[i]
+                .iter()
+                .map(|t| {
+                    let values: Vec<Value> = t.iter().map(|&v| Value::Int(v)).collect();
+                    format_tuple(&rel.name, &values)
+                })
+                .collect();
+            (rel.name.clone(), witnesses)
+        })
+        .collect()
+}
+
+/// A refusal must name a violated denial and one of its witnesses, with exit code 2, and
+/// leave the head where it was.
+pub(crate) fn check_refusal(
+    db: &Database,
+    result: Result<CommitOutcome, DbError>,
+    violated: &BTreeMap<String, BTreeSet<String>>,
+    before: Option<rnt_store::Address>,
+    what: &str,
+) -> Result<(), String> {
+    match result {
+        Err(error @ DbError::DenialViolated { .. }) => {
+            if error.exit_code() != 2 {
+                return Err(format!("{what}: refusal exits {}", error.exit_code()));
+            }
+            let DbError::DenialViolated { denial, witness } = &error else {
+                unreachable!()
+            };
+            let valid = violated.get(denial).is_some_and(|w| w.contains(witness));
+            if !valid {
+                return Err(format!(
+                    "{what}: refused with `{error}`, but the oracle's violations are {violated:?}"
+                ));
+            }
+        }
+        Err(other) => {
+            return Err(format!(
+                "{what}: expected a denial refusal ({violated:?}), got error `{other}`"
+            ))
+        }
+        Ok(outcome) => {
+            return Err(format!(
+                "{what}: admitted ({outcome:?}) but the oracle finds denials violated: {violated:?}"
+            ))
+        }
+    }
+    let after = db.head_commit().map_err(|e| e.to_string())?;
+    if after != before {
+        return Err(format!("{what}: refused, yet the head moved"));
+    }
+    Ok(())
+}
+
+/// Commits `set` and checks the outcome against the oracle; returns the new base.
+pub(crate) fn commit_step(
+    db: &Database,
+    program: &Program,
+    base: &Db,
+    set: &ChangeSet,
+    stats: &mut Stats,
+) -> Result<Db, String> {
+    let next = set.apply(base);
+    let expected = oracle(program, &next);
+    let violated = violations(program, &expected);
+    let before = db.head_commit().map_err(|e| e.to_string())?;
+    let changes = parse_changes(&set.text(program), None).map_err(|e| e.to_string())?;
+    let result = db.commit(changes, "step");
+    if !violated.is_empty() {
+        check_refusal(db, result, &violated, before, "commit")?;
+        stats.refused += 1;
+        return Ok(base.clone());
+    }
+    match result {
+        Ok(CommitOutcome::Committed { commit, .. }) => {
+            if next == *base {
+                return Err("the changes change nothing, yet a commit was made".into());
+            }
+            if db.head_commit().map_err(|e| e.to_string())? != Some(commit) {
+                return Err("committed, yet the head is elsewhere".into());
+            }
+            stats.commits += 1;
+        }
+        Ok(CommitOutcome::NothingToCommit) => {
+            if next != *base {
+                return Err("the changes change the base, yet nothing was committed".into());
+            }
+            if db.head_commit().map_err(|e| e.to_string())? != before {
+                return Err("nothing to commit, yet the head moved".into());
+            }
+            stats.nothing += 1;
+        }
+        Err(error) => {
+            return Err(format!(
+                "commit refused with `{error}`, but the oracle finds every denial empty"
+            ))
+        }
+    }
+    compare(db, program, &expected)?;
+    for (tuples, rel) in expected.iter().zip(&program.rels) {
+        if rel.kind != Kind::Base {
+            stats.derived_tuples += tuples.len();
+            stats.derived_checked += 1;
+            stats.derived_nonempty += usize::from(!tuples.is_empty());
+        }
+    }
+    Ok(next)
+}
+
+/// The canonical text the engine stores for `program`.
+pub(crate) fn canonical(program: &Program) -> Result<String, String> {
+    rnt_maintain::check::compile(&program.text(false))
+        .map(|p| p.canonical_text())
+        .map_err(|e| format!("the generated program does not compile: {e:?}"))
+}
+
+pub(crate) fn define(db: &Database, program: &Program) -> Result<CommitOutcome, DbError> {
+    db.define(&program.text(false), "oracle.rnt", "define")
+}
+
+pub(crate) fn run_case(
+    program_choices: &[u32],
+    data_choices: &[u32],
+    stats: &mut Stats,
+) -> Result<(), String> {
+    let program = random_program(&mut Choices::new(program_choices));
+    let mut transcript = Transcript {
+        text: String::new(),
+    };
+    transcript.step("program", &program.text(false));
+    if std::env::var("RNT_ORACLE_SHOW").is_ok() {
+        eprintln!("{}", program.text(false));
+    }
+    let result = run_program(&program, data_choices, stats, &mut transcript);
+    result.map_err(|message| transcript.fail(message))
+}
+
+/// Counts what a program covers.
+pub(crate) fn count_program(program: &Program, stats: &mut Stats) {
+    for rel in &program.rels {
+        match rel.kind {
+            Kind::View => stats.views += 1,
+            Kind::Ephemeral => stats.ephemeral += 1,
+            Kind::Denial => stats.denials += 1,
+            Kind::Base => {}
+        }
+    }
+    for rule in &program.rules {
+        for lit in &rule.body {
+            match lit {
+                Lit::Pos(atom) if atom.rel == rule.head => stats.recursive_rules += 1,
+                Lit::Not(_) => stats.negations += 1,
+                _ => {}
+            }
+        }
+        if rule.terms.iter().any(|t| matches!(t, HeadTerm::Agg(..))) {
+            stats.aggregates += 1;
+        }
+    }
+}
+
+/// Defines `program` over the data `base`: admitted exactly when the oracle finds its
+/// denials empty. Returns whether it was admitted.
+pub(crate) fn define_step(
+    db: &Database,
+    program: &Program,
+    base: &Db,
+    stats: &mut Stats,
+) -> Result<bool, String> {
+    let expected = oracle(program, base);
+    let violated = violations(program, &expected);
+    let before = db.head().map_err(|e| e.to_string())?;
+    // Only the program in force, written alike, changes nothing.
+    let unchanged = before.commit.is_some() && before.state.program == canonical(program)?;
+    let result = define(db, program);
+    if !violated.is_empty() {
+        check_refusal(db, result, &violated, before.commit, "define")?;
+        stats.defines_refused += 1;
+        return Ok(false);
+    }
+    match result {
+        Ok(CommitOutcome::Committed { .. }) if !unchanged => {}
+        Ok(CommitOutcome::NothingToCommit) if unchanged => {}
+        other => return Err(format!("define: {other:?}")),
+    }
+    compare(db, program, &expected)?;
+    Ok(true)
+}
+
+pub(crate) fn run_program(
+    program: &Program,
+    data_choices: &[u32],
+    stats: &mut Stats,
+    transcript: &mut Transcript,
+) -> Result<(), String> {
+    stats.cases += 1;
+    count_program(program, stats);
+    let ch = &mut Choices::new(data_choices);
+    let db = Database::new(Arc::new(MemoryStore::new()));
+    let mut active = program.clone();
+    let mut base: Db = vec![BTreeSet::new(); BASE.len()];
+    let initial = initial_data(ch);
+    if ch.percent(50) {
+        // The program first, then the data.
+        transcript.step("define (empty store)", "");
+        if !define_step(&db, program, &base, stats)? {
+            return Err("a define on an empty store was refused".into());
+        }
+        transcript.step("commit (initial data)", &initial.text(program));
+        base = commit_step(&db, program, &base, &initial, stats)?;
+    } else {
+        // The data first, then the program: its views backfill, its denials judge the data.
+        let plain = Program::base_only();
+        db.define(&plain.text(false), "base.rnt", "base")
+            .map_err(|e| format!("define of the base relations: {e}"))?;
+        transcript.step(
+            "commit (initial data, base relations only)",
+            &initial.text(program),
+        );
+        base = commit_step(&db, &plain, &base, &initial, stats)?;
+        transcript.step("define (over the data)", "");
+        if !define_step(&db, program, &base, stats)? {
+            active = program.without_denials();
+            transcript.step("define (refused; again without denials)", "");
+            if !define_step(&db, &active, &base, stats)? {
+                return Err("a define without denials was refused".into());
+            }
+        }
+    }
+    let commits = 2 + ch.below(5);
+    // Sometimes the program changes midway: views change kind, arity or rules, or go.
+    let redefine_at = if ch.percent(30) {
+        Some(ch.below(commits))
+    } else {
+        None
+    };
+    for i in 0..commits {
+        if redefine_at == Some(i) {
+            let next = if ch.percent(40) {
+                random_program(ch)
+            } else {
+                mutate_program(ch, &active)
+            };
+            count_program(&next, stats);
+            transcript.step("define (another program)", &next.text(false));
+            if define_step(&db, &next, &base, stats)? {
+                active = next;
+            }
+        }
+        let set = random_changes(ch, &base);
+        transcript.step(&format!("commit {i}"), &set.text(&active));
+        base = commit_step(&db, &active, &base, &set, stats)?;
+    }
+    if std::env::var("RNT_ORACLE_SHOW").is_ok() {
+        let sizes = oracle(&active, &base);
+        for (rel, tuples) in active.rels.iter().zip(&sizes) {
+            eprintln!("  {} {}", rel.name, tuples.len());
+        }
+    }
+    // The same program written in another order is the same program.
+    let shuffled = db.define(&active.text(true), "shuffled.rnt", "again");
+    if !matches!(shuffled, Ok(CommitOutcome::NothingToCommit)) {
+        return Err(format!(
+            "redefining the program with rules and literals reordered: {shuffled:?}"
+        ));
+    }
+    // Maintained equals recomputed: a fresh store given the same program and base tuples in
+    // one commit reaches the same state hash.
+    let fresh = Database::new(Arc::new(MemoryStore::new()));
+    define(&fresh, &active).map_err(|e| format!("fresh define: {e}"))?;
+    let mut all = ChangeSet::new();
+    for (rel, tuples) in base.iter().enumerate() {
+        for tuple in tuples {
+            all.name(true, rel, tuple.clone());
+        }
+    }
+    let changes = parse_changes(&all.text(&active), None).map_err(|e| e.to_string())?;
+    fresh
+        .commit(changes, "all")
+        .map_err(|e| format!("fresh commit: {e}"))?;
+    let (ours, theirs) = (
+        db.head().map_err(|e| e.to_string())?,
+        fresh.head().map_err(|e| e.to_string())?,
+    );
+    if ours.state_address != theirs.state_address {
+        let names: Vec<&str> = ours
+            .state
+            .relations
+            .iter()
+            .zip(&theirs.state.relations)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| a.name.as_str())
+            .collect();
+        return Err(format!(
+            "the maintained state differs from a fresh store's over the same data (relations {names:?})"
+        ));
+    }
+    Ok(())
+}
