@@ -554,7 +554,9 @@ fn catch_sled_panic<T>(doing: &str, call: impl FnOnce() -> T) -> StoreResult<T> 
             .unwrap_or_else(|| "no message".to_string());
         StoreError::CorruptedEntry {
             what: "sled store".to_string(),
-            detail: format!("sled panicked while {doing} ({message}); its files are damaged"),
+            detail: format!(
+                "sled failed an internal check while {doing} ({message}); its files are damaged"
+            ),
         }
     })
 }
