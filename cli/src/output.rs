@@ -7,6 +7,7 @@ use rnt_merkle::ChangeCount;
 use rnt_store::Address;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use unicode_width::UnicodeWidthStr;
 
 /// Hex digits of an address in short displays (commit lines, tables).
 pub const SHORT_HEX_DIGITS: usize = 12;
@@ -182,14 +183,16 @@ pub fn cell(value: &Value) -> String {
 }
 
 /// Writes rows as aligned columns under a header, two spaces apart; columns flagged in
-/// `right` (numbers) are right-aligned. No trailing spaces.
+/// `right` (numbers) are right-aligned. No trailing spaces. Widths are display columns
+/// (Unicode East Asian Width: a CJK character or an emoji takes two), so the columns line
+/// up in a terminal whatever the script.
 pub fn write_table(
     out: &mut dyn Write,
     header: &[&str],
     right: &[bool],
     rows: &[Vec<String>],
 ) -> io::Result<()> {
-    let width = |cell: &str| cell.chars().count();
+    let width = |cell: &str| UnicodeWidthStr::width(cell);
     let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -350,6 +353,22 @@ mod tests {
             String::from_utf8(out).unwrap(),
             " id  plan\n  1  free\n100  pro\n"
         );
+    }
+
+    #[test]
+    fn table_aligns_wide_characters_by_display_width() {
+        let mut out = Vec::new();
+        let rows = vec![
+            vec!["東京".to_string(), "1".to_string()],
+            vec!["🦀🦀".to_string(), "22".to_string()],
+            vec!["abc".to_string(), "333".to_string()],
+        ];
+        write_table(&mut out, &["city", "n"], &[false, true], &rows).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text, "city    n\n東京    1\n🦀🦀   22\nabc   333\n");
+        // Every line ends at the same display column.
+        let ends: Vec<usize> = text.lines().map(UnicodeWidthStr::width).collect();
+        assert!(ends.iter().all(|&e| e == ends[0]), "{ends:?}");
     }
 
     #[test]
