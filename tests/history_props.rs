@@ -89,7 +89,7 @@ fn commit_history(
         let live: Vec<usize> = (0..queues.len())
             .filter(|&i| !queues[i].is_empty())
             .collect();
-        let pick = live.get(rng.below(live.len().max(1))).copied();
+        let pick = live.get(rng.index(live.len())).copied();
         let must_cut = pick.is_some_and(|i| batch_rows.contains(&queues[i].last().unwrap().1));
         if pick.is_none() || must_cut || (!batch.is_empty() && rng.below(16) == 0) {
             let changes: Vec<Change> = batch

@@ -22,6 +22,9 @@
 //! whole text; `UPDATE_SNAPSHOTS=1 cargo test -p rnt-cli --test transcripts` rewrites the
 //! files instead (review the diff before committing it).
 
+mod common;
+
+use common::split_words;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -68,63 +71,6 @@ fn blocks(text: &str) -> Vec<Block> {
     }
     assert!(comments.is_empty(), "comments after the last command");
     out
-}
-
-/// Splits a command line into words as a POSIX shell does for single quotes, double
-/// quotes (with `\"` and `\\`) and bare words. Returns the words and the file named by a
-/// trailing `< FILE`, if any.
-fn split_words(line: &str) -> (Vec<String>, Option<String>) {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' if in_word => {
-                words.push(std::mem::take(&mut word));
-                in_word = false;
-            }
-            ' ' => {}
-            '\'' => {
-                in_word = true;
-                for c in chars.by_ref() {
-                    if c == '\'' {
-                        break;
-                    }
-                    word.push(c);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '\\' if matches!(chars.peek(), Some('"' | '\\')) => {
-                            word.extend(chars.next());
-                        }
-                        c => word.push(c),
-                    }
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    let stdin = match words.iter().position(|w| w == "<") {
-        Some(at) => {
-            assert_eq!(at + 2, words.len(), "`< FILE` must end the command line");
-            let file = words.pop();
-            words.pop();
-            file
-        }
-        None => None,
-    };
-    (words, stdin)
 }
 
 fn copy_files(from: &Path, to: &Path) {

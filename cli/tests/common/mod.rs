@@ -202,26 +202,65 @@ pub fn assert_one_line_error(stderr: &str, needles: &[&str]) {
     }
 }
 
-/// splitmix64: a seeded, reproducible generator for the reliability suites (no
-/// dependency needed; the same seed gives the same kills and the same damage).
-pub struct Rng(pub u64);
+/// The seeded generator every test suite shares (the top-level `tests/common/rng.rs`).
+#[path = "../../../tests/common/rng.rs"]
+mod rng;
+pub use rng::Rng;
 
-impl Rng {
-    /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (0 when `n` is 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
+/// Splits a command line into words as a POSIX shell does for single quotes, double
+/// quotes (with `\"` and `\\`), bare words and a `#` comment that starts a word.
+/// Returns the words and the file named by a trailing `< FILE`, if any.
+pub fn split_words(line: &str) -> (Vec<String>, Option<String>) {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' if in_word => {
+                words.push(std::mem::take(&mut word));
+                in_word = false;
+            }
+            ' ' => {}
+            '#' if !in_word => break,
+            '\'' => {
+                in_word = true;
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    word.push(c);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' if matches!(chars.peek(), Some('"' | '\\')) => {
+                            word.extend(chars.next());
+                        }
+                        c => word.push(c),
+                    }
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
         }
     }
+    if in_word {
+        words.push(word);
+    }
+    let stdin = match words.iter().position(|w| w == "<") {
+        Some(at) => {
+            assert_eq!(at + 2, words.len(), "`< FILE` must end the command line");
+            let file = words.pop();
+            words.pop();
+            file
+        }
+        None => None,
+    };
+    (words, stdin)
 }

@@ -1,0 +1,108 @@
+//! The README's walk-through runs as written: every `rnt` line of its "Using it" block is
+//! run, in order, in a copy of `examples/shop/`, and must exit as its comment says (`# exit
+//! N: message` — 0 when the comment names no exit code), printing the quoted message on
+//! standard error. A line the test does not know how to run fails it, so the README cannot
+//! grow a step that is never tried.
+
+mod common;
+
+use common::split_words;
+use std::path::Path;
+use std::process::Command;
+
+/// The lines of the first `sh` code block after the "## Using it" heading.
+fn walk_through(readme: &str) -> Vec<String> {
+    let section = readme
+        .split("\n## Using it\n")
+        .nth(1)
+        .expect("the README has a \"## Using it\" section");
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the section holds a ```sh block");
+    block.lines().map(str::to_string).collect()
+}
+
+/// The exit code and message a line's comment promises: `# exit 2: denial ...`.
+fn promised(line: &str) -> (i32, Option<String>) {
+    let Some((_, comment)) = line.split_once("  # ") else {
+        return (0, None);
+    };
+    let Some(rest) = comment.trim().strip_prefix("exit ") else {
+        return (0, None);
+    };
+    let (code, message) = match rest.split_once(':') {
+        Some((code, message)) => (code, Some(message.trim().to_string())),
+        None => (rest, None),
+    };
+    let code = code.trim().parse().expect("`# exit N` names a number");
+    // "exit 0: maintained == recomputed" explains; only failures quote a message.
+    (code, message.filter(|_| code != 0))
+}
+
+fn copy_example(to: &Path) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop");
+    for entry in std::fs::read_dir(from).expect("examples/shop") {
+        let entry = entry.expect("a folder entry");
+        std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy an example file");
+    }
+}
+
+#[test]
+fn the_readme_walk_through_runs_as_written() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("README.md");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut copied = false;
+    let mut ran = 0;
+    for line in walk_through(&readme) {
+        if line.starts_with("cargo build ") {
+            continue; // the test runs the binary cargo built for it
+        }
+        if line.starts_with("cp -r examples/shop ") {
+            copy_example(dir.path());
+            copied = true;
+            continue;
+        }
+        let (words, stdin) = split_words(&line);
+        assert!(
+            words.first().is_some_and(|w| w == "rnt") && stdin.is_none(),
+            "a README line this test cannot run: {line}"
+        );
+        assert!(
+            copied,
+            "the walk-through runs rnt before copying the example"
+        );
+        let output = Command::new(env!("CARGO_BIN_EXE_rnt"))
+            .args(&words[1..])
+            .current_dir(dir.path())
+            .env_remove("RNT_STORE")
+            .env_remove("RNT_MEMORY_BUDGET")
+            .output()
+            .expect("run rnt");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let (code, message) = promised(&line);
+        assert_eq!(output.status.code(), Some(code), "{line}\n{stderr}");
+        if let Some(message) = message {
+            assert!(
+                stderr.contains(&message),
+                "{line}: expected {message:?} in {stderr:?}"
+            );
+        }
+        ran += 1;
+    }
+    assert!(ran >= 10, "the walk-through shrank to {ran} rnt commands");
+}
+
+#[test]
+fn a_comment_promises_an_exit_code_and_a_message() {
+    assert_eq!(
+        promised("rnt x   # exit 2: denial d violated"),
+        (2, Some("denial d violated".into()))
+    );
+    assert_eq!(promised("rnt verify   # exit 0: all equal"), (0, None));
+    assert_eq!(promised("rnt log   # newest first"), (0, None));
+    assert_eq!(promised("rnt log"), (0, None));
+}
