@@ -154,10 +154,10 @@ fn check_errors_name_the_line() {
     for (text, message) in cases {
         check_error(text, message);
     }
-    let long = format!("+customers(1, \"{}\")", "x".repeat(5000));
+    let long = format!("+customers(1, \"{}\")", "x".repeat(70_000));
     check_error(
         &long,
-        "line 1: tuple of customers encodes to 5010 bytes, more than the limit of 4096",
+        "line 1: tuple of customers encodes to 70010 bytes, more than the limit of 65536",
     );
 }
 

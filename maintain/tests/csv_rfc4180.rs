@@ -111,12 +111,15 @@ fn an_unclosed_quote_stops_at_the_record_limit() {
     let message = records(&input).unwrap_err();
     assert_eq!(
         message,
-        format!("line 8193: record starting on line 2 is longer than {RECORD_BYTES_MAX} bytes (is a quoted field not closed?)")
+        format!(
+            "line {}: record starting on line 2 is longer than {RECORD_BYTES_MAX} bytes (is a quoted field not closed?)",
+            RECORD_BYTES_MAX / 8 + 1
+        )
     );
     let one_line = vec![b'x'; RECORD_BYTES_MAX + 10];
     assert_eq!(
         records(&one_line).unwrap_err(),
-        "line 1: record starting on line 1 is longer than 65536 bytes (is a quoted field not closed?)"
+        "line 1: record starting on line 1 is longer than 524288 bytes (is a quoted field not closed?)"
     );
 }
 
@@ -210,10 +213,13 @@ fn row_errors_name_line_and_column() {
     for (input, message) in cases {
         assert_eq!(tuples(input).unwrap_err(), message, "for {input:?}");
     }
-    let long = format!("id,plan,paid\n1,{},true\n", "x".repeat(5000));
+    // 64 KiB per encoded tuple: 8 (id) + 60 000 + 2 (plan) + 1 (paid) fits, 70 000 does not.
+    let fits = format!("id,plan,paid\n1,{},true\n", "x".repeat(60_000));
+    assert_eq!(tuples(&fits).unwrap().len(), 1);
+    let long = format!("id,plan,paid\n1,{},true\n", "x".repeat(70_000));
     assert_eq!(
         tuples(&long).unwrap_err(),
-        "line 2: tuple encodes to 5011 bytes, more than the limit of 4096"
+        "line 2: tuple encodes to 70011 bytes, more than the limit of 65536"
     );
 }
 

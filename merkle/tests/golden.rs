@@ -154,6 +154,30 @@ fn root_of_long_keys_is_pinned() {
     );
 }
 
+/// Keys far over a node's target size, a quarter of them at the 64 KiB limit
+/// (`KEY_BYTES_MAX`): each ends the node it joins, and internal nodes carry them as their
+/// children's last keys. Reproduced by an independent reimplementation of format.md §6.
+#[test]
+fn root_of_oversized_keys_is_pinned() {
+    let (root, depth) = root_of((0u32..60).map(|i| {
+        let n = if i % 4 == 0 {
+            rnt_merkle::KEY_BYTES_MAX
+        } else {
+            1000 + (i as usize * 9973) % 64_537
+        };
+        let mut key = i.to_be_bytes().to_vec();
+        key.resize(n, b'o');
+        (key, vec![i as u8; i as usize % 7])
+    }));
+    assert_eq!(
+        (root.as_str(), depth),
+        (
+            "3a0e047afd78fd512fbd380dbc9f2e43aa516f30b163f1849e0dbd9ab1859c5d",
+            6
+        )
+    );
+}
+
 fn sample_state() -> rnt_merkle::State {
     use rnt_merkle::{AuxTree, RelationEntry, RelationKind, State};
     State {

@@ -138,7 +138,7 @@ impl Maintainer<'_> {
     ) -> DbResult<()> {
         let types = &shape.head_types;
         let sum_count = shape.sum_columns().len();
-        let group_key = shape.encode_key(key)?;
+        let group_key = shape.encode_key(key, rule)?;
         let (old_matches, old_sums) = match groups.get(self.nodes, &group_key)? {
             Some(bytes) => decode_accumulator(&bytes, sum_count)?,
             None => (0, vec![0; sum_count]),
@@ -163,10 +163,10 @@ impl Maintainer<'_> {
             let (old, new, column_edits) = self.extreme_fronts(
                 shape,
                 &extremes[slot],
-                &group_key,
+                (key, &group_key),
                 column,
                 &change.values[slot],
-                view,
+                (view, rule),
             )?;
             old_front.push(old);
             new_front.push(new);

@@ -19,10 +19,10 @@ impl Maintainer<'_> {
         &self,
         shape: &AggregateShape,
         tree: &Tree,
-        group_key: &[u8],
+        (group, group_key): (&[Value], &[u8]),
         column: usize,
         changes: &BTreeMap<Value, i64>,
-        view: &str,
+        (view, rule): (&str, &str),
     ) -> DbResult<(Option<Value>, Option<Value>, Vec<Edit>)> {
         let mut edits = Vec::new();
         let mut new_counts: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
@@ -30,7 +30,7 @@ impl Maintainer<'_> {
             if *change == 0 {
                 continue;
             }
-            let key = shape.extreme_key(group_key, column, value)?;
+            let key = shape.extreme_key(group_key, group, column, value, rule)?;
             let old = match tree.get(self.nodes, &key)? {
                 Some(bytes) => decode_count(&bytes, view)?,
                 None => 0,

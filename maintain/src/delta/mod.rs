@@ -218,8 +218,12 @@ impl<'a> Maintainer<'a> {
     }
 }
 
+/// Encodes a derived tuple of `relation`. Rules check the tuple limit where they derive a
+/// tuple (`eval::limit`, naming the rule), and the checker the types, so a failure here
+/// is a bug.
 fn encode(tuple: &[Value], types: &[Type], relation: &str) -> DbResult<Vec<u8>> {
-    encode_tuple(tuple, types).map_err(|e| DbError::user(format!("`{relation}`: {e}")))
+    encode_tuple(tuple, types)
+        .map_err(|e| DbError::internal(format!("a derived tuple of `{relation}`: {e}")))
 }
 
 fn decode_count(bytes: &[u8], relation: &str) -> DbResult<u64> {

@@ -12,10 +12,13 @@
 //!   The group's extreme is the first entry under the group's prefix.
 
 use crate::eval::join::run_plan;
+use crate::eval::limit::{check_group_row, group_too_large};
 use crate::eval::plan::{HeadColumn, RulePlan};
 use crate::eval::read::{Flow, Relations};
 use crate::lang::syntax::ast::AggregateFn;
-use crate::lang::tuple::{decode_tuple, encode_tuple, Tuple};
+use crate::lang::tuple::{
+    decode_tuple, encode_tuple, encoded_bytes, fits_limit, Tuple, TUPLE_BYTES_MAX,
+};
 use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
 use std::collections::BTreeMap;
@@ -98,16 +101,35 @@ impl AggregateShape {
         }
     }
 
-    /// Encodes a group key.
-    pub fn encode_key(&self, key: &[Value]) -> DbResult<Vec<u8>> {
-        encode_tuple(key, &self.key_types).map_err(|e| DbError::user(format!("group key: {e}")))
+    /// Encodes the group key `key` of `rule`; an error naming both when it outgrows the
+    /// tuple limit.
+    pub fn encode_key(&self, key: &[Value], rule: &str) -> DbResult<Vec<u8>> {
+        if !fits_limit(key) {
+            return Err(group_too_large(rule, key, "its key", encoded_bytes(key)));
+        }
+        encode_tuple(key, &self.key_types)
+            .map_err(|e| DbError::internal(format!("rule `{rule}`: group key: {e}")))
     }
 
-    /// The key of a value in the sorted-values tree of column `column`.
-    pub fn extreme_key(&self, group: &[u8], column: usize, value: &Value) -> DbResult<Vec<u8>> {
-        let mut key = group.to_vec();
+    /// The key of `value` in the sorted-values tree of column `column`, under the encoded
+    /// group key `group` (of the group `key` of `rule`, named when the key outgrows the
+    /// tuple limit).
+    pub fn extreme_key(
+        &self,
+        group: &[u8],
+        key: &[Value],
+        column: usize,
+        value: &Value,
+        rule: &str,
+    ) -> DbResult<Vec<u8>> {
         let encoded = encode_tuple(std::slice::from_ref(value), &[self.head_types[column]])
-            .map_err(|e| DbError::user(format!("aggregate value: {e}")))?;
+            .map_err(|e| DbError::internal(format!("rule `{rule}`: aggregate value: {e}")))?;
+        let bytes = group.len() + encoded.len();
+        if bytes > TUPLE_BYTES_MAX {
+            return Err(group_too_large(rule, key, "its min/max key", bytes));
+        }
+        let mut key = Vec::with_capacity(bytes);
+        key.extend_from_slice(group);
         if matches!(
             self.columns[column],
             HeadColumn::Aggregate(AggregateFn::Max, _)
@@ -171,6 +193,7 @@ impl AggregateShape {
             };
             row.push(value);
         }
+        check_group_row(rule, key, &row)?;
         Ok(row)
     }
 }

@@ -395,7 +395,9 @@ impl<'a> Engine<'a> {
             .relation(view)
             .is_some_and(|r| r.is_aggregated());
         let encode = |tuple: &Tuple| {
-            encode_tuple(tuple, &types).map_err(|e| DbError::user(format!("view `{view}`: {e}")))
+            // Rules check the limit where they derive (`limit`), the checker the types.
+            encode_tuple(tuple, &types)
+                .map_err(|e| DbError::internal(format!("a derived tuple of `{view}`: {e}")))
         };
         let mut keyed: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
         let mut extra: AuxTrees = Vec::new();
@@ -464,7 +466,7 @@ impl<'a> Engine<'a> {
         let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); extreme_columns.len()];
         for (key, group) in &groups {
             rows.push(row_from_state(&shape, key, group, &plan.source)?);
-            let group_key = shape.encode_key(key)?;
+            let group_key = shape.encode_key(key, &plan.source)?;
             accumulators.push((
                 group_key.clone(),
                 encode_accumulator(group.matches, &group.sums),
@@ -472,7 +474,7 @@ impl<'a> Engine<'a> {
             for (slot, &column) in extreme_columns.iter().enumerate() {
                 for (value, multiplicity) in &group.values[slot] {
                     extremes[slot].push((
-                        shape.extreme_key(&group_key, column, value)?,
+                        shape.extreme_key(&group_key, key, column, value, &plan.source)?,
                         multiplicity.to_le_bytes().to_vec(),
                     ));
                 }

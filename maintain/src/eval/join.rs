@@ -2,6 +2,7 @@
 //! and the head tuple projected from the bindings.
 
 use crate::eval::expr::{eval_comparison, eval_expr};
+use crate::eval::limit::check_derived;
 use crate::eval::plan::{Column, HeadColumn, RulePlan, Step};
 use crate::eval::read::{Flow, Relations};
 use crate::lang::tuple::Tuple;
@@ -114,8 +115,15 @@ fn unbind(columns: &[Column], bindings: &mut [Option<Value>]) {
     }
 }
 
-/// The head tuple of a non-aggregating plan under `bindings`.
+/// The head tuple of a non-aggregating plan under `bindings`; an error naming the rule when
+/// it outgrows the tuple limit (`limit`).
 pub fn project(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
+    let tuple = project_unchecked(plan, bindings)?;
+    check_derived(&plan.source, &plan.head, &tuple)?;
+    Ok(tuple)
+}
+
+fn project_unchecked(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
     plan.head_columns
         .iter()
         .map(|column| match column {

@@ -15,6 +15,7 @@ pub mod expr;
 pub mod fixpoint;
 pub mod index;
 pub mod join;
+pub mod limit;
 pub mod memory;
 pub mod plan;
 pub mod query;

@@ -28,9 +28,10 @@ use crate::lang::value::{Type, Value};
 
 /// The longest record, in bytes of CSV text. A valid tuple encodes to at most
 /// [`TUPLE_BYTES_MAX`] bytes, and its CSV text is at most a few times that (doubled quotes,
-/// ints in decimal, `false` for a one-byte bool), so this is far above any valid record.
-/// The limit bounds memory when a quote is never closed and reports that early.
-pub const RECORD_BYTES_MAX: usize = 64 * 1024;
+/// ints in decimal, `false` for a one-byte bool: at most 6× for a tuple of bools), so this
+/// is above any valid record. The limit bounds memory when a quote is never closed and
+/// reports that early.
+pub const RECORD_BYTES_MAX: usize = 8 * TUPLE_BYTES_MAX;
 
 /// Malformed CSV, or a row that does not fit the relation.
 #[derive(Debug, thiserror::Error)]

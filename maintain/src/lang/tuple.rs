@@ -39,10 +39,12 @@ use crate::lang::value::{Type, Value};
 /// One tuple of a relation: a value per attribute, in declaration order.
 pub type Tuple = Vec<Value>;
 
-/// The largest encoded tuple, in bytes. Tuples are prolly-tree keys, and a key must fit in
-/// a node of the target size (~4 KiB) so that every node can hold at least one entry.
-/// Enforced where tuples enter (changes, CSV import) and when decoding.
-pub const TUPLE_BYTES_MAX: usize = 4096;
+/// The largest encoded tuple, in bytes: 64 KiB, for every relation (base, derived, a
+/// query's head). Tuples are prolly-tree keys, and this is the trees' key limit
+/// (`rnt_merkle::KEY_BYTES_MAX`); a tuple larger than a node's ~4 KiB target ends its
+/// node (`docs/format.md` §6.5). Enforced where tuples enter (changes, CSV import), where
+/// rules derive them (naming the rule), and when decoding.
+pub const TUPLE_BYTES_MAX: usize = 64 * 1024;
 
 /// Encoded width of an `int`.
 const INT_BYTES: usize = 8;
@@ -166,6 +168,37 @@ fn checked_len(values: &[Value], types: &[Type]) -> Result<usize, TupleError> {
         };
     }
     Ok(bytes)
+}
+
+/// The length of `values`' encoding, whatever their types: what [`encode_tuple`] would
+/// write for a schema they fit. Scans the strings (a `00` byte is escaped to two).
+pub fn encoded_bytes(values: &[Value]) -> usize {
+    values.iter().map(value_bytes).sum()
+}
+
+/// Whether `values` encode to at most [`TUPLE_BYTES_MAX`] bytes; O(columns) when they are
+/// far below it (a string's escapes at most double it), exact otherwise.
+pub fn fits_limit(values: &[Value]) -> bool {
+    let upper: usize = values.iter().map(value_bytes_upper).sum();
+    upper <= TUPLE_BYTES_MAX || encoded_bytes(values) <= TUPLE_BYTES_MAX
+}
+
+/// An upper bound of one value's encoding, O(1): every string byte escaped.
+fn value_bytes_upper(value: &Value) -> usize {
+    match value {
+        Value::Int(_) => INT_BYTES,
+        Value::Bool(_) => 1,
+        Value::Str(s) => 2 * s.len() + 2,
+    }
+}
+
+/// One value's encoding length, exact.
+fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::Int(_) => INT_BYTES,
+        Value::Bool(_) => 1,
+        Value::Str(s) => s.len() + s.bytes().filter(|&b| b == STR_ESCAPE).count() + 2,
+    }
 }
 
 fn check_limit(bytes: usize) -> Result<usize, TupleError> {

@@ -30,6 +30,8 @@ pub struct NodeFacts {
     pub measured_bytes: usize,
     pub encoded_bytes: usize,
     pub largest_entry: usize,
+    /// Measured bytes of the node's last entry, and of the one before it (0 if none).
+    pub last_entries: (usize, usize),
     /// Whether this node is the last of its level.
     pub last_at_level: bool,
 }
@@ -45,10 +47,12 @@ pub fn walk(nodes: &NodeStore, tree: &Tree) -> Vec<NodeFacts> {
             let node = nodes.read(address).expect("read node");
             let mut measured = 0;
             let mut largest = 0;
+            let mut last_entries = (0, 0);
             for e in 0..node.len() {
                 let size = chunker::entry_bytes(node.key(e), node.value(e));
                 measured += size;
                 largest = largest.max(size);
+                last_entries = (size, last_entries.0);
                 if !node.is_leaf() {
                     next.push(node.child(e).address);
                 }
@@ -60,6 +64,7 @@ pub fn walk(nodes: &NodeStore, tree: &Tree) -> Vec<NodeFacts> {
                 measured_bytes: measured,
                 encoded_bytes: node.bytes().len(),
                 largest_entry: largest,
+                last_entries,
                 last_at_level: i + 1 == count,
             });
         }
