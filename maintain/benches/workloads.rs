@@ -18,8 +18,7 @@
 
 use rnt_maintain::change::{Change, Sign};
 use rnt_maintain::engine::{plan_program, Engine};
-use rnt_maintain::{CommitOutcome, Database, Value};
-use rnt_merkle::RelationKind;
+use rnt_maintain::{CommitOutcome, Database, RelationKind, Value};
 use rnt_store::MemoryStore;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -239,11 +238,13 @@ fn recompute(db: &Database, relations: &[&str]) -> Duration {
     let started = Instant::now();
     let mut engine = Engine::new(db.nodes(), &head.program, &plans, &base);
     for relation in relations {
-        match head.entry(relation).map(|e| e.kind) {
-            Some(RelationKind::View) => {
-                engine.materialize(relation).expect("materialize");
-            }
-            _ => engine.check_denials().expect("denials hold"),
+        if head
+            .entry(relation)
+            .is_some_and(|e| e.kind == RelationKind::View)
+        {
+            engine.materialize(relation).expect("materialize");
+        } else {
+            engine.check_denials().expect("denials hold");
         }
     }
     started.elapsed()

@@ -54,6 +54,7 @@ pub use eval::query::QueryAnswer;
 pub use lang::change::{Change, ChangeError, ChangeSet, Sign};
 pub use lang::csv::CsvError;
 pub use lang::schema::{Attribute, RelationSchema};
+pub use lang::syntax::ast::RelationKind;
 pub use lang::tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use lang::value::{Type, Value};
 

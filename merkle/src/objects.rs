@@ -2,8 +2,8 @@
 //!
 //! Their bytes are produced and checked by `crate::codec` (the one module that knows every
 //! hashed layout). Both are encoded as a tag byte, a format version byte, then a bincode 2.0.1 body with a
-//! fixed configuration (little-endian, fixed-width integers: `u64` lengths, `u32` enum
-//! tags, `u8` option tags). `docs/format.md` spells the bytes out; `tests/golden.rs` pins
+//! fixed configuration (little-endian, fixed-width integers: `u64` lengths, `u32` kind
+//! codes, `u8` option tags). `docs/format.md` spells the bytes out; `tests/golden.rs` pins
 //! them. A node chunk starts with its own version byte (1), which is neither tag, so no
 //! chunk decodes as two kinds of object.
 //!
@@ -25,35 +25,12 @@ pub const OBJECT_FORMAT_VERSION: u8 = 1;
 /// Largest object body accepted on decode; bounds allocation on corrupt length prefixes.
 pub const OBJECT_BYTES_MAX: usize = 64 * 1024 * 1024;
 
-/// What a relation of a state is.
+/// What kind of relation an entry is, as an opaque code. The values belong to the language
+/// of the state's program (`rnt-maintain` defines them, with the keywords they stand for):
+/// merkle stores, compares and hashes the code and knows nothing else about it. Encoded as
+/// a `u32` little-endian, the same bytes the variant index of an enum takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Encode, Decode)]
-pub enum RelationKind {
-    /// A base relation: tuples stored as given.
-    Relation,
-    /// A materialized derived relation, maintained at each commit.
-    View,
-    /// A derived relation computed when read; nothing stored.
-    Ephemeral,
-    /// A derived relation that must stay empty; nothing stored.
-    Denial,
-}
-
-impl RelationKind {
-    /// The keyword of the language and of `status` (`relation`, `view`, ...).
-    pub fn keyword(self) -> &'static str {
-        match self {
-            RelationKind::Relation => "relation",
-            RelationKind::View => "view",
-            RelationKind::Ephemeral => "ephemeral",
-            RelationKind::Denial => "denial",
-        }
-    }
-
-    /// Whether relations of this kind are stored in trees.
-    pub fn is_stored(self) -> bool {
-        matches!(self, RelationKind::Relation | RelationKind::View)
-    }
-}
+pub struct KindCode(pub u32);
 
 /// A tree a relation keeps besides its tuples (an index, counts, accumulators), named by
 /// a label that says what it holds, e.g. `index 1,0`.
@@ -70,9 +47,9 @@ pub struct AuxTree {
 pub struct RelationEntry {
     /// The relation's name; unique within the state.
     pub name: String,
-    /// What kind of relation it is.
-    pub kind: RelationKind,
-    /// Root of its tuple tree (`None` for ephemeral relations and denials).
+    /// What kind of relation it is, as the language codes it.
+    pub kind: KindCode,
+    /// Root of its tuple tree (`None` for kinds that keep no tree: the language says which).
     pub root: Option<[u8; 32]>,
     /// Distinct tuples stored (`None` when not stored).
     pub count: Option<u64>,
@@ -173,9 +150,6 @@ impl State {
                 return Err(corrupt(
                     "a relation's auxiliary trees are not sorted by label",
                 ));
-            }
-            if relation.kind.is_stored() != relation.root.is_some() {
-                return Err(corrupt("a relation's root does not match its kind"));
             }
         }
         Ok(state)
@@ -319,7 +293,7 @@ mod tests {
     fn entry(name: &str, root: u8) -> RelationEntry {
         RelationEntry {
             name: name.into(),
-            kind: RelationKind::Relation,
+            kind: KindCode(0),
             root: Some([root; 32]),
             count: Some(1),
             aux: vec![],

@@ -179,20 +179,20 @@ fn root_of_oversized_keys_is_pinned() {
 }
 
 fn sample_state() -> rnt_merkle::State {
-    use rnt_merkle::{AuxTree, RelationEntry, RelationKind, State};
+    use rnt_merkle::{AuxTree, KindCode, RelationEntry, State};
     State {
         program: "relation r(x: int).\nview v(x: int).\n\nv(x) :- r(x).\n".to_string(),
         relations: vec![
             RelationEntry {
                 name: "r".to_string(),
-                kind: RelationKind::Relation,
+                kind: KindCode(0), // relation
                 root: Some([0x11; 32]),
                 count: Some(2),
                 aux: vec![],
             },
             RelationEntry {
                 name: "v".to_string(),
-                kind: RelationKind::View,
+                kind: KindCode(1), // view
                 root: Some([0x22; 32]),
                 count: Some(1),
                 aux: vec![AuxTree {

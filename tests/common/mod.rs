@@ -14,4 +14,5 @@ pub fn cases(default: u32) -> u32 {
 
 #[path = "rng.rs"]
 mod rng;
+#[allow(unused_imports)] // Not every suite draws from it.
 pub use rng::Rng;

@@ -55,7 +55,7 @@ pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Re
 
 /// Whether `name` is declared in `snapshot` and kept in a tree (a relation or a view).
 fn is_stored(snapshot: &Snapshot, name: &str) -> bool {
-    snapshot.entry(name).is_some_and(|e| e.kind.is_stored())
+    snapshot.entry(name).is_some_and(|e| e.root.is_some())
 }
 
 /// The diff of an ephemeral relation or a denial, which no state stores: evaluate it in

@@ -4,6 +4,7 @@
 use crate::output::{write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
 use crate::Context;
 use clap::Args;
+use rnt_maintain::DbError;
 use rnt_store::Address;
 use std::io::Write;
 
@@ -19,16 +20,22 @@ pub struct StatusArgs {
 pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
     let head = db.head()?;
-    let relations = &head.state.relations;
+    // Each relation with its kind's keyword (the state records the kind as a code).
+    let relations = head
+        .state
+        .relations
+        .iter()
+        .map(|r| Ok((r, head.kind_of(r)?.keyword())))
+        .collect::<Result<Vec<_>, DbError>>()?;
     match args.format {
         ReportFormat::Json => {
             // count and root are null for relations that are not stored (ephemeral, denial).
             let relations = relations
                 .iter()
-                .map(|r| {
+                .map(|(r, kind)| {
                     Json::object([
                         ("name", Json::Str(r.name.clone())),
-                        ("kind", Json::Str(r.kind.keyword().to_string())),
+                        ("kind", Json::Str(kind.to_string())),
                         ("count", r.count.map_or(Json::Null, Json::UInt)),
                         (
                             "root",
@@ -57,10 +64,10 @@ pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::
             writeln!(out)?;
             let rows: Vec<Vec<String>> = relations
                 .iter()
-                .map(|r| {
+                .map(|(r, kind)| {
                     vec![
                         r.name.clone(),
-                        r.kind.keyword().to_string(),
+                        kind.to_string(),
                         r.count.map_or("-".to_string(), |c| c.to_string()),
                         r.root.map_or("-".to_string(), |root| {
                             Address::from_bytes(root).short_hex(SHORT_HEX_DIGITS)

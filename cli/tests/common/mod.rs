@@ -205,6 +205,7 @@ pub fn assert_one_line_error(stderr: &str, needles: &[&str]) {
 /// The seeded generator every test suite shares (the top-level `tests/common/rng.rs`).
 #[path = "../../../tests/common/rng.rs"]
 mod rng;
+#[allow(unused_imports)] // Not every suite draws from it.
 pub use rng::Rng;
 
 /// Splits a command line into words as a POSIX shell does for single quotes, double

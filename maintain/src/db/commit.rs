@@ -14,11 +14,11 @@ use crate::delta::{delta_of_diff, Delta, Maintainer};
 use crate::eval::engine::{plan_program, relation_types};
 use crate::lang::change::{check_changes, Change, Sign};
 use crate::lang::schema::RelationSchema;
+use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::encode_tuple;
 use crate::{DbError, DbResult};
 use rnt_merkle::{
-    ChangeCount, Commit, Counters, DiffEntry, Edit, OperatorStat, RelationEntry, RelationKind,
-    State, Tree,
+    ChangeCount, Commit, Counters, DiffEntry, Edit, OperatorStat, RelationEntry, State, Tree,
 };
 use rnt_store::{commit_ref, Address};
 use std::collections::BTreeMap;
@@ -49,13 +49,14 @@ impl Database {
         let head = self.head()?;
         for change in &changes {
             if let Some(entry) = head.entry(&change.relation) {
-                if entry.kind != RelationKind::Relation {
+                let kind = head.kind_of(entry)?;
+                if kind != RelationKind::Relation {
                     return Err(DbError::user(format!(
                         "{}line {}: `{}` is a {}: derived relations change only through their rules",
                         change.source.as_deref().map(|s| format!("{s}, ")).unwrap_or_default(),
                         change.line,
                         change.relation,
-                        entry.kind.keyword()
+                        kind.keyword()
                     )));
                 }
             }

@@ -9,12 +9,11 @@
 use crate::db::snapshot::Snapshot;
 use crate::db::{rebuild_views, update_base_indexes, CommitOutcome, Database};
 use crate::eval::engine::plan_program;
-use crate::eval::stored_kind;
 use crate::lang::check::{compile, Program};
 use crate::lang::diagnostic::{render_all, Source};
-use crate::lang::syntax::ast::Literal;
+use crate::lang::syntax::ast::{Literal, RelationKind};
 use crate::{DbError, DbResult};
-use rnt_merkle::{RelationEntry, RelationKind, State, Tree};
+use rnt_merkle::{RelationEntry, State, Tree};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl Database {
@@ -84,7 +83,7 @@ impl Database {
                 continue;
             }
             let keeps = program.relation(&old.name).is_some_and(|r| {
-                stored_kind(r.kind()) == RelationKind::Relation
+                r.kind() == RelationKind::Relation
                     && Some(r.declaration.schema()) == head.schema(&old.name)
             });
             if !keeps {
@@ -102,7 +101,7 @@ impl Database {
         let mut empty_tree: Option<Tree> = None;
         let mut relations = Vec::new();
         for (name, relation) in &program.relations {
-            let kind = stored_kind(relation.kind());
+            let kind = relation.kind();
             let kept = head.entry(name).filter(|old| {
                 let same_base = kind == RelationKind::Relation
                     && head.schema(name) == Some(relation.declaration.schema());
@@ -118,7 +117,7 @@ impl Database {
                     };
                     RelationEntry {
                         name: name.clone(),
-                        kind,
+                        kind: kind.into(),
                         root: Some(*tree.root().as_bytes()),
                         count: Some(0),
                         aux: Vec::new(),
@@ -126,7 +125,7 @@ impl Database {
                 }
                 None => RelationEntry {
                     name: name.clone(),
-                    kind,
+                    kind: kind.into(),
                     root: None,
                     count: None,
                     aux: Vec::new(),

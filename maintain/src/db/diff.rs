@@ -4,9 +4,10 @@
 use crate::db::snapshot::{unknown_relation, Snapshot};
 use crate::db::{decode_stored, Database};
 use crate::lang::change::Sign;
+use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::Tuple;
 use crate::DbResult;
-use rnt_merkle::{DiffEntry, RelationEntry, RelationKind, Tree};
+use rnt_merkle::{DiffEntry, RelationEntry, Tree};
 
 /// Which relations a diff lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,9 +56,8 @@ impl Database {
         let mut out = Vec::new();
         for name in names {
             let (a, b) = (from.entry(name), to.entry(name));
-            let kind = b.or(a).map(|e| e.kind).unwrap_or(RelationKind::Relation);
             let included = match scope {
-                DiffScope::Base => kind == RelationKind::Relation,
+                DiffScope::Base => b.or(a).is_none_or(|e| e.kind == RelationKind::Relation),
                 DiffScope::All => true,
                 DiffScope::Relation(only) => only == name,
             };

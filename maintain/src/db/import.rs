@@ -7,9 +7,10 @@
 
 use crate::db::commit::MaintainedChange;
 use crate::db::{CommitOutcome, Database};
+use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::{encode_tuple, Tuple};
 use crate::{DbError, DbResult};
-use rnt_merkle::{ChangeCount, OperatorStat, RelationKind, State, Tree};
+use rnt_merkle::{ChangeCount, OperatorStat, State, Tree};
 use std::collections::BTreeMap;
 
 /// Rows an import sorts and applies per batch: bounds its memory on huge files.
@@ -40,10 +41,10 @@ impl Database {
         let head = self.head()?;
         let started = self.nodes.counters();
         let entry = head.require(relation)?;
-        if entry.kind != RelationKind::Relation {
+        let kind = head.kind_of(entry)?;
+        if kind != RelationKind::Relation {
             return Err(DbError::user(format!(
-                "`{relation}` is a {}: import fills base relations only",
-                entry.kind.keyword()
+                "`{relation}` is a {kind}: import fills base relations only"
             )));
         }
         let types = head.schema(relation).map(|s| s.types()).unwrap_or_default();

@@ -5,8 +5,9 @@ use crate::delta::Delta;
 use crate::eval::engine::{relation_types, ProgramPlans};
 use crate::eval::index::index_trees;
 use crate::lang::check::Program;
+use crate::lang::syntax::ast::RelationKind;
 use crate::DbResult;
-use rnt_merkle::{NodeStore, RelationEntry, RelationKind};
+use rnt_merkle::{NodeStore, RelationEntry};
 use std::collections::BTreeMap;
 
 /// Keeps the indexes the plans need for every base relation: an unchanged relation keeps

@@ -4,8 +4,9 @@
 use crate::eval::engine::{relation_types, Engine, ProgramPlans};
 use crate::eval::index::index_trees;
 use crate::lang::check::Program;
+use crate::lang::syntax::ast::RelationKind;
 use crate::DbResult;
-use rnt_merkle::{AuxTree, NodeStore, RelationEntry, RelationKind};
+use rnt_merkle::{AuxTree, NodeStore, RelationEntry};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Computes the views in `recompute` from scratch, in stratum order; every other view

@@ -1,9 +1,9 @@
 //! [`Snapshot`]: one state of the database, loaded and checked: its objects, its program,
 //! and the schemas of its relations.
 
-use crate::eval::stored_kind;
 use crate::lang::check::{compile, Program};
 use crate::lang::schema::RelationSchema;
+use crate::lang::syntax::ast::RelationKind;
 use crate::{DbError, DbResult};
 use rnt_merkle::{RelationEntry, State, Tree};
 use rnt_store::{Address, ChunkStore};
@@ -50,13 +50,32 @@ impl Snapshot {
         }
     }
 
-    /// Reads the state at `state_address` and checks its program.
+    /// Reads the state at `state_address` and checks it: every relation's kind code names a
+    /// kind, the relation has a tree exactly when its kind is stored, its program compiles
+    /// and declares every relation of the state with the kind the state records.
     pub fn load(
         chunks: &dyn ChunkStore,
         commit: Option<Address>,
         state_address: Address,
     ) -> DbResult<Snapshot> {
         let state = State::read(chunks, &state_address)?;
+        for entry in &state.relations {
+            let kind = kind_of(&state_address, entry)?;
+            if kind.is_stored() != entry.root.is_some() {
+                return Err(corrupted_state(
+                    &state_address,
+                    format!(
+                        "relation `{}` ({kind}) {}",
+                        entry.name,
+                        if entry.root.is_some() {
+                            "has a tree, but its kind keeps none"
+                        } else {
+                            "has no tree, but its kind keeps one"
+                        }
+                    ),
+                ));
+            }
+        }
         let program = compile(&state.program).map_err(|diagnostics| {
             DbError::corrupted(format!(
                 "state {state_address} holds a program that does not compile ({} errors)",
@@ -64,12 +83,15 @@ impl Snapshot {
             ))
         })?;
         for entry in &state.relations {
-            let declared = program.relation(&entry.name).map(|r| stored_kind(r.kind()));
-            if declared != Some(entry.kind) {
-                return Err(DbError::corrupted(format!(
-                    "state {state_address}: relation `{}` does not match the state's program",
-                    entry.name
-                )));
+            let declared = program.relation(&entry.name).map(|r| r.kind());
+            if declared.is_none_or(|kind| kind != entry.kind) {
+                return Err(corrupted_state(
+                    &state_address,
+                    format!(
+                        "relation `{}` does not match the state's program",
+                        entry.name
+                    ),
+                ));
             }
         }
         Ok(Snapshot {
@@ -106,9 +128,36 @@ impl Snapshot {
         self.entry(name).and_then(RelationEntry::tree)
     }
 
+    /// The kind of one of this state's relations, from the code its entry records (an
+    /// unknown code is corruption, which [`Snapshot::load`] already rules out).
+    pub fn kind_of(&self, entry: &RelationEntry) -> DbResult<RelationKind> {
+        kind_of(&self.state_address, entry)
+    }
+
     /// The relation's entry, or a user error naming the unknown relation.
     pub fn require(&self, name: &str) -> DbResult<&RelationEntry> {
         self.entry(name).ok_or_else(|| unknown_relation(self, name))
+    }
+}
+
+/// The kind an entry of the state at `state_address` records; an unknown code is corruption.
+fn kind_of(state_address: &Address, entry: &RelationEntry) -> DbResult<RelationKind> {
+    RelationKind::from_code(entry.kind.0).ok_or_else(|| {
+        corrupted_state(
+            state_address,
+            format!(
+                "relation `{}` has kind code {}, which names no kind",
+                entry.name, entry.kind.0
+            ),
+        )
+    })
+}
+
+/// Damage found in the state at `state_address`.
+fn corrupted_state(state_address: &Address, detail: String) -> DbError {
+    DbError::Corrupted {
+        address: Some(*state_address),
+        detail: format!("state {state_address}: {detail}"),
     }
 }
 
@@ -129,5 +178,104 @@ pub fn unknown_relation(snapshot: &Snapshot, name: &str) -> DbError {
             "unknown relation `{name}` (relations: {})",
             known.join(", ")
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnt_merkle::KindCode;
+    use rnt_store::MemoryStore;
+
+    /// A state of `relation r(x: int). ephemeral e(x: int).` whose entries are `r` and `e`
+    /// as given.
+    fn write_state(chunks: &MemoryStore, r: RelationEntry, e: RelationEntry) -> Address {
+        let program = compile("relation r(x: int).\nephemeral e(x: int).\ne(x) :- r(x).\n")
+            .expect("the program compiles");
+        let state = State {
+            program: program.canonical_text(),
+            relations: vec![e, r],
+        };
+        state.write(chunks).expect("the state is written")
+    }
+
+    fn entry(name: &str, kind: KindCode, root: Option<[u8; 32]>) -> RelationEntry {
+        RelationEntry {
+            name: name.into(),
+            kind,
+            root,
+            count: root.map(|_| 0),
+            aux: Vec::new(),
+        }
+    }
+
+    fn corruption(result: DbResult<Snapshot>, state: Address) -> String {
+        match result {
+            Err(DbError::Corrupted {
+                address: Some(address),
+                detail,
+            }) => {
+                assert_eq!(address, state);
+                assert!(detail.contains(&state.to_string()), "{detail}");
+                detail
+            }
+            other => panic!("expected corruption of state {state}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_state_with_matching_kinds_and_trees_loads() {
+        let chunks = MemoryStore::new();
+        let state = write_state(
+            &chunks,
+            entry("r", RelationKind::Relation.into(), Some([1; 32])),
+            entry("e", RelationKind::Ephemeral.into(), None),
+        );
+        let snapshot = Snapshot::load(&chunks, None, state).expect("a sound state loads");
+        let r = snapshot.entry("r").expect("r is in the state");
+        assert_eq!(snapshot.kind_of(r).ok(), Some(RelationKind::Relation));
+    }
+
+    #[test]
+    fn an_unknown_kind_code_is_corruption_naming_the_state() {
+        let chunks = MemoryStore::new();
+        let state = write_state(
+            &chunks,
+            entry("r", KindCode(7), Some([1; 32])),
+            entry("e", RelationKind::Ephemeral.into(), None),
+        );
+        let detail = corruption(Snapshot::load(&chunks, None, state), state);
+        assert!(detail.contains("kind code 7"), "{detail}");
+    }
+
+    #[test]
+    fn a_tree_that_does_not_match_the_kind_is_corruption_naming_the_state() {
+        let chunks = MemoryStore::new();
+        let ephemeral_with_tree = write_state(
+            &chunks,
+            entry("r", RelationKind::Relation.into(), Some([1; 32])),
+            entry("e", RelationKind::Ephemeral.into(), Some([2; 32])),
+        );
+        let detail = corruption(
+            Snapshot::load(&chunks, None, ephemeral_with_tree),
+            ephemeral_with_tree,
+        );
+        assert!(
+            detail.contains("`e` (ephemeral) has a tree, but its kind keeps none"),
+            "{detail}"
+        );
+        let base_without_tree = write_state(
+            &chunks,
+            entry("r", RelationKind::Relation.into(), None),
+            entry("e", RelationKind::Ephemeral.into(), None),
+        );
+        let detail = corruption(
+            Snapshot::load(&chunks, None, base_without_tree),
+            base_without_tree,
+        );
+        assert!(
+            detail.contains("`r` (relation) has no tree, but its kind keeps one"),
+            "{detail}"
+        );
     }
 }

@@ -86,7 +86,7 @@ impl Database {
             let Some(kept) = snapshot.entry(&fresh.name) else {
                 continue;
             };
-            if !kept.kind.is_stored() {
+            if !snapshot.kind_of(kept)?.is_stored() {
                 continue;
             }
             report.checked.push(fresh.name.clone());

@@ -6,10 +6,9 @@ use super::terms::Mode;
 use super::{Maintainer, OperatorStats};
 use crate::eval::join::project;
 use crate::eval::read::Flow;
-use crate::eval::stored_kind;
+use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::{format_tuple, Tuple};
 use crate::{DbError, DbResult};
-use rnt_merkle::RelationKind;
 
 impl Maintainer<'_> {
     /// Judges every denial on insert-only deltas against the new state, stopping at the
@@ -19,7 +18,7 @@ impl Maintainer<'_> {
             .program
             .relations
             .iter()
-            .filter(|(_, r)| stored_kind(r.kind()) == RelationKind::Denial)
+            .filter(|(_, r)| r.kind() == RelationKind::Denial)
             .map(|(name, _)| name.clone())
             .collect();
         for denial in denials {

@@ -26,12 +26,12 @@ mod terms;
 use crate::eval::engine::{Engine, ProgramPlans};
 use crate::eval::index::index_trees;
 pub use crate::eval::memory::Delta;
-use crate::eval::stored_kind;
 use crate::lang::check::Program;
+use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::{decode_tuple, encode_tuple};
 use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
-use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, RelationKind, Tree};
+use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, Tree};
 use std::collections::BTreeMap;
 use terms::driver_relation;
 
@@ -135,7 +135,7 @@ impl<'a> Maintainer<'a> {
     fn kind(&self, relation: &str) -> RelationKind {
         self.program
             .relation(relation)
-            .map(|r| stored_kind(r.kind()))
+            .map(|r| r.kind())
             .unwrap_or(RelationKind::Relation)
     }
 

@@ -3,9 +3,9 @@
 
 use super::{Delta, Maintainer};
 use crate::eval::memory::MemRelation;
+use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::Tuple;
 use crate::DbResult;
-use rnt_merkle::RelationKind;
 use std::collections::BTreeSet;
 
 impl Maintainer<'_> {

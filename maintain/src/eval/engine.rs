@@ -19,13 +19,12 @@ use crate::eval::plan::{
     plan_rule, HeadColumn, RulePlan,
 };
 use crate::eval::read::{index_permutation, Flow, Relations, StoredRelation, Visit};
-use crate::eval::stored_kind;
 use crate::lang::check::Program;
-use crate::lang::syntax::ast::{Atom, Literal};
+use crate::lang::syntax::ast::{Atom, Literal, RelationKind};
 use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
 use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
-use rnt_merkle::{AuxTree, NodeStore, RelationEntry, RelationKind, Tree};
+use rnt_merkle::{AuxTree, NodeStore, RelationEntry, Tree};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -107,8 +106,7 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
         let Some(declared) = program.relation(&relation) else {
             continue;
         };
-        let kind = stored_kind(declared.kind());
-        if kind.is_stored() {
+        if declared.kind().is_stored() {
             if let Some(permutation) = index_permutation(&bound, declared.declaration.arity()) {
                 plans
                     .indexes
@@ -512,7 +510,7 @@ impl<'a> Engine<'a> {
         aux.sort_by(|a, b| a.label.cmp(&b.label));
         Ok(RelationEntry {
             name: name.to_string(),
-            kind,
+            kind: kind.into(),
             root: Some(*tree.root().as_bytes()),
             count: Some(tree.count(self.nodes)?),
             aux,
@@ -528,7 +526,7 @@ impl<'a> Engine<'a> {
     /// Judges from scratch the denials named in `denials`.
     pub fn check_denials_among(&self, denials: &BTreeSet<String>) -> DbResult<()> {
         for (name, relation) in &self.program.relations {
-            if stored_kind(relation.kind()) != RelationKind::Denial || !denials.contains(name) {
+            if relation.kind() != RelationKind::Denial || !denials.contains(name) {
                 continue;
             }
             let arity = relation.declaration.arity();
@@ -558,11 +556,7 @@ impl Relations for Engine<'_> {
         if let Some(stored) = self.stored.get(relation) {
             return stored.read(self.nodes, pattern, visit);
         }
-        match self
-            .program
-            .relation(relation)
-            .map(|r| stored_kind(r.kind()))
-        {
+        match self.program.relation(relation).map(|r| r.kind()) {
             Some(RelationKind::Relation) => Err(DbError::corrupted(format!(
                 "base relation `{relation}` has no tree in this state"
             ))),

@@ -21,16 +21,29 @@ pub mod plan;
 pub mod query;
 pub mod read;
 
-use crate::lang::syntax::ast;
-use rnt_merkle::RelationKind;
+use crate::lang::syntax::ast::RelationKind;
+use rnt_merkle::KindCode;
 
-/// The kind a state records for a relation of the given declared kind. The language keeps
-/// its own enum (it imports nothing from merkle); this is the one place the two meet.
-pub(crate) fn stored_kind(kind: ast::RelationKind) -> RelationKind {
-    match kind {
-        ast::RelationKind::Relation => RelationKind::Relation,
-        ast::RelationKind::View => RelationKind::View,
-        ast::RelationKind::Ephemeral => RelationKind::Ephemeral,
-        ast::RelationKind::Denial => RelationKind::Denial,
+// The language defines the kinds and their codes (`RelationKind::code`); a state stores the
+// code, opaque to merkle. These impls are where the two meet (`lang` imports nothing from
+// merkle): a state's entry is compared with a kind (`entry.kind == RelationKind::View`) and
+// built from one (`kind.into()`). Reading a code back is `RelationKind::from_code`; a state
+// whose code names no kind is rejected as corrupted when it is loaded (`Snapshot::load`).
+
+impl From<RelationKind> for KindCode {
+    fn from(kind: RelationKind) -> KindCode {
+        KindCode(kind.code())
+    }
+}
+
+impl PartialEq<RelationKind> for KindCode {
+    fn eq(&self, kind: &RelationKind) -> bool {
+        self.0 == kind.code()
+    }
+}
+
+impl PartialEq<KindCode> for RelationKind {
+    fn eq(&self, code: &KindCode) -> bool {
+        self.code() == code.0
     }
 }

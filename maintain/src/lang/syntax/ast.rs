@@ -63,6 +63,39 @@ impl RelationKind {
     pub fn is_derived(self) -> bool {
         self != RelationKind::Relation
     }
+
+    /// Whether relations of this kind keep their tuples in a tree (a state records a root
+    /// and a count for them): base relations and views. Ephemeral relations and denials
+    /// store nothing.
+    pub fn is_stored(self) -> bool {
+        match self {
+            RelationKind::Relation | RelationKind::View => true,
+            RelationKind::Ephemeral | RelationKind::Denial => false,
+        }
+    }
+
+    /// Whether relations of this kind are derived and stored: views.
+    pub fn is_materialized(self) -> bool {
+        self.is_derived() && self.is_stored()
+    }
+
+    /// The code a state records for this kind (`docs/format.md`, section 8.1). Part of the
+    /// hashed format: a kind's code never changes, a new kind takes a new one.
+    pub fn code(self) -> u32 {
+        match self {
+            RelationKind::Relation => 0,
+            RelationKind::View => 1,
+            RelationKind::Ephemeral => 2,
+            RelationKind::Denial => 3,
+        }
+    }
+
+    /// The kind a state's code stands for; `None` for a code no kind has.
+    pub fn from_code(code: u32) -> Option<RelationKind> {
+        RelationKind::ALL
+            .into_iter()
+            .find(|kind| kind.code() == code)
+    }
 }
 
 impl fmt::Display for RelationKind {
@@ -507,5 +540,38 @@ impl ArithOp {
             ArithOp::Div => left.checked_div(right),
             ArithOp::Rem => left.checked_rem(right),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RelationKind;
+
+    #[test]
+    fn every_kind_round_trips_through_its_code_and_codes_are_distinct() {
+        for kind in RelationKind::ALL {
+            assert_eq!(RelationKind::from_code(kind.code()), Some(kind));
+            assert_eq!(RelationKind::from_keyword(kind.keyword()), Some(kind));
+        }
+        let codes: Vec<u32> = RelationKind::ALL.iter().map(|k| k.code()).collect();
+        // The codes docs/format.md lists; a state's hash depends on them.
+        assert_eq!(codes, [0, 1, 2, 3]);
+        assert_eq!(RelationKind::from_code(4), None);
+        assert_eq!(RelationKind::from_code(u32::MAX), None);
+    }
+
+    #[test]
+    fn base_relations_and_views_are_stored_ephemeral_relations_and_denials_are_not() {
+        let stored: Vec<&str> = RelationKind::ALL
+            .into_iter()
+            .filter(|k| k.is_stored())
+            .map(RelationKind::keyword)
+            .collect();
+        assert_eq!(stored, ["relation", "view"]);
+        let materialized: Vec<RelationKind> = RelationKind::ALL
+            .into_iter()
+            .filter(|k| k.is_materialized())
+            .collect();
+        assert_eq!(materialized, [RelationKind::View]);
     }
 }
