@@ -237,12 +237,18 @@ pub fn change_summary(changes: &[ChangeCount]) -> String {
 }
 
 /// The line a successful commit prints:
-/// `committed 3f2a9c1b0d4e (state 8e1f0a2b3c4d): orders +3 -1`.
-pub fn committed_line(commit: &Address, state: &Address, changes: &[ChangeCount]) -> String {
-    let what = if changes.is_empty() {
-        "program updated".to_string()
-    } else {
-        change_summary(changes)
+/// `committed 3f2a9c1b0d4e (state 8e1f0a2b3c4d): orders +3 -1`. With a `label` (a define's
+/// message, as `log` shows it) the label comes first: `…: define shop.rnt; plan_total +5`.
+pub fn committed_line(
+    commit: &Address,
+    state: &Address,
+    changes: &[ChangeCount],
+    label: Option<&str>,
+) -> String {
+    let what = match (label, changes.is_empty()) {
+        (Some(label), true) => label.to_string(),
+        (Some(label), false) => format!("{label}; {}", change_summary(changes)),
+        (None, _) => change_summary(changes),
     };
     format!(
         "committed {} (state {}): {what}",
@@ -260,7 +266,7 @@ pub fn write_outcome(out: &mut dyn Write, outcome: &CommitOutcome) -> io::Result
             changes,
             ..
         } => {
-            writeln!(out, "{}", committed_line(commit, state, changes))
+            writeln!(out, "{}", committed_line(commit, state, changes, None))
         }
         CommitOutcome::NothingToCommit => writeln!(out, "nothing to commit"),
     }

@@ -46,12 +46,11 @@ pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::
         } => {
             // A define changes the program, and maybe (backfilled) derived relations. The
             // line names it by its message, as `log` does (`define PROGRAM.rnt`).
-            let line = committed_line(&commit, &state, &changes);
-            let line = match changes.is_empty() {
-                true => line.replacen("program updated", &message, 1),
-                false => line.replacen("): ", &format!("): {message}; "), 1),
-            };
-            writeln!(out, "{line}")?;
+            writeln!(
+                out,
+                "{}",
+                committed_line(&commit, &state, &changes, Some(&message))
+            )?;
         }
         CommitOutcome::NothingToCommit => {
             writeln!(out, "nothing to commit (the program is unchanged)")?

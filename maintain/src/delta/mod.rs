@@ -207,8 +207,21 @@ impl<'a> Maintainer<'a> {
             });
         }
         aux.sort_by(|a, b| a.label.cmp(&b.label));
+        let old_count = entry.count;
         entry.root = Some(*tree.root().as_bytes());
         entry.count = Some(tree.count(self.nodes)?);
+        // A delta is exact against the old tree: what it inserts was absent, what it
+        // deletes was present, so the count moves by exactly their difference.
+        debug_assert!(
+            old_count.zip(entry.count).is_none_or(|(old, new)| {
+                new + delta.deleted.tuples().len() as u64 == old + delta.inserted.tuples().len() as u64
+            }),
+            "the delta of `{name}` is not exact against its old tree: {old_count:?} tuples, \
+             +{} -{}, now {:?}",
+            delta.inserted.tuples().len(),
+            delta.deleted.tuples().len(),
+            entry.count
+        );
         entry.aux = aux;
         self.new.register(&entry);
         self.entries.insert(name.to_string(), entry);
