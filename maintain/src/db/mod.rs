@@ -9,6 +9,7 @@
 mod commit;
 mod define;
 mod diff;
+mod explain;
 mod import;
 mod indexes;
 mod rebuild;
@@ -18,6 +19,7 @@ mod verify;
 
 pub use commit::CommitOutcome;
 pub use diff::{DiffScope, TupleChange};
+pub use explain::{PlanDump, PlanTerm};
 pub use import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub(crate) use indexes::update_base_indexes;
 pub(crate) use rebuild::rebuild_views;
