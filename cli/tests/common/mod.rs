@@ -205,6 +205,8 @@ pub fn assert_one_line_error(stderr: &str, needles: &[&str]) {
 /// The seeded generator every test suite shares (the top-level `tests/common/rng.rs`).
 #[path = "../../../tests/common/rng.rs"]
 mod rng;
+// Not every suite that includes this module draws random numbers.
+#[allow(unused_imports)]
 pub use rng::Rng;
 
 /// Splits a command line into words as a POSIX shell does for single quotes, double
