@@ -1,10 +1,13 @@
 //! Guards every maintenance operator with data-driven cases, in the style of
 //! rust-analyzer's expect tests: `check_commit(program, base, change, expect![[…]])` defines
 //! the program, commits the base tuples, then commits the change and prints what the commit
-//! did — every relation's tuple delta (derived ones included), and the operator that
-//! maintained or judged each relation with the entries it read. Each operator gets an
-//! insert, a delete, an update and a no-op. After each commit `verify` must find the
-//! maintained trees equal to recomputed ones.
+//! did — every relation's tuple delta (derived ones included), the operator that
+//! maintained or judged each relation with the entries it read, and the plan of each term
+//! of that relation's delta rule (the from-scratch plans, for a recomputed stratum). Each
+//! operator gets an insert, a delete, an update, a no-op at the base (nothing to commit)
+//! and a no-op at the operator (a commit whose effect on the operator's relation is
+//! empty). After each commit `verify` must find the maintained trees equal to recomputed
+//! ones.
 //!
 //! When the behaviour changes on purpose, `UPDATE_EXPECT=1 cargo test --test operators`
 //! rewrites the expectations in place; review the diff.
@@ -12,7 +15,7 @@
 use expect_test::{expect, Expect};
 use rnt::maintain::change::parse_changes;
 use rnt::maintain::tuple::format_tuple;
-use rnt::maintain::{CommitOutcome, Database, DiffScope, Sign};
+use rnt::maintain::{CommitOutcome, Database, DiffScope, PlanTerm, Sign, Snapshot};
 use rnt::store::MemoryStore;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -47,6 +50,9 @@ fn check_commit(program: &str, base: &str, change: &str, expect: Expect) {
                 let (operator, relation) = (&stat.operator, &stat.relation);
                 let read = stat.entries_read;
                 writeln!(out, "{operator} {relation}: {read} entries read").unwrap();
+                if operator != "base" {
+                    write_plans(&mut out, &after, operator, relation);
+                }
             }
             let report = db.verify(&after).expect("verify runs");
             assert!(
@@ -66,6 +72,25 @@ fn check_commit(program: &str, base: &str, change: &str, expect: Expect) {
         }
     }
     expect.assert_eq(&out);
+}
+
+/// The plans `operator` runs for the relations of `stratum` (comma-separated): the delta
+/// terms, or the from-scratch plans of a recomputed stratum.
+fn write_plans(out: &mut String, snapshot: &Snapshot, operator: &str, stratum: &str) {
+    for relation in stratum.split(',') {
+        for plan in snapshot.plans(relation).expect("the plans") {
+            let from_scratch = plan.term == PlanTerm::Eval;
+            if from_scratch != (operator == "recompute") {
+                continue;
+            }
+            let mut lines = plan.text.lines();
+            let rule = lines.next().unwrap_or_default();
+            writeln!(out, "  {}: {rule}", plan.term).unwrap();
+            for line in lines {
+                writeln!(out, "  {line}").unwrap();
+            }
+        }
+    }
 }
 
 const SHOP: &str = "
@@ -107,7 +132,19 @@ fn counting_insert() {
             +orders(4, 8, 10)
             base customers,orders: 12 entries read
             counting idle: 2 entries read
+              Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
+                join customers(c, _) from Δcustomers
+                not orders(_, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δnot orders: idle(c) :- customers(c, _), not orders(_, c, _).
+                bound first: c
+                join customers(c, _) bound [0] from the tree, by prefix
             counting order_plan: 2 entries read
+              Δcustomers: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δorders: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -124,7 +161,19 @@ fn counting_delete() {
             -orders(2, 8, 50)
             base orders: 5 entries read
             counting idle: 2 entries read
+              Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
+                join customers(c, _) from Δcustomers
+                not orders(_, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δnot orders: idle(c) :- customers(c, _), not orders(_, c, _).
+                bound first: c
+                join customers(c, _) bound [0] from the tree, by prefix
             counting order_plan: 2 entries read
+              Δcustomers: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δorders: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -144,7 +193,19 @@ fn counting_update() {
             +order_plan(3, "team")
             base customers: 4 entries read
             counting idle: 2 entries read
+              Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
+                join customers(c, _) from Δcustomers
+                not orders(_, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δnot orders: idle(c) :- customers(c, _), not orders(_, c, _).
+                bound first: c
+                join customers(c, _) bound [0] from the tree, by prefix
             counting order_plan: 8 entries read
+              Δcustomers: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δorders: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -157,6 +218,105 @@ fn counting_no_op() {
         "+orders(1, 7, 30)\n-orders(99, 7, 1)",
         expect![[r#"
             nothing to commit
+        "#]],
+    );
+}
+
+// A second derivation of an existing projected tuple: order 1 of customer 7 again, with
+// another amount. `order_plan(1, "pro")` only gains a count, and customer 7 stays busy.
+#[test]
+fn counting_operator_no_op() {
+    check_commit(
+        &shop(JOIN),
+        SHOP_BASE,
+        "+orders(1, 7, 31)",
+        expect![[r#"
+            +orders(1, 7, 31)
+            base orders: 7 entries read
+            counting idle: 2 entries read
+              Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
+                join customers(c, _) from Δcustomers
+                not orders(_, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δnot orders: idle(c) :- customers(c, _), not orders(_, c, _).
+                bound first: c
+                join customers(c, _) bound [0] from the tree, by prefix
+            counting order_plan: 3 entries read
+              Δcustomers: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δorders: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
+// Negation: Δ(not S) is the bindings whose match in S appears or vanishes; only the view
+// with the `not` is in play here.
+const IDLE: &str = "
+view idle(customer: int).
+idle(c) :- customers(c, _), not orders(_, c, _).
+";
+
+#[test]
+fn negation_insert_retracts() {
+    check_commit(
+        &shop(IDLE),
+        &format!("{SHOP_BASE}+customers(9, \"team\")"),
+        "+orders(4, 9, 10)",
+        expect![[r#"
+            -idle(9)
+            +orders(4, 9, 10)
+            base orders: 7 entries read
+            counting idle: 3 entries read
+              Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
+                join customers(c, _) from Δcustomers
+                not orders(_, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δnot orders: idle(c) :- customers(c, _), not orders(_, c, _).
+                bound first: c
+                join customers(c, _) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
+#[test]
+fn negation_delete_rederives() {
+    check_commit(
+        &shop(IDLE),
+        SHOP_BASE,
+        "-orders(2, 8, 50)",
+        expect![[r#"
+            +idle(8)
+            -orders(2, 8, 50)
+            base orders: 5 entries read
+            counting idle: 2 entries read
+              Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
+                join customers(c, _) from Δcustomers
+                not orders(_, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δnot orders: idle(c) :- customers(c, _), not orders(_, c, _).
+                bound first: c
+                join customers(c, _) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
+// Customer 7 keeps order 1, so `not orders(_, 7, _)` stays false.
+#[test]
+fn negation_operator_no_op() {
+    check_commit(
+        &shop(IDLE),
+        SHOP_BASE,
+        "-orders(3, 7, 20)",
+        expect![[r#"
+            -orders(3, 7, 20)
+            base orders: 5 entries read
+            counting idle: 2 entries read
+              Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
+                join customers(c, _) from Δcustomers
+                not orders(_, c, _) bound [1] from `index 1,0,2`, by prefix
+              Δnot orders: idle(c) :- customers(c, _), not orders(_, c, _).
+                bound first: c
+                join customers(c, _) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -180,10 +340,17 @@ fn aggregate_insert() {
             +plan_total("free", 60, 2, 30)
             base orders: 7 entries read
             aggregate plan_total: 2 entries read
+              Δcustomers: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join customers(c, p) from Δcustomers
+                join orders(_, c, a) bound [1] from `index 1,0,2`, by prefix
+              Δorders: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join orders(_, c, a) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
 
+// Order 2 is the "free" group's last match: the group's row goes.
 #[test]
 fn aggregate_delete() {
     check_commit(
@@ -195,6 +362,12 @@ fn aggregate_delete() {
             -plan_total("free", 50, 1, 50)
             base orders: 5 entries read
             aggregate plan_total: 2 entries read
+              Δcustomers: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join customers(c, p) from Δcustomers
+                join orders(_, c, a) bound [1] from `index 1,0,2`, by prefix
+              Δorders: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join orders(_, c, a) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -212,6 +385,12 @@ fn aggregate_update() {
             +plan_total("pro", 51, 2, 25)
             base orders: 6 entries read
             aggregate plan_total: 5 entries read
+              Δcustomers: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join customers(c, p) from Δcustomers
+                join orders(_, c, a) bound [1] from `index 1,0,2`, by prefix
+              Δorders: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join orders(_, c, a) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -224,6 +403,52 @@ fn aggregate_no_op() {
         "-orders(99, 7, 1)",
         expect![[r#"
             nothing to commit
+        "#]],
+    );
+}
+
+// Two orders of one group swap amounts: the group is touched, its row is not.
+#[test]
+fn aggregate_operator_no_op() {
+    check_commit(
+        &shop(TOTALS),
+        SHOP_BASE,
+        "-orders(1, 7, 30)\n+orders(1, 7, 20)\n-orders(3, 7, 20)\n+orders(3, 7, 30)",
+        expect![[r#"
+            +orders(1, 7, 20)
+            -orders(1, 7, 30)
+            -orders(3, 7, 20)
+            +orders(3, 7, 30)
+            base orders: 6 entries read
+            aggregate plan_total: 9 entries read
+              Δcustomers: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join customers(c, p) from Δcustomers
+                join orders(_, c, a) bound [1] from `index 1,0,2`, by prefix
+              Δorders: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join orders(_, c, a) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
+#[test]
+fn aggregate_new_group() {
+    check_commit(
+        &shop(TOTALS),
+        SHOP_BASE,
+        "+customers(9, \"team\")\n+orders(4, 9, 10)",
+        expect![[r#"
+            +customers(9, "team")
+            +orders(4, 9, 10)
+            +plan_total("team", 10, 1, 10)
+            base customers,orders: 12 entries read
+            aggregate plan_total: 1 entries read
+              Δcustomers: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join customers(c, p) from Δcustomers
+                join orders(_, c, a) bound [1] from `index 1,0,2`, by prefix
+              Δorders: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
+                join orders(_, c, a) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -246,6 +471,8 @@ fn minmax_insert() {
             +orders(4, 7, 5)
             base orders: 7 entries read
             aggregate extremes: 3 entries read
+              Δorders: extremes(c, min(a), max(a)) :- orders(_, c, a).
+                join orders(_, c, a) from Δorders
         "#]],
     );
 }
@@ -262,6 +489,8 @@ fn minmax_delete() {
             -orders(3, 7, 20)
             base orders: 5 entries read
             aggregate extremes: 6 entries read
+              Δorders: extremes(c, min(a), max(a)) :- orders(_, c, a).
+                join orders(_, c, a) from Δorders
         "#]],
     );
 }
@@ -279,6 +508,8 @@ fn minmax_update() {
             +orders(1, 7, 99)
             base orders: 6 entries read
             aggregate extremes: 6 entries read
+              Δorders: extremes(c, min(a), max(a)) :- orders(_, c, a).
+                join orders(_, c, a) from Δorders
         "#]],
     );
 }
@@ -291,6 +522,25 @@ fn minmax_no_op() {
         "+orders(3, 7, 20)",
         expect![[r#"
             nothing to commit
+        "#]],
+    );
+}
+
+// The high value 30 moves from order 1 to a new order 4: its multiplicity leaves 1 and
+// comes back, so neither extreme of customer 7 changes.
+#[test]
+fn minmax_operator_no_op() {
+    check_commit(
+        &shop(EXTREMES),
+        SHOP_BASE,
+        "-orders(1, 7, 30)\n+orders(4, 7, 30)",
+        expect![[r#"
+            -orders(1, 7, 30)
+            +orders(4, 7, 30)
+            base orders: 6 entries read
+            aggregate extremes: 3 entries read
+              Δorders: extremes(c, min(a), max(a)) :- orders(_, c, a).
+                join orders(_, c, a) from Δorders
         "#]],
     );
 }
@@ -313,14 +563,22 @@ fn dred_insert() {
         GRAPH_BASE,
         "+edge(4, 5)",
         expect![[r#"
-        +edge(4, 5)
-        +reach(1, 5)
-        +reach(2, 5)
-        +reach(3, 5)
-        +reach(4, 5)
-        base edge: 9 entries read
-        dred reach: 5 entries read
-    "#]],
+            +edge(4, 5)
+            +reach(1, 5)
+            +reach(2, 5)
+            +reach(3, 5)
+            +reach(4, 5)
+            base edge: 9 entries read
+            dred reach: 5 entries read
+              Δedge: reach(x, y) :- edge(x, y).
+                join edge(x, y) from Δedge
+              Δedge: reach(x, z) :- edge(y, z), reach(x, y).
+                join edge(y, z) from Δedge
+                join reach(x, y) bound [1] from `index 1,0`, by prefix
+              Δreach: reach(x, z) :- edge(y, z), reach(x, y).
+                join reach(x, y) from Δreach
+                join edge(y, z) bound [0] from the tree, by prefix
+        "#]],
     );
 }
 
@@ -331,12 +589,20 @@ fn dred_delete() {
         GRAPH_BASE,
         "-edge(2, 3)",
         expect![[r#"
-        -edge(2, 3)
-        -reach(2, 3)
-        -reach(2, 4)
-        base edge: 7 entries read
-        dred reach: 19 entries read
-    "#]],
+            -edge(2, 3)
+            -reach(2, 3)
+            -reach(2, 4)
+            base edge: 7 entries read
+            dred reach: 19 entries read
+              Δedge: reach(x, y) :- edge(x, y).
+                join edge(x, y) from Δedge
+              Δedge: reach(x, z) :- edge(y, z), reach(x, y).
+                join edge(y, z) from Δedge
+                join reach(x, y) bound [1] from `index 1,0`, by prefix
+              Δreach: reach(x, z) :- edge(y, z), reach(x, y).
+                join reach(x, y) from Δreach
+                join edge(y, z) bound [0] from the tree, by prefix
+        "#]],
     );
 }
 
@@ -357,6 +623,14 @@ fn dred_update() {
             +reach(3, 5)
             base edge: 8 entries read
             dred reach: 14 entries read
+              Δedge: reach(x, y) :- edge(x, y).
+                join edge(x, y) from Δedge
+              Δedge: reach(x, z) :- edge(y, z), reach(x, y).
+                join edge(y, z) from Δedge
+                join reach(x, y) bound [1] from `index 1,0`, by prefix
+              Δreach: reach(x, z) :- edge(y, z), reach(x, y).
+                join reach(x, y) from Δreach
+                join edge(y, z) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -369,6 +643,52 @@ fn dred_no_op() {
         "+edge(1, 2)\n-edge(5, 6)",
         expect![[r#"
             nothing to commit
+        "#]],
+    );
+}
+
+// 1 already reaches 4 through 3: the new edge derives nothing new.
+#[test]
+fn dred_operator_no_op() {
+    check_commit(
+        GRAPH,
+        GRAPH_BASE,
+        "+edge(1, 4)",
+        expect![[r#"
+            +edge(1, 4)
+            base edge: 9 entries read
+            dred reach: 2 entries read
+              Δedge: reach(x, y) :- edge(x, y).
+                join edge(x, y) from Δedge
+              Δedge: reach(x, z) :- edge(y, z), reach(x, y).
+                join edge(y, z) from Δedge
+                join reach(x, y) bound [1] from `index 1,0`, by prefix
+              Δreach: reach(x, z) :- edge(y, z), reach(x, y).
+                join reach(x, y) from Δreach
+                join edge(y, z) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
+// `reach(1, 3)` is over-deleted with the edge, then rederived through 2.
+#[test]
+fn dred_rederive() {
+    check_commit(
+        GRAPH,
+        GRAPH_BASE,
+        "-edge(1, 3)",
+        expect![[r#"
+            -edge(1, 3)
+            base edge: 7 entries read
+            dred reach: 11 entries read
+              Δedge: reach(x, y) :- edge(x, y).
+                join edge(x, y) from Δedge
+              Δedge: reach(x, z) :- edge(y, z), reach(x, y).
+                join edge(y, z) from Δedge
+                join reach(x, y) bound [1] from `index 1,0`, by prefix
+              Δreach: reach(x, z) :- edge(y, z), reach(x, y).
+                join reach(x, y) from Δreach
+                join edge(y, z) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -391,12 +711,19 @@ fn recompute_insert() {
         GRAPH_BASE,
         "+edge(4, 5)",
         expect![[r#"
-        +edge(4, 5)
-        +from_one(5)
-        base edge: 9 entries read
-        recompute path: 31 entries read
-        counting from_one: 0 entries read
-    "#]],
+            +edge(4, 5)
+            +from_one(5)
+            base edge: 9 entries read
+            recompute path: 31 entries read
+              eval: path(x, y) :- edge(x, y).
+                join edge(x, y) from a scan of the tree
+              eval: path(x, z) :- edge(y, z), path(x, y).
+                join edge(y, z) from a scan of the tree
+                join path(x, y) bound [1] computed by its rules
+            counting from_one: 0 entries read
+              Δpath: from_one(y) :- path(1, y).
+                join path(1, y) from Δpath
+        "#]],
     );
 }
 
@@ -407,12 +734,19 @@ fn recompute_delete() {
         GRAPH_BASE,
         "-edge(1, 2)",
         expect![[r#"
-        -edge(1, 2)
-        -from_one(2)
-        base edge: 7 entries read
-        recompute path: 20 entries read
-        counting from_one: 1 entries read
-    "#]],
+            -edge(1, 2)
+            -from_one(2)
+            base edge: 7 entries read
+            recompute path: 20 entries read
+              eval: path(x, y) :- edge(x, y).
+                join edge(x, y) from a scan of the tree
+              eval: path(x, z) :- edge(y, z), path(x, y).
+                join edge(y, z) from a scan of the tree
+                join path(x, y) bound [1] computed by its rules
+            counting from_one: 1 entries read
+              Δpath: from_one(y) :- path(1, y).
+                join path(1, y) from Δpath
+        "#]],
     );
 }
 
@@ -429,7 +763,14 @@ fn recompute_update() {
             +from_one(5)
             base edge: 8 entries read
             recompute path: 24 entries read
+              eval: path(x, y) :- edge(x, y).
+                join edge(x, y) from a scan of the tree
+              eval: path(x, z) :- edge(y, z), path(x, y).
+                join edge(y, z) from a scan of the tree
+                join path(x, y) bound [1] computed by its rules
             counting from_one: 1 entries read
+              Δpath: from_one(y) :- path(1, y).
+                join path(1, y) from Δpath
         "#]],
     );
 }
@@ -441,8 +782,28 @@ fn recompute_no_op() {
         GRAPH_BASE,
         "-edge(5, 6)",
         expect![[r#"
-        nothing to commit
-    "#]],
+            nothing to commit
+        "#]],
+    );
+}
+
+// `path` is recomputed, and equals the old one: 1 already reaches 4.
+#[test]
+fn recompute_operator_no_op() {
+    check_commit(
+        PATHS,
+        GRAPH_BASE,
+        "+edge(1, 4)",
+        expect![[r#"
+            +edge(1, 4)
+            base edge: 9 entries read
+            recompute path: 26 entries read
+              eval: path(x, y) :- edge(x, y).
+                join edge(x, y) from a scan of the tree
+              eval: path(x, z) :- edge(y, z), path(x, y).
+                join edge(y, z) from a scan of the tree
+                join path(x, y) bound [1] computed by its rules
+        "#]],
     );
 }
 
@@ -466,7 +827,22 @@ fn ephemeral_insert() {
             +orders(4, 7, 900)
             base orders: 7 entries read
             ephemeral big_order: 1 entries read
+              Δorders: big_order(i) :- a > 40, orders(i, _, a).
+                join orders(i, _, a) from Δorders
+                filter a > 40
             counting big_plan: 2 entries read
+              Δbig_order: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join big_order(i) from Δbig_order
+                join orders(i, c, _) bound [0] from the tree, by prefix
+                join customers(c, p) bound [0] from the tree, by prefix
+              Δcustomers: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                join big_order(i) bound [0] computed by its rules
+              Δorders: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                join big_order(i) bound [0] computed by its rules
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -482,7 +858,22 @@ fn ephemeral_delete() {
             -orders(2, 8, 50)
             base orders: 5 entries read
             ephemeral big_order: 3 entries read
+              Δorders: big_order(i) :- a > 40, orders(i, _, a).
+                join orders(i, _, a) from Δorders
+                filter a > 40
             counting big_plan: 4 entries read
+              Δbig_order: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join big_order(i) from Δbig_order
+                join orders(i, c, _) bound [0] from the tree, by prefix
+                join customers(c, p) bound [0] from the tree, by prefix
+              Δcustomers: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                join big_order(i) bound [0] computed by its rules
+              Δorders: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                join big_order(i) bound [0] computed by its rules
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -499,7 +890,22 @@ fn ephemeral_update() {
             +orders(1, 7, 45)
             base orders: 6 entries read
             ephemeral big_order: 4 entries read
+              Δorders: big_order(i) :- a > 40, orders(i, _, a).
+                join orders(i, _, a) from Δorders
+                filter a > 40
             counting big_plan: 8 entries read
+              Δbig_order: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join big_order(i) from Δbig_order
+                join orders(i, c, _) bound [0] from the tree, by prefix
+                join customers(c, p) bound [0] from the tree, by prefix
+              Δcustomers: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                join big_order(i) bound [0] computed by its rules
+              Δorders: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                join big_order(i) bound [0] computed by its rules
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }
@@ -511,8 +917,42 @@ fn ephemeral_no_op() {
         SHOP_BASE,
         "+orders(2, 8, 50)",
         expect![[r#"
-        nothing to commit
-    "#]],
+            nothing to commit
+        "#]],
+    );
+}
+
+// Order 2 stays above 40: `big_order(2)` is a candidate of both signs, found in the old
+// and the new state, so its delta is empty; `big_plan`'s own term on `orders` retracts and
+// re-derives `big_plan(2, "free")`, which nets to nothing.
+#[test]
+fn ephemeral_operator_no_op() {
+    check_commit(
+        &shop(BIG),
+        SHOP_BASE,
+        "-orders(2, 8, 50)\n+orders(2, 8, 60)",
+        expect![[r#"
+            -orders(2, 8, 50)
+            +orders(2, 8, 60)
+            base orders: 6 entries read
+            ephemeral big_order: 4 entries read
+              Δorders: big_order(i) :- a > 40, orders(i, _, a).
+                join orders(i, _, a) from Δorders
+                filter a > 40
+            counting big_plan: 2 entries read
+              Δbig_order: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join big_order(i) from Δbig_order
+                join orders(i, c, _) bound [0] from the tree, by prefix
+                join customers(c, p) bound [0] from the tree, by prefix
+              Δcustomers: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                join big_order(i) bound [0] computed by its rules
+              Δorders: big_plan(i, p) :- big_order(i), customers(c, p), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                join big_order(i) bound [0] computed by its rules
+                join customers(c, p) bound [0] from the tree, by prefix
+        "#]],
     );
 }
 
@@ -558,6 +998,12 @@ fn denial_update() {
             +customers(7, "team")
             base customers: 4 entries read
             denial orphan: 2 entries read
+              Δorders: orphan(i) :- not customers(c, _), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                not customers(c, _) bound [0] from the tree, by prefix
+              Δnot customers: orphan(i) :- not customers(c, _), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
         "#]],
     );
 }
@@ -570,6 +1016,27 @@ fn denial_no_op() {
         "-customers(99, \"x\")",
         expect![[r#"
             nothing to commit
+        "#]],
+    );
+}
+
+// An order of a known customer: the denial is judged and finds no witness.
+#[test]
+fn denial_accepts_insert() {
+    check_commit(
+        &shop(ORPHANS),
+        SHOP_BASE,
+        "+orders(9, 7, 1)",
+        expect![[r#"
+            +orders(9, 7, 1)
+            base orders: 7 entries read
+            denial orphan: 1 entries read
+              Δorders: orphan(i) :- not customers(c, _), orders(i, c, _).
+                join orders(i, c, _) from Δorders
+                not customers(c, _) bound [0] from the tree, by prefix
+              Δnot customers: orphan(i) :- not customers(c, _), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
         "#]],
     );
 }

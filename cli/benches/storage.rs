@@ -66,6 +66,16 @@ impl Rng {
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
+    /// An index below `len`: the same draw as `below`.
+    fn index(&mut self, len: usize) -> usize {
+        let len = u64::try_from(len).expect("a usize fits u64");
+        usize::try_from(self.below(len)).expect("below a usize")
+    }
+    /// A number below a non-negative `n`: the same draw as `below`.
+    fn below_i64(&mut self, n: i64) -> i64 {
+        let n = u64::try_from(n).expect("a non-negative bound");
+        i64::try_from(self.below(n)).expect("below an i64")
+    }
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -85,18 +95,12 @@ struct Data {
 impl Data {
     fn new(customers: i64, orders: i64, nodes: i64) -> Data {
         let mut rng = Rng(0x5eed_1234_abcd_9876);
-        let plans = (0..customers).map(|_| rng.below(5) as usize).collect();
+        let plans = (0..customers).map(|_| rng.index(5)).collect();
         let orders = (0..orders)
-            .map(|i| {
-                (
-                    i,
-                    rng.below(customers as u64) as i64,
-                    1 + rng.below(1000) as i64,
-                )
-            })
+            .map(|i| (i, rng.below_i64(customers), 1 + rng.below_i64(1000)))
             .collect();
         let parent = (0..nodes)
-            .map(|n| (n % 1000 != 0).then(|| rng.below(n as u64) as i64))
+            .map(|n| (n % 1000 != 0).then(|| rng.below_i64(n)))
             .collect();
         Data {
             plans,
@@ -132,9 +136,9 @@ impl Data {
         let mut out = String::new();
         let mut touched = std::collections::BTreeSet::new();
         for _ in 0..50 {
-            let i = rng.below(self.orders.len() as u64) as usize;
+            let i = rng.index(self.orders.len());
             let (id, customer, amount) = self.orders[i];
-            let new = 1 + rng.below(1000) as i64;
+            let new = 1 + rng.below_i64(1000);
             if !touched.insert(id) || new == amount {
                 continue;
             }
@@ -144,23 +148,23 @@ impl Data {
         }
         let mut customers = std::collections::BTreeSet::new();
         while customers.len() < 10 {
-            let c = rng.below(self.plans.len() as u64) as usize;
+            let c = rng.index(self.plans.len());
             if !customers.insert(c) {
                 continue;
             }
             let old = self.plans[c];
-            let new = (old + 1 + rng.below(4) as usize) % 5;
+            let new = (old + 1 + rng.index(4)) % 5;
             let _ = writeln!(out, "-customers({c}, \"{}\")", PLANS[old]);
             let _ = writeln!(out, "+customers({c}, \"{}\")", PLANS[new]);
             self.plans[c] = new;
         }
         let mut moved = std::collections::BTreeSet::new();
         while moved.len() < 5 {
-            let node = 1 + rng.below(self.parent.len() as u64 - 1) as usize;
+            let node = 1 + rng.index(self.parent.len() - 1);
             let Some(old) = self.parent[node] else {
                 continue;
             };
-            let new = rng.below(node as u64) as i64;
+            let new = i64::try_from(rng.index(node)).expect("a node id fits i64");
             if new == old || !moved.insert(node) {
                 continue;
             }
@@ -388,6 +392,8 @@ fn main() {
     let tick_count: usize = env_or("RNT_BENCH_TICKS", 20);
     let rss_rows: u64 = env_or("RNT_BENCH_RSS_ROWS", 10_000_000);
     let backends: String = env_or("RNT_BENCH_BACKENDS", "packs,sled".to_string());
+    // A row count times the scale, rounded toward zero: the truncation is the point.
+    #[allow(clippy::cast_possible_truncation)]
     let scaled = |n: f64| ((n * scale) as i64).max(1000);
     let mut data = Data::new(scaled(100_000.0), scaled(1_000_000.0), scaled(100_000.0));
     let work = tempfile::tempdir().unwrap();

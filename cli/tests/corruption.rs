@@ -129,25 +129,25 @@ fn copy_folder(from: &Path, to: &Path) {
 /// Damages `file` one way, chosen by `rng`; returns what was done.
 fn damage(file: &Path, rng: &mut Rng) -> String {
     let mut bytes = std::fs::read(file).unwrap();
-    let len = bytes.len() as u64;
+    let len = bytes.len();
     match rng.below(4) {
         0 if len > 0 => {
-            let at = rng.below(len) as usize;
+            let at = rng.index(len);
             let flip = 1u8 << rng.below(8);
             bytes[at] ^= flip;
             std::fs::write(file, &bytes).unwrap();
             format!("flipped bit {flip:#04x} at {at}")
         }
         1 if len > 0 => {
-            let at = rng.below(len) as usize;
-            let run = (1 + rng.below(64) as usize).min(bytes.len() - at);
+            let at = rng.index(len);
+            let run = (1 + rng.index(64)).min(len - at);
             bytes[at..at + run].fill(0);
             std::fs::write(file, &bytes).unwrap();
             format!("zeroed {run} bytes at {at}")
         }
         2 => {
-            let keep = rng.below(len.max(1));
-            std::fs::write(file, &bytes[..keep as usize]).unwrap();
+            let keep = rng.index(len.max(1));
+            std::fs::write(file, &bytes[..keep]).unwrap();
             format!("truncated to {keep} bytes")
         }
         _ => {

@@ -50,7 +50,7 @@ fn killed_commits_leave_a_complete_head() {
     let mut confirmed: BTreeSet<String> = BTreeSet::new();
     let mut finished = 0;
     for k in 0..kills {
-        let base = k as i64 * 10_000;
+        let base = i64::try_from(k).expect("a kill count fits i64") * 10_000;
         let message = format!("attempt {k}");
         let writes_orders = !matches!(k % 6, 4 | 5);
         let (args, ids): (Vec<String>, Vec<i64>) = if k % 6 == 4 {
@@ -81,7 +81,7 @@ fn killed_commits_leave_a_complete_head() {
                 ids,
             )
         } else {
-            let n = 1 + rng.below(200) as i64;
+            let n = 1 + i64::try_from(rng.below(200)).expect("below 200");
             let ids: Vec<i64> = (base..base + n).collect();
             let text: String = ids
                 .iter()
@@ -178,7 +178,11 @@ fn check_store(shop: &Shop, attempts: &[Attempt], confirmed: &BTreeSet<String>, 
         .iter()
         .map(|row| row[1].as_i64().unwrap())
         .sum();
-    assert_eq!(total as usize, rows.len(), "after kill {k}");
+    assert_eq!(
+        usize::try_from(total).ok(),
+        Some(rows.len()),
+        "after kill {k}"
+    );
     let verify = shop.run(&["verify"]);
     assert_eq!(verify.code, 0, "after kill {k}: {verify:?}");
 }

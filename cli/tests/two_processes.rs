@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 const IMPORT_ROWS: u64 = 400_000;
 
 fn big_csv(shop: &Shop) {
-    let mut text = String::with_capacity(IMPORT_ROWS as usize * 20);
+    let mut text =
+        String::with_capacity(usize::try_from(IMPORT_ROWS).expect("a row count fits usize") * 20);
     text.push_str("id,customer,amount\n");
     for i in 0..IMPORT_ROWS {
         let _ = writeln!(text, "{i},{},{}", i % 1000, i * 7 % 10_000);

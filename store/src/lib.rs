@@ -13,6 +13,39 @@
 //! (`tests/conformance.rs`). A store folder records its backend ([`folder`]).
 //!
 //! *Invariant: the layers above talk to `ChunkStore` only; they never see a backend.*
+//!
+//! ```
+//! use rnt_store::{commit_ref, Address, ChunkStore, MemoryStore, StoreError};
+//!
+//! let store = MemoryStore::new();
+//!
+//! // A chunk is named by the hash of its bytes; putting it again changes nothing.
+//! let first = store.put(b"first state")?;
+//! assert_eq!(first, Address::of(b"first state"));
+//! assert_eq!(&*store.get(&first)?, b"first state");
+//! assert_eq!(store.put(b"first state")?, first);
+//!
+//! // A batch stores several chunks at once; the addresses come back in order.
+//! let batch = store.put_batch(&[b"node a", b"node b"])?;
+//! assert_eq!(batch, vec![Address::of(b"node a"), Address::of(b"node b")]);
+//! assert!(store.contains(&batch[1])?);
+//!
+//! // A ref moves only by compare-and-swap: from absent to `first`, durably.
+//! commit_ref(&store, "main", None, Some(first))?;
+//! assert_eq!(store.get_ref("main")?, Some(first));
+//!
+//! // A writer that expected another value is refused, and the ref stays put.
+//! let refused = commit_ref(&store, "main", None, Some(batch[0]));
+//! assert!(matches!(refused, Err(StoreError::RefConflict { .. })));
+//! commit_ref(&store, "main", Some(first), Some(batch[0]))?;
+//! assert_eq!(store.get_ref("main")?, Some(batch[0]));
+//!
+//! // A ref may not name a chunk the store does not hold.
+//! let missing = Address::of(b"never stored");
+//! let refused = commit_ref(&store, "main", Some(batch[0]), Some(missing));
+//! assert!(matches!(refused, Err(StoreError::NotFound(_))));
+//! # Ok::<(), StoreError>(())
+//! ```
 
 #![warn(missing_docs)]
 

@@ -102,6 +102,11 @@ $ rnt import nowhere customers.csv
 ! error: unknown relation `nowhere` (relations: customers, order_plan, orders, orphan, plan_total)
 [exit 1]
 
+# A view is filled by its rules, never by an import.
+$ rnt import plan_total plan_total.csv
+! error: `plan_total` is a view: import fills base relations only
+[exit 1]
+
 $ rnt show plan_totl
 ! error: unknown relation `plan_totl` (relations: customers, order_plan, orders, orphan, plan_total)
 [exit 1]
@@ -166,4 +171,13 @@ $ rnt --memory-budget lots status
 
 $ rnt demo --store elsewhere
 ! error: `rnt demo` makes its own temporary store, so --store does not apply (use `rnt demo --keep` to keep it)
+[exit 1]
+
+# Arithmetic that overflows an int is an error, never a wrapped value: the commit whose
+# maintenance overflows is refused.
+$ rnt define overflow.rnt
+committed 3a61aee81550 (state 69d7b934cc6c): define overflow.rnt
+
+$ rnt commit -m huge '+orders(1, 7, 9223372036854775807)'
+! error: rule `doubled(i, t) :- orders(i, _, a), t = a * 2.`: integer overflow in 9223372036854775807 * 2
 [exit 1]

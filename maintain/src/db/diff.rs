@@ -2,7 +2,8 @@
 //! skips every subtree with equal addresses.
 
 use crate::db::snapshot::{unknown_relation, Snapshot};
-use crate::db::{decode_stored, Database};
+use crate::db::Database;
+use crate::eval::read::decode_stored;
 use crate::lang::change::Sign;
 use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::Tuple;

@@ -6,11 +6,13 @@
 //! *Invariant: an import is one commit or none; steps never write a ref.*
 
 use crate::db::commit::MaintainedChange;
+use crate::db::snapshot::Snapshot;
 use crate::db::{CommitOutcome, Database};
 use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::{encode_tuple, Tuple};
+use crate::lang::value::Type;
 use crate::{DbError, DbResult};
-use rnt_merkle::{ChangeCount, OperatorStat, State, Tree};
+use rnt_merkle::{ChangeCount, Counters, OperatorStat, State, Tree};
 use std::collections::BTreeMap;
 
 /// Rows an import sorts and applies per batch: bounds its memory on huge files.
@@ -57,77 +59,130 @@ impl Database {
         // programs maintain the whole import at once.
         let stepwise =
             head.program.reads(relation) && head.program.denials_are_monotone_in(relation);
-        let batch_rows = if stepwise {
-            self.import_step_rows
-        } else {
-            IMPORT_BATCH_ROWS
+        let mut run = ImportRun {
+            db: self,
+            relation,
+            types,
+            stepwise,
+            batch_rows: if stepwise {
+                self.import_step_rows
+            } else {
+                IMPORT_BATCH_ROWS
+            },
+            batch: Vec::new(),
+            read: 0,
+            tree: old_tree,
+            current: head.clone(),
+            steps: StepTotals::default(),
         };
-        let mut steps = StepTotals::default();
-        let mut current = head.clone();
-        let mut tree = old_tree;
-        let mut batch: Vec<Vec<u8>> = Vec::new();
-        let mut read = 0u64;
-        let mut rows = rows.into_iter();
-        loop {
-            let row = rows.next();
-            let done = row.is_none();
-            if let Some(row) = row {
-                let tuple = row?;
-                batch.push(
-                    encode_tuple(&tuple, &types)
-                        .map_err(|e| DbError::user(format!("{relation}: {e}")))?,
-                );
-                read += 1;
-                if read.is_multiple_of(65_536) {
-                    progress(read);
-                    crate::budget::check(|| {
-                        format!("importing into `{relation}` ({read} rows read)")
-                    })?;
-                }
-            }
-            if batch.len() >= batch_rows || (done && !batch.is_empty()) {
-                batch.sort_unstable();
-                batch.dedup();
-                let before = tree;
-                tree = if tree.count(&self.nodes)? == 0 {
-                    Tree::build(&self.nodes, batch.iter().map(|k| (k.as_slice(), &[][..])))?
-                } else {
-                    tree.edit(&self.nodes, batch.drain(..).map(|k| (k, Some(Vec::new()))))?
-                };
-                batch.clear();
-                if stepwise {
-                    let step_started = self.nodes.counters();
-                    let changed = vec![(relation.to_string(), before, tree)];
-                    if let Some(step) =
-                        self.maintain_base_change(&current, changed, step_started)?
-                    {
-                        current = current.with_state(step.state.clone());
-                        steps.add(step);
-                    }
-                    crate::budget::check(|| {
-                        format!("importing into `{relation}` ({read} rows read and maintained)")
-                    })?;
-                }
-            }
-            if done {
-                break;
-            }
+        for row in rows {
+            run.push(row?, progress)?;
         }
-        progress(read);
-        if stepwise {
-            return match steps.finish(current.state) {
+        run.apply_batch()?;
+        progress(run.read);
+        run.finish(&head, old_tree, started, message)
+    }
+}
+
+/// An import under way: the batch being filled, the relation's tree so far and, when it
+/// is maintained in steps, the state after the last step and the steps' totals.
+struct ImportRun<'d> {
+    db: &'d Database,
+    relation: &'d str,
+    types: Vec<Type>,
+    /// Whether each batch is maintained as a step (views read the relation).
+    stepwise: bool,
+    batch_rows: usize,
+    /// Encoded tuples not yet applied.
+    batch: Vec<Vec<u8>>,
+    /// Rows read so far.
+    read: u64,
+    tree: Tree,
+    current: Snapshot,
+    steps: StepTotals,
+}
+
+impl ImportRun<'_> {
+    /// Adds one row to the batch, reporting progress and checking the memory budget every
+    /// 65,536 rows, and applies the batch when it is full.
+    fn push(&mut self, tuple: Tuple, progress: &mut dyn FnMut(u64)) -> DbResult<()> {
+        let relation = self.relation;
+        let key = encode_tuple(&tuple, &self.types)
+            .map_err(|e| DbError::user(format!("{relation}: {e}")))?;
+        self.batch.push(key);
+        self.read += 1;
+        let read = self.read;
+        if read.is_multiple_of(65_536) {
+            progress(read);
+            crate::budget::check(|| format!("importing into `{relation}` ({read} rows read)"))?;
+        }
+        if self.batch.len() >= self.batch_rows {
+            self.apply_batch()?;
+        }
+        Ok(())
+    }
+
+    /// Sorts the batch and applies it to the tree (a bulk build while the tree is empty),
+    /// then maintains it as a step when the import goes in steps. An empty batch is a no-op.
+    fn apply_batch(&mut self) -> DbResult<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let nodes = &self.db.nodes;
+        self.batch.sort_unstable();
+        self.batch.dedup();
+        let before = self.tree;
+        self.tree = if self.tree.count(nodes)? == 0 {
+            Tree::build(nodes, self.batch.iter().map(|k| (k.as_slice(), &[][..])))?
+        } else {
+            self.tree
+                .edit(nodes, self.batch.drain(..).map(|k| (k, Some(Vec::new()))))?
+        };
+        self.batch.clear();
+        if self.stepwise {
+            self.maintain_step(before)?;
+        }
+        Ok(())
+    }
+
+    /// Maintains the change from `before` to the current tree like a commit of its own,
+    /// without writing a ref, and adds it to the totals.
+    fn maintain_step(&mut self, before: Tree) -> DbResult<()> {
+        let started = self.db.nodes.counters();
+        let changed = vec![(self.relation.to_string(), before, self.tree)];
+        if let Some(step) = self
+            .db
+            .maintain_base_change(&self.current, changed, started)?
+        {
+            self.current = self.current.with_state(step.state.clone());
+            self.steps.add(step);
+        }
+        let (relation, read) = (self.relation, self.read);
+        crate::budget::check(|| {
+            format!("importing into `{relation}` ({read} rows read and maintained)")
+        })
+    }
+
+    /// Commits the import on top of `head`: the steps' last state and totals, or the whole
+    /// change from `old_tree` maintained at once.
+    fn finish(
+        self,
+        head: &Snapshot,
+        old_tree: Tree,
+        started: Counters,
+        message: &str,
+    ) -> DbResult<CommitOutcome> {
+        if self.stepwise {
+            return match self.steps.finish(self.current.state) {
                 None => Ok(CommitOutcome::NothingToCommit),
                 Some(total) => {
-                    self.write_commit(&head, total.state, total.counts, total.stats, message)
+                    self.db
+                        .write_commit(head, total.state, total.counts, total.stats, message)
                 }
             };
         }
-        self.finish_base_commit(
-            &head,
-            vec![(relation.to_string(), old_tree, tree)],
-            started,
-            message,
-        )
+        let changed = vec![(self.relation.to_string(), old_tree, self.tree)];
+        self.db.finish_base_commit(head, changed, started, message)
     }
 }
 

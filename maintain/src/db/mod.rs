@@ -9,6 +9,7 @@
 mod commit;
 mod define;
 mod diff;
+mod explain;
 mod import;
 mod indexes;
 mod rebuild;
@@ -18,6 +19,7 @@ mod verify;
 
 pub use commit::CommitOutcome;
 pub use diff::{DiffScope, TupleChange};
+pub use explain::{PlanDump, PlanTerm};
 pub use import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub(crate) use indexes::update_base_indexes;
 pub(crate) use rebuild::rebuild_views;
@@ -26,9 +28,9 @@ pub use verify::{Mismatch, VerifyReport};
 
 use crate::eval::engine::{plan_program, Engine};
 use crate::eval::query::{query, QueryAnswer, QueryState};
-use crate::lang::tuple::decode_tuple;
+use crate::eval::read::decode_stored;
 use crate::lang::tuple::Tuple;
-use crate::{DbError, DbResult};
+use crate::DbResult;
 use rnt_merkle::{Commit, NodeStore};
 use rnt_store::Address;
 use rnt_store::ChunkStore;
@@ -82,15 +84,7 @@ impl Database {
 
     /// The commit a branch points at, if the branch exists.
     pub fn branch(&self, name: &str) -> DbResult<Option<Address>> {
-        let valid = !name.is_empty()
-            && name.len() <= 255
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
-        if !valid {
-            return Ok(None);
-        }
-        Ok(self.chunks.get_ref(name)?)
+        reference::branch(self.chunks.as_ref(), name)
     }
 
     /// The head's snapshot (the empty state before the first commit).
@@ -103,13 +97,12 @@ impl Database {
 
     /// The snapshot a commit recorded.
     pub fn snapshot_of_commit(&self, commit: Address) -> DbResult<Snapshot> {
-        let record = Commit::read(self.chunks.as_ref(), &commit)?;
-        Snapshot::load(self.chunks.as_ref(), Some(commit), record.state_address())
+        Snapshot::of_commit(self.chunks.as_ref(), commit)
     }
 
     /// Resolves a user's reference (`HEAD`, `HEAD~n`, branch, hex prefix) to a snapshot.
     pub fn resolve(&self, reference: &str) -> DbResult<Snapshot> {
-        reference::resolve(self, reference)
+        reference::resolve(self.chunks.as_ref(), self.head_commit()?, reference)
     }
 
     /// The history from the head back along first parents, newest first.
@@ -159,12 +152,4 @@ impl Database {
         }
         Ok(out)
     }
-}
-
-pub(crate) fn decode_stored(key: &[u8], types: &[crate::Type], relation: &str) -> DbResult<Tuple> {
-    decode_tuple(key, types).map_err(|e| {
-        DbError::corrupted(format!(
-            "a stored tuple of `{relation}` does not decode: {e}"
-        ))
-    })
 }

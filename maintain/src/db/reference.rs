@@ -1,18 +1,25 @@
 //! Resolving what a user names as a state: `HEAD`, `HEAD~n`, a branch, or a unique hex
-//! prefix of a commit id or state hash.
+//! prefix of a commit id or state hash. It reads the chunk store and its refs only, never
+//! the `Database`.
 
 use crate::db::snapshot::Snapshot;
-use crate::db::Database;
 use crate::{DbError, DbResult};
 use rnt_merkle::objects::{object_kind, ObjectKind};
 use rnt_merkle::Commit;
-use rnt_store::{normalize_hex_prefix, Address};
+use rnt_store::{normalize_hex_prefix, Address, ChunkStore};
 
-/// Resolves `reference` to a snapshot.
-pub fn resolve(db: &Database, reference: &str) -> DbResult<Snapshot> {
+/// The longest branch name, in bytes.
+const BRANCH_NAME_BYTES_MAX: usize = 255;
+
+/// Resolves `reference` to a snapshot of `chunks`, whose `HEAD` is the commit `head`.
+pub fn resolve(
+    chunks: &dyn ChunkStore,
+    head: Option<Address>,
+    reference: &str,
+) -> DbResult<Snapshot> {
     let reference = reference.trim();
     let (base, back) = split_ancestry(reference)?;
-    let start = resolve_base(db, base)?;
+    let start = resolve_base(chunks, head, base)?;
     if back == 0 {
         return Ok(start);
     }
@@ -22,7 +29,7 @@ pub fn resolve(db: &Database, reference: &str) -> DbResult<Snapshot> {
         ))
     })?;
     for step in 0..back {
-        let parents = Commit::read(db.chunks().as_ref(), &commit)?.parent_addresses();
+        let parents = Commit::read(chunks, &commit)?.parent_addresses();
         commit = *parents.first().ok_or_else(|| {
             DbError::user(format!(
                 "`{reference}`: the history has only {} commit(s) before `{base}`",
@@ -30,7 +37,20 @@ pub fn resolve(db: &Database, reference: &str) -> DbResult<Snapshot> {
             ))
         })?;
     }
-    db.snapshot_of_commit(commit)
+    Snapshot::of_commit(chunks, commit)
+}
+
+/// The commit branch `name` points at, if the name is valid and the branch exists.
+pub fn branch(chunks: &dyn ChunkStore, name: &str) -> DbResult<Option<Address>> {
+    let valid = !name.is_empty()
+        && name.len() <= BRANCH_NAME_BYTES_MAX
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+    if !valid {
+        return Ok(None);
+    }
+    Ok(chunks.get_ref(name)?)
 }
 
 /// Splits `NAME~n` into `NAME` and `n` (`NAME~` alone means one step).
@@ -46,20 +66,20 @@ fn split_ancestry(reference: &str) -> DbResult<(&str, u64)> {
     }
 }
 
-fn resolve_base(db: &Database, name: &str) -> DbResult<Snapshot> {
+fn resolve_base(chunks: &dyn ChunkStore, head: Option<Address>, name: &str) -> DbResult<Snapshot> {
     if name.is_empty() {
         return Err(DbError::user(
             "empty reference: name a commit, a state, HEAD or a branch",
         ));
     }
     if name == "HEAD" {
-        return match db.head_commit()? {
-            Some(commit) => db.snapshot_of_commit(commit),
+        return match head {
+            Some(commit) => Snapshot::of_commit(chunks, commit),
             None => Err(DbError::user("HEAD: the store has no commits yet")),
         };
     }
-    if let Some(commit) = db.branch(name)? {
-        return db.snapshot_of_commit(commit);
+    if let Some(commit) = branch(chunks, name)? {
+        return Snapshot::of_commit(chunks, commit);
     }
     let looks_hex = name.bytes().all(|b| b.is_ascii_hexdigit());
     if !looks_hex {
@@ -69,8 +89,8 @@ fn resolve_base(db: &Database, name: &str) -> DbResult<Snapshot> {
     }
     let prefix = normalize_hex_prefix(name).map_err(|e| DbError::user(e.to_string()))?;
     let mut matches: Vec<(Address, ObjectKind)> = Vec::new();
-    for address in db.chunks().addresses_with_prefix(&prefix)? {
-        let bytes = db.chunks().get(&address)?;
+    for address in chunks.addresses_with_prefix(&prefix)? {
+        let bytes = chunks.get(&address)?;
         let kind = object_kind(&bytes);
         if matches!(kind, ObjectKind::Commit | ObjectKind::State) {
             matches.push((address, kind));
@@ -80,8 +100,8 @@ fn resolve_base(db: &Database, name: &str) -> DbResult<Snapshot> {
         [] => Err(DbError::user(format!(
             "unknown reference `{name}`: no commit or state has that prefix"
         ))),
-        [(address, ObjectKind::Commit)] => db.snapshot_of_commit(*address),
-        [(address, _)] => Snapshot::load(db.chunks().as_ref(), None, *address),
+        [(address, ObjectKind::Commit)] => Snapshot::of_commit(chunks, *address),
+        [(address, _)] => Snapshot::load(chunks, None, *address),
         many => {
             let listed: Vec<String> = many
                 .iter()

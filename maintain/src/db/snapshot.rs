@@ -5,7 +5,7 @@ use crate::lang::check::{compile, Program};
 use crate::lang::schema::RelationSchema;
 use crate::lang::syntax::ast::RelationKind;
 use crate::{DbError, DbResult};
-use rnt_merkle::{RelationEntry, State, Tree};
+use rnt_merkle::{Commit, RelationEntry, State, Tree};
 use rnt_store::{Address, ChunkStore};
 
 /// A state of the database with everything needed to read it.
@@ -48,6 +48,12 @@ impl Snapshot {
             state,
             program: self.program.clone(),
         }
+    }
+
+    /// The snapshot `commit` recorded.
+    pub fn of_commit(chunks: &dyn ChunkStore, commit: Address) -> DbResult<Snapshot> {
+        let record = Commit::read(chunks, &commit)?;
+        Snapshot::load(chunks, Some(commit), record.state_address())
     }
 
     /// Reads the state at `state_address` and checks it: every relation's kind code names a

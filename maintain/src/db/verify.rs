@@ -5,8 +5,9 @@
 //! maintenance was exact, for tuples, derivation counts, accumulators and indexes alike.*
 
 use crate::db::snapshot::Snapshot;
-use crate::db::{decode_stored, rebuild_views, update_base_indexes, Database};
+use crate::db::{rebuild_views, update_base_indexes, Database};
 use crate::eval::engine::plan_program;
+use crate::eval::read::decode_stored;
 use crate::lang::tuple::format_tuple;
 use crate::DbResult;
 use rnt_merkle::{DiffEntry, RelationEntry, Tree};

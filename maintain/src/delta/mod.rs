@@ -214,7 +214,8 @@ impl<'a> Maintainer<'a> {
         // deletes was present, so the count moves by exactly their difference.
         debug_assert!(
             old_count.zip(entry.count).is_none_or(|(old, new)| {
-                new + delta.deleted.tuples().len() as u64 == old + delta.inserted.tuples().len() as u64
+                new + delta.deleted.tuples().len() as u64
+                    == old + delta.inserted.tuples().len() as u64
             }),
             "the delta of `{name}` is not exact against its old tree: {old_count:?} tuples, \
              +{} -{}, now {:?}",

@@ -9,6 +9,7 @@
 //! (then its position, for duplicates), so plans are deterministic and the same for every
 //! order of the literals — the canonical order a state stores included.
 
+use crate::eval::read::{index_label, index_permutation};
 use crate::lang::canonical::{literal_text, rule_text};
 use crate::lang::check::CheckedRule;
 use crate::lang::syntax::ast::AggregateFn;
@@ -99,12 +100,16 @@ pub struct RulePlan {
     pub source: String,
     /// Variables of the rule (bindings are indexed by `VarId`).
     pub variables: usize,
+    /// The variables' names, by `VarId`, for plan dumps.
+    pub variable_names: Vec<String>,
     /// Literals in the rule's body (sources are indexed by literal).
     pub literals: usize,
     /// Variables bound before the first step (ephemeral reads pre-bind head columns).
     pub prebound: Vec<VarId>,
     /// The steps in order.
     pub steps: Vec<Step>,
+    /// The canonical text of the literal each step comes from, for plan dumps.
+    pub step_texts: Vec<String>,
     /// The head's columns.
     pub head_columns: Vec<HeadColumn>,
 }
@@ -125,25 +130,66 @@ impl RulePlan {
         })
     }
 
-    /// A plan dump: the source rule, then one line per step.
-    pub fn explain(&self) -> String {
+    /// A plan dump: the source rule, the variables bound before the first step, then one
+    /// line per step — each read with its bound columns and what serves it. `driver` is
+    /// the literal a delta term reads from the commit's delta; `stored` tells which
+    /// relations have trees (the others are computed when read).
+    ///
+    /// ```text
+    /// order_plan(i, p) :- customers(c, p), orders(i, c, _).
+    ///   join orders(i, c, _) from Δorders
+    ///   join customers(c, p) bound [0] from the tree, by prefix
+    /// ```
+    pub fn explain(&self, driver: Option<usize>, stored: &dyn Fn(&str) -> bool) -> String {
+        debug_assert_eq!(self.steps.len(), self.step_texts.len());
         let mut out = format!("{}\n", self.source);
-        for step in &self.steps {
+        if !self.prebound.is_empty() {
+            let names: Vec<&str> = self
+                .prebound
+                .iter()
+                .map(|v| self.variable_names[v.index()].as_str())
+                .collect();
+            out.push_str(&format!("  bound first: {}\n", names.join(", ")));
+        }
+        for (step, text) in self.steps.iter().zip(&self.step_texts) {
             let line = match step {
-                Step::Join(read) => {
-                    format!("  join {} bound {:?}", read.relation, read.bound_columns())
+                Step::Join(read) if Some(read.literal) == driver => {
+                    format!("join {text} from Δ{}", read.relation)
                 }
-                Step::Not(read) => {
-                    format!("  not {} bound {:?}", read.relation, read.bound_columns())
-                }
-                Step::Filter(_) => "  filter".to_string(),
-                Step::Assign { variable, .. } => format!("  assign v{}", variable.0),
+                Step::Join(read) => format!("join {text}{}", access(read, stored)),
+                Step::Not(read) => format!("{text}{}", access(read, stored)),
+                Step::Filter(_) => format!("filter {text}"),
+                Step::Assign { .. } => format!("assign {text}"),
             };
+            out.push_str("  ");
             out.push_str(&line);
             out.push('\n');
         }
         out
     }
+}
+
+/// What serves a read, for plan dumps: the tuple tree (scanned, or by prefix when the
+/// bound columns lead it), an index whose key starts with the bound columns, or the
+/// relation's rules (relations computed when read).
+fn access(read: &AtomRead, stored: &dyn Fn(&str) -> bool) -> String {
+    let bound = read.bound_columns();
+    let pattern = if bound.is_empty() {
+        String::new()
+    } else {
+        format!(" bound {bound:?}")
+    };
+    let source = if !stored(&read.relation) {
+        "computed by its rules".to_string()
+    } else if bound.is_empty() {
+        "from a scan of the tree".to_string()
+    } else {
+        match index_permutation(&bound, read.columns.len()) {
+            None => "from the tree, by prefix".to_string(),
+            Some(permutation) => format!("from `{}`, by prefix", index_label(&permutation)),
+        }
+    };
+    format!("{pattern} {source}")
 }
 
 /// Plans `rule` with nothing bound at the start.
@@ -242,9 +288,11 @@ fn plan_avoiding(
         head: rule.head.relation.name.clone(),
         source: rule_text(rule),
         variables: rule.variables.len(),
+        variable_names: rule.variables.clone(),
         literals: rule.body.len(),
         prebound: prebound.to_vec(),
         steps: placer.steps,
+        step_texts: placer.step_texts,
         head_columns: head_columns(rule),
     }
 }
@@ -260,6 +308,8 @@ struct Placer<'r> {
     /// Each body literal's canonical text, to break ties without literal order.
     texts: Vec<String>,
     steps: Vec<Step>,
+    /// The text of each step's literal.
+    step_texts: Vec<String>,
 }
 
 impl<'r> Placer<'r> {
@@ -284,12 +334,14 @@ impl<'r> Placer<'r> {
             assignment_of,
             texts: rule.body.iter().map(|l| literal_text(rule, l)).collect(),
             steps: Vec::new(),
+            step_texts: Vec::new(),
         }
     }
 
     fn join(&mut self, atom: &Atom, literal: usize) {
         self.steps
             .push(Step::Join(atom_read(atom, literal, &mut self.bound)));
+        self.step_texts.push(self.texts[literal].clone());
         self.placed[literal] = true;
     }
 
@@ -334,6 +386,7 @@ impl<'r> Placer<'r> {
                 };
                 if let Some(step) = step {
                     self.steps.push(step);
+                    self.step_texts.push(self.texts[i].clone());
                     self.placed[i] = true;
                     progress = true;
                 }

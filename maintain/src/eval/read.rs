@@ -139,6 +139,16 @@ fn walk(
     Ok(Flow::Continue)
 }
 
+/// Decodes a key of stored relation `relation`'s tuple tree; a key that does not decode is
+/// corruption, named with the relation.
+pub fn decode_stored(key: &[u8], types: &[Type], relation: &str) -> DbResult<Tuple> {
+    decode_tuple(key, types).map_err(|e| {
+        DbError::corrupted(format!(
+            "a stored tuple of `{relation}` does not decode: {e}"
+        ))
+    })
+}
+
 fn corrupt(error: crate::TupleError) -> DbError {
     DbError::corrupted(format!("a stored tuple does not decode: {error}"))
 }

@@ -487,7 +487,7 @@ fn open_waiting(config: &sled::Config, dir: &Path, lock_wait: Duration) -> Store
                         waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
                     });
                 }
-                std::thread::sleep(pause.min(lock_wait - waited));
+                std::thread::sleep(pause.min(lock_wait.saturating_sub(waited)));
                 pause = (pause * 2).min(LOCK_POLL_PAUSE_MAX);
             }
             // rnt never changes sled's settings, so a refusal other than I/O means the

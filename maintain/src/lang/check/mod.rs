@@ -25,6 +25,10 @@
 //!   and `!=` only. Ints and strings order as values do (strings by UTF-8 bytes).
 //! - When the text has syntax errors, [`compile`] reports those alone: checking a program
 //!   with items missing would report errors that are not there.
+//!
+//! *Invariant: a [`Program`] exists only when checking found nothing wrong — every rule in
+//! it is safe, well-typed and stratified — so the planner and the evaluators assert these
+//! properties instead of checking them again.*
 
 mod infer;
 

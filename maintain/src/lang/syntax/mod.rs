@@ -1,6 +1,11 @@
 //! The rule language's front end: text → tokens ([`lexer`]) → syntax tree ([`ast`], built by
 //! [`parser`]). Every node keeps its [`Span`] so later passes (`check`, the planner) can point
-//! at the source. Checking the tree is `crate::lang::check`; its canonical text is `crate::lang::canonical`.
+//! at the source. Checking the tree is `crate::lang::check`; its canonical text is
+//! `crate::lang::canonical`.
+//!
+//! *Invariant: [`parse`] is total and bounded — it never panics, and the limits below cap
+//! its work on any input; every syntax error becomes a diagnostic with a span, and an item
+//! with an error is left out of the tree, never half built.*
 
 pub mod ast;
 pub mod lexer;

@@ -49,7 +49,7 @@ impl WriterLock {
                             waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
                         });
                     }
-                    std::thread::sleep(pause.min(wait - waited));
+                    std::thread::sleep(pause.min(wait.saturating_sub(waited)));
                     pause = (pause * 2).min(POLL_PAUSE_MAX);
                 }
                 Err(std::fs::TryLockError::Error(error)) => return Err(error.into()),

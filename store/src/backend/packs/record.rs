@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn incompressible_chunks_are_stored_raw() {
         let noise: Vec<u8> = (0..1000u32)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13).to_le_bytes()[0])
             .collect();
         let address = Address::of(&noise);
         let mut out = Vec::new();
