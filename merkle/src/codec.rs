@@ -196,6 +196,9 @@ pub(crate) fn read_u32(bytes: &[u8], at: usize) -> usize {
 
 /// Checks a node's bytes against every rule of the format (version, level, offsets,
 /// key order, sizes, child refs) and returns its layout plus its subtree entry count.
+///
+/// Long on purpose: it is the eleven checks of `docs/format.md` §4.3 in their order, one
+/// block each, so the code can be read against the spec line by line.
 pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(NodeLayout, u64)> {
     let corrupt = |detail: String| MerkleError::Corrupted {
         address: *address,

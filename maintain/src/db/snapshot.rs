@@ -83,10 +83,13 @@ impl Snapshot {
             }
         }
         let program = compile(&state.program).map_err(|diagnostics| {
-            DbError::corrupted(format!(
-                "state {state_address} holds a program that does not compile ({} errors)",
-                diagnostics.len()
-            ))
+            corrupted_state(
+                &state_address,
+                format!(
+                    "its program does not compile ({} errors)",
+                    diagnostics.len()
+                ),
+            )
         })?;
         for entry in &state.relations {
             let declared = program.relation(&entry.name).map(|r| r.kind());

@@ -23,25 +23,8 @@ pub fn semi_naive(
     delta_plans: &[(RulePlan, usize)],
     base: &dyn Relations,
 ) -> DbResult<BTreeMap<String, MemRelation>> {
-    let empty = MemRelation::new();
-    let mut full: BTreeMap<String, MemRelation> = stratum
-        .iter()
-        .map(|r| (r.clone(), MemRelation::new()))
-        .collect();
-    // Round 0: every rule with the stratum's relations empty (only rules that read none of
-    // them positively can produce anything).
-    let mut delta: BTreeMap<String, MemRelation> = stratum
-        .iter()
-        .map(|r| (r.clone(), MemRelation::new()))
-        .collect();
-    {
-        let memory = stratum.iter().map(|r| (r.as_str(), &empty)).collect();
-        let overlay = Overlay { memory, base };
-        for plan in full_plans {
-            let sources = vec![&overlay as &dyn Relations; body_len(plan)];
-            collect_into(plan, &sources, delta.get_mut(&plan.head))?;
-        }
-    }
+    let mut full = empty_sets(stratum);
+    let mut delta = first_round(stratum, full_plans, base)?;
     for round in 0..FIXPOINT_ROUNDS_MAX {
         crate::budget::check(|| {
             let derived: usize = full.values().map(|r| r.tuples().len()).sum();
@@ -50,10 +33,6 @@ pub fn semi_naive(
                 stratum.join(", ")
             )
         })?;
-        let mut fresh: BTreeMap<String, MemRelation> = stratum
-            .iter()
-            .map(|r| (r.clone(), MemRelation::new()))
-            .collect();
         for (name, relation) in &delta {
             let target = full
                 .get_mut(name)
@@ -65,39 +44,77 @@ pub fn semi_naive(
         if delta.values().all(MemRelation::is_empty) {
             return Ok(full);
         }
-        {
-            let full_memory = full.iter().map(|(k, v)| (k.as_str(), v)).collect();
-            let full_overlay = Overlay {
-                memory: full_memory,
-                base,
-            };
-            let delta_memory = delta.iter().map(|(k, v)| (k.as_str(), v)).collect();
-            let delta_overlay = Overlay {
-                memory: delta_memory,
-                base,
-            };
-            for (plan, literal) in delta_plans {
-                let mut sources = vec![&full_overlay as &dyn Relations; body_len(plan)];
-                sources[*literal] = &delta_overlay;
-                let mut produced = MemRelation::new();
-                collect_into(plan, &sources, Some(&mut produced))?;
-                let target = fresh
-                    .get_mut(&plan.head)
-                    .ok_or_else(|| DbError::internal("stratum relation missing"))?;
-                let known = &full[&plan.head];
-                for tuple in produced.tuples() {
-                    if !known.tuples().contains(tuple) {
-                        target.insert(tuple.clone());
-                    }
-                }
-            }
-        }
-        delta = fresh;
+        delta = next_round(stratum, delta_plans, &full, &delta, base)?;
     }
     Err(DbError::user(format!(
         "recursion over {} did not reach a fixpoint within {FIXPOINT_ROUNDS_MAX} rounds",
         stratum.join(", ")
     )))
+}
+
+/// An empty set for each relation of the stratum.
+fn empty_sets(stratum: &[String]) -> BTreeMap<String, MemRelation> {
+    stratum
+        .iter()
+        .map(|r| (r.clone(), MemRelation::new()))
+        .collect()
+}
+
+/// Round 0: every rule with the stratum's relations empty (only rules that read none of
+/// them positively can produce anything).
+fn first_round(
+    stratum: &[String],
+    full_plans: &[RulePlan],
+    base: &dyn Relations,
+) -> DbResult<BTreeMap<String, MemRelation>> {
+    let empty = MemRelation::new();
+    let mut delta = empty_sets(stratum);
+    let memory = stratum.iter().map(|r| (r.as_str(), &empty)).collect();
+    let overlay = Overlay { memory, base };
+    for plan in full_plans {
+        let sources = vec![&overlay as &dyn Relations; body_len(plan)];
+        collect_into(plan, &sources, delta.get_mut(&plan.head))?;
+    }
+    Ok(delta)
+}
+
+/// One semi-naive round: each delta plan reads the last round's new tuples (`delta`) at
+/// its literal and everything known so far (`full`) elsewhere; returns the tuples not yet
+/// known.
+fn next_round(
+    stratum: &[String],
+    delta_plans: &[(RulePlan, usize)],
+    full: &BTreeMap<String, MemRelation>,
+    delta: &BTreeMap<String, MemRelation>,
+    base: &dyn Relations,
+) -> DbResult<BTreeMap<String, MemRelation>> {
+    let mut fresh = empty_sets(stratum);
+    let full_memory = full.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let full_overlay = Overlay {
+        memory: full_memory,
+        base,
+    };
+    let delta_memory = delta.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let delta_overlay = Overlay {
+        memory: delta_memory,
+        base,
+    };
+    for (plan, literal) in delta_plans {
+        let mut sources = vec![&full_overlay as &dyn Relations; body_len(plan)];
+        sources[*literal] = &delta_overlay;
+        let mut produced = MemRelation::new();
+        collect_into(plan, &sources, Some(&mut produced))?;
+        let target = fresh
+            .get_mut(&plan.head)
+            .ok_or_else(|| DbError::internal("stratum relation missing"))?;
+        let known = &full[&plan.head];
+        for tuple in produced.tuples() {
+            if !known.tuples().contains(tuple) {
+                target.insert(tuple.clone());
+            }
+        }
+    }
+    Ok(fresh)
 }
 
 /// Number of body literals a plan's sources must cover.
