@@ -112,7 +112,7 @@ $ rnt show plan_totl
 [exit 1]
 
 $ rnt show plan_total --at HEAD~5
-! error: `HEAD~5`: the history has only 0 commit(s) before `HEAD`
+! error: `HEAD~5`: past the root commit; the history has only 0 commit(s) before `HEAD`
 [exit 1]
 
 $ rnt show plan_total --at nosuchref

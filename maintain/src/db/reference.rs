@@ -1,6 +1,7 @@
-//! Resolving what a user names as a state: `HEAD`, `HEAD~n`, a branch, or a unique hex
-//! prefix of a commit id or state hash. It reads the chunk store and its refs only, never
-//! the `Database`.
+//! Resolving what a user names as a state: `HEAD`, a branch, or a unique hex prefix of a
+//! commit id or state hash, followed by any number of steps back along first parents —
+//! `^` (one step), `~n` (n steps), `~` (one step) — as in `HEAD~2`, `a1b2c3d4^`,
+//! `HEAD^~1`, `HEAD^^`. It reads the chunk store and its refs only, never the `Database`.
 
 use crate::db::snapshot::Snapshot;
 use crate::{DbError, DbResult};
@@ -32,8 +33,7 @@ pub fn resolve(
         let parents = Commit::read(chunks, &commit)?.parent_addresses();
         commit = *parents.first().ok_or_else(|| {
             DbError::user(format!(
-                "`{reference}`: the history has only {} commit(s) before `{base}`",
-                step
+                "`{reference}`: past the root commit; the history has only {step} commit(s) before `{base}`"
             ))
         })?;
     }
@@ -53,17 +53,47 @@ pub fn branch(chunks: &dyn ChunkStore, name: &str) -> DbResult<Option<Address>> 
     Ok(chunks.get_ref(name)?)
 }
 
-/// Splits `NAME~n` into `NAME` and `n` (`NAME~` alone means one step).
+/// Splits `NAME` followed by ancestry steps into `NAME` and the total number of first-parent
+/// steps: each `^` is one, each `~n` is n, and a `~` not followed by digits is one.
 fn split_ancestry(reference: &str) -> DbResult<(&str, u64)> {
-    match reference.split_once('~') {
-        None => Ok((reference, 0)),
-        Some((base, "")) => Ok((base, 1)),
-        Some((base, n)) => n.parse::<u64>().map(|n| (base, n)).map_err(|_| {
-            DbError::user(format!(
-                "`{reference}`: expected a number of steps after `~`"
-            ))
-        }),
+    let Some(at) = reference.find(['^', '~']) else {
+        return Ok((reference, 0));
+    };
+    let (base, mut rest) = reference.split_at(at);
+    let mut steps: u64 = 0;
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
+        let step = match c {
+            '^' => 1,
+            '~' => {
+                let digits =
+                    rest.len() - rest.trim_start_matches(|d: char| d.is_ascii_digit()).len();
+                let (number, after) = rest.split_at(digits);
+                rest = after;
+                if number.is_empty() {
+                    1
+                } else {
+                    number
+                        .parse::<u64>()
+                        .map_err(|_| too_many_steps(reference))?
+                }
+            }
+            _ => {
+                return Err(DbError::user(format!(
+                    "`{reference}`: expected `^`, `~` or `~n` after `{base}`, found `{c}`"
+                )))
+            }
+        };
+        steps = steps
+            .checked_add(step)
+            .ok_or_else(|| too_many_steps(reference))?;
     }
+    Ok((base, steps))
+}
+
+/// The error for a step count that does not fit a `u64`.
+fn too_many_steps(reference: &str) -> DbError {
+    DbError::user(format!("`{reference}`: too many steps back"))
 }
 
 fn resolve_base(chunks: &dyn ChunkStore, head: Option<Address>, name: &str) -> DbResult<Snapshot> {
@@ -123,6 +153,36 @@ fn resolve_base(chunks: &dyn ChunkStore, head: Option<Address>, name: &str) -> D
                 many.len(),
                 listed.join(", ")
             )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_ancestry;
+
+    #[test]
+    fn ancestry_steps_add_up() {
+        assert_eq!(split_ancestry("HEAD").unwrap(), ("HEAD", 0));
+        assert_eq!(split_ancestry("HEAD~").unwrap(), ("HEAD", 1));
+        assert_eq!(split_ancestry("HEAD~3").unwrap(), ("HEAD", 3));
+        assert_eq!(split_ancestry("a1b2c3d4^").unwrap(), ("a1b2c3d4", 1));
+        assert_eq!(split_ancestry("HEAD^^").unwrap(), ("HEAD", 2));
+        assert_eq!(split_ancestry("HEAD^~1").unwrap(), ("HEAD", 2));
+        assert_eq!(split_ancestry("main~2^~~10").unwrap(), ("main", 14));
+        assert_eq!(split_ancestry("HEAD~0").unwrap(), ("HEAD", 0));
+    }
+
+    #[test]
+    fn malformed_steps_are_user_errors() {
+        for bad in [
+            "HEAD~x",
+            "HEAD^x",
+            "HEAD~1é",
+            "HEAD~99999999999999999999999",
+        ] {
+            let error = split_ancestry(bad).unwrap_err();
+            assert!(error.to_string().contains(bad), "{bad}: {error}");
         }
     }
 }
