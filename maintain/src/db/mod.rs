@@ -30,7 +30,7 @@ use crate::eval::engine::{plan_program, Engine};
 use crate::eval::query::{query, QueryAnswer, QueryState};
 use crate::eval::read::decode_stored;
 use crate::lang::tuple::Tuple;
-use crate::DbResult;
+use crate::{DbError, DbResult};
 use rnt_merkle::{Commit, NodeStore};
 use rnt_store::Address;
 use rnt_store::ChunkStore;
@@ -107,14 +107,36 @@ impl Database {
 
     /// The history from the head back along first parents, newest first.
     pub fn log(&self) -> DbResult<Vec<(Address, Commit)>> {
+        self.history(self.head_commit()?)
+    }
+
+    /// The history from commit `from` (none: no history) back along first parents,
+    /// newest first.
+    pub fn history(&self, from: Option<Address>) -> DbResult<Vec<(Address, Commit)>> {
         let mut out = Vec::new();
-        let mut next = self.head_commit()?;
+        let mut next = from;
         while let Some(id) = next {
             let commit = Commit::read(self.chunks.as_ref(), &id)?;
             next = commit.parent_addresses().first().copied();
             out.push((id, commit));
         }
         Ok(out)
+    }
+
+    /// The state before `snapshot`'s commit: its first parent's, or the empty state for the
+    /// root commit. A snapshot reached by state hash has no commit, hence no parent.
+    pub fn first_parent(&self, snapshot: &Snapshot) -> DbResult<Snapshot> {
+        let commit = snapshot.commit.ok_or_else(|| {
+            DbError::user(format!(
+                "state {} was named by its hash, not by a commit, so it has no parent",
+                snapshot.state_address.short_hex(12)
+            ))
+        })?;
+        let record = Commit::read(self.chunks.as_ref(), &commit)?;
+        match record.parent_addresses().first() {
+            Some(parent) => self.snapshot_of_commit(*parent),
+            None => Snapshot::empty(),
+        }
     }
 
     /// Evaluates ad-hoc rules against `snapshot`; the first rule's head is the answer.
