@@ -1,16 +1,28 @@
-//! `rnt log [--format table|json]`: the history from the head back, newest first.
+//! `rnt log [REF] [-n N] [--relation R] [--format table|json]`: the history from REF (the
+//! head by default) back along first parents, newest first; `--relation R` keeps the
+//! commits whose change counts name R, and `-n N` the first N of those.
 
 use crate::output::{change_summary, write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
 use crate::time::rfc3339;
 use crate::Context;
 use clap::Args;
-use rnt_merkle::Commit;
+use rnt_maintain::{Database, DbError, Snapshot};
+use rnt_merkle::{Commit, RelationEntry, State};
 use rnt_store::Address;
 use std::io::Write;
 
 /// Arguments of `rnt log`.
 #[derive(Debug, Args)]
 pub struct LogArgs {
+    /// Where the history starts (default: HEAD).
+    #[arg(value_name = "REF")]
+    reference: Option<String>,
+    /// At most this many commits.
+    #[arg(short = 'n', long = "max-count", value_name = "N")]
+    max_count: Option<usize>,
+    /// Only commits whose changes touched this relation (base or derived).
+    #[arg(long, value_name = "R")]
+    relation: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     format: ReportFormat,
@@ -19,7 +31,17 @@ pub struct LogArgs {
 /// Prints the log.
 pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
-    let log = db.log()?;
+    let mut log = history(&db, args.reference.as_deref())?;
+    let no_commits = log.is_empty();
+    if let Some(relation) = &args.relation {
+        log = touching(&db, log, relation)?;
+        if log.is_empty() {
+            require_known(&db, args.reference.as_deref(), relation)?;
+        }
+    }
+    if let Some(count) = args.max_count {
+        log.truncate(count);
+    }
     match args.format {
         ReportFormat::Json => {
             let entries = log
@@ -28,7 +50,9 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
                 .collect();
             write!(out, "{}", Json::Array(entries).pretty())?;
         }
-        ReportFormat::Table if log.is_empty() => writeln!(out, "no commits yet")?,
+        ReportFormat::Table if no_commits => writeln!(out, "no commits yet")?,
+        // Every commit was filtered out (`--relation`, `-n 0`): like git, print nothing.
+        ReportFormat::Table if log.is_empty() => {}
         ReportFormat::Table => {
             let rows: Vec<Vec<String>> = log
                 .iter()
@@ -50,6 +74,62 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
             )?;
         }
     }
+    Ok(())
+}
+
+/// The history from `reference` (the head when `None`), newest first.
+fn history(db: &Database, reference: Option<&str>) -> anyhow::Result<Vec<(Address, Commit)>> {
+    let Some(reference) = reference else {
+        return Ok(db.log()?);
+    };
+    let start = db.resolve(reference)?;
+    let commit = start.commit.ok_or_else(|| {
+        DbError::user(format!(
+            "`{reference}` names a state, not a commit, so it has no history"
+        ))
+    })?;
+    Ok(db.history(Some(commit))?)
+}
+
+/// The commits of `log` (a first-parent chain, newest first) that changed `relation`:
+/// whose state holds other tuples of it than the state before (the parent's, or nothing for
+/// the root commit). Base relations match the commit's change counts; comparing tree roots
+/// also catches derived relations, which a commit maintains and a `define` backfills.
+fn touching(
+    db: &Database,
+    log: Vec<(Address, Commit)>,
+    relation: &str,
+) -> anyhow::Result<Vec<(Address, Commit)>> {
+    let contents = log
+        .iter()
+        .map(|(_, commit)| {
+            let state = State::read(db.chunks().as_ref(), &commit.state_address())?;
+            Ok(content(state.relation(relation)))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(log
+        .into_iter()
+        .enumerate()
+        .filter(|(at, _)| contents[*at] != contents.get(at + 1).copied().flatten())
+        .map(|(_, entry)| entry)
+        .collect())
+}
+
+/// The root of a relation's tuples in one state: `None` when the state does not declare
+/// it, keeps no tree for it (an ephemeral relation or a denial) or its tree is empty, so
+/// declaring or dropping an empty relation changes nothing.
+fn content(entry: Option<&RelationEntry>) -> Option<[u8; 32]> {
+    entry
+        .filter(|entry| entry.count != Some(0))
+        .and_then(|entry| entry.root)
+}
+
+/// A relation no commit of the history touched must at least be declared where the history
+/// starts; otherwise the name is a typo, reported as an unknown relation. (A relation that
+/// some commit touched is known even if a later program dropped it.)
+fn require_known(db: &Database, reference: Option<&str>, relation: &str) -> anyhow::Result<()> {
+    let start: Snapshot = crate::cmd::snapshot_at(db, reference)?;
+    start.require(relation)?;
     Ok(())
 }
 
