@@ -7,6 +7,7 @@
 //! `error: ...`; program errors print their rendered diagnostics with source snippets.
 
 mod cmd;
+mod line_diff;
 mod memory;
 mod output;
 mod progress;
@@ -52,14 +53,18 @@ enum Command {
     Commit(cmd::commit::CommitArgs),
     /// Insert every row of a CSV file (header row = attribute names) in one commit.
     Import(cmd::import::ImportArgs),
-    /// The history, newest first: commit id, state hash, time, message, change counts.
+    /// The history from REF (default HEAD), newest first, first-parent order: commit id,
+    /// state hash, time, message, change counts.
     Log(cmd::log::LogArgs),
     /// The tuples of a relation, in key order.
     Show(cmd::show::ShowArgs),
     /// Evaluate ad-hoc rules and print the first head's tuples.
     Query(cmd::query::QueryArgs),
-    /// The tuples that differ between two states, as a change file.
+    /// The tuples that differ between two states (or REF's first parent and REF), as a
+    /// change file; `--program` diffs the programs instead.
     Diff(cmd::diff::DiffArgs),
+    /// The canonical program text of a state.
+    Program(cmd::program::ProgramArgs),
     /// Check every materialized view against a recomputation from its base relations.
     Verify(cmd::verify::VerifyArgs),
     /// The head commit, its state hash, and every relation with its count.
@@ -96,6 +101,7 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Show(args) => cmd::show::run(&context, args, out),
         Command::Query(args) => cmd::query::run(&context, args, out),
         Command::Diff(args) => cmd::diff::run(&context, args, out),
+        Command::Program(args) => cmd::program::run(&context, args, out),
         Command::Verify(args) => cmd::verify::run(&context, args, out),
         Command::Status(args) => cmd::status::run(&context, args, out),
         Command::Gc(args) => cmd::gc::run(&context, args, out),

@@ -1,8 +1,12 @@
-//! `rnt diff REF REF [REL] [--all]`: the tuples that differ between two states, one change
-//! a line in change-file syntax, sorted by relation then tuple. By default only base
-//! relations are listed, so the output is a change file that, committed on the first
-//! state, reaches the second state's contents.
+//! `rnt diff REF [TO] [REL] [--all | --program]`: the tuples that differ between two
+//! states — REF's first parent and REF when one REF is given (the root commit's parent is
+//! the empty state) — one change a line in change-file syntax, sorted by relation then
+//! tuple. By default only base relations are listed, so the output is a change file that,
+//! committed on the first state, reaches the second state's contents. When the two programs
+//! differ, a note on stderr says so; `--program` prints a unified diff of the two canonical
+//! program texts instead of tuples.
 
+use crate::line_diff;
 use crate::Context;
 use clap::Args;
 use rnt_maintain::tuple::TupleDisplay;
@@ -10,28 +14,50 @@ use rnt_maintain::{Database, DiffScope, Sign, Snapshot, Tuple, TupleChange};
 use std::collections::BTreeSet;
 use std::io::Write;
 
+/// The line on stderr when the two states' programs differ (the contract in `DESIGN.md`).
+pub const PROGRAM_DIFFERS_NOTE: &str = "note: the program differs; see rnt program";
+
 /// Arguments of `rnt diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The state to go from.
-    #[arg(value_name = "FROM")]
-    from: String,
+    /// The state to go from; alone, the state to go to, from its first parent.
+    #[arg(value_name = "REF")]
+    first: String,
     /// The state to go to.
     #[arg(value_name = "TO")]
-    to: String,
+    second: Option<String>,
     /// Only this relation (derived ones included).
-    #[arg(value_name = "REL", conflicts_with = "all")]
+    #[arg(value_name = "REL", conflicts_with_all = ["all", "program"])]
     relation: Option<String>,
     /// Every stored relation, derived ones included.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "program")]
     all: bool,
+    /// A unified diff of the two canonical program texts instead of tuples.
+    #[arg(long)]
+    program: bool,
 }
 
 /// Prints the differences.
 pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
-    let from = db.resolve(&args.from)?;
-    let to = db.resolve(&args.to)?;
+    let (from_name, from, to_name, to) = match &args.second {
+        Some(second) => (
+            args.first.clone(),
+            db.resolve(&args.first)?,
+            second.clone(),
+            db.resolve(second)?,
+        ),
+        None => {
+            let to = db.resolve(&args.first)?;
+            let from = db.first_parent(&to)?;
+            (format!("{}^", args.first), from, args.first.clone(), to)
+        }
+    };
+    if args.program {
+        let text = line_diff::unified(&from_name, &from.state.program, &to_name, &to.state.program);
+        write!(out, "{text}")?;
+        return Ok(());
+    }
     let scope = match (args.relation, args.all) {
         (Some(relation), _) => DiffScope::Relation(relation),
         (None, true) => DiffScope::All,
@@ -49,6 +75,12 @@ pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Re
             values: &change.tuple,
         };
         writeln!(out, "{}{tuple}", change.sign)?;
+    }
+    if from.state.program != to.state.program {
+        // The changes are on stdout already; flush them so the note follows them on a
+        // terminal that shows both streams.
+        out.flush()?;
+        eprintln!("{PROGRAM_DIFFERS_NOTE}");
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod gc;
 pub mod import;
 pub mod init;
 pub mod log;
+pub mod program;
 pub mod query;
 pub mod show;
 pub mod status;
