@@ -181,3 +181,15 @@ committed 3a61aee81550 (state 69d7b934cc6c): define overflow.rnt
 $ rnt commit -m huge '+orders(1, 7, 9223372036854775807)'
 ! error: rule `doubled(i, t) :- orders(i, _, a), t = a * 2.`: integer overflow in 9223372036854775807 * 2
 [exit 1]
+
+$ rnt log --relation nosuch
+! error: unknown relation `nosuch` (relations: customers, doubled, orders)
+[exit 1]
+
+$ rnt diff HEAD~9
+! error: `HEAD~9`: past the root commit; the history has only 1 commit(s) before `HEAD`
+[exit 1]
+
+$ rnt program --at HEAD^^^^^^^^^
+! error: `HEAD^^^^^^^^^`: past the root commit; the history has only 1 commit(s) before `HEAD`
+[exit 1]

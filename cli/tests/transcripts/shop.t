@@ -144,6 +144,41 @@ $ rnt log --format json
   }
 ]
 
+$ rnt log -n 1
+commit        state         time                  message        changes
+b04b8def8694  d58aec23814d  2026-01-01T00:00:00Z  a change file  customers +1 -0, orders +2 -1
+
+$ rnt program
+relation customers(id: int, plan: str).
+relation orders(id: int, customer: int, amount: int).
+view order_plan(id: int, plan: str).
+view plan_total(plan: str, total: int, n: int).
+denial orphan(id: int).
+
+order_plan(i, p) :- customers(c, p), orders(i, c, _).
+orphan(i) :- not customers(c, _), orders(i, c, _).
+plan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).
+
+$ rnt program --at HEAD~4 --format json
+{"commit": "613fde249cce55e21622388bacc02fc85dcfe82e8218f385a14bcbaa24994900", "state": "a9621694e0f9fe81f1e54ee3040750cf5257d9e179bb1b869c63b3030fd264a0", "program": "relation customers(id: int, plan: str).\nrelation orders(id: int, customer: int, amount: int).\nview order_plan(id: int, plan: str).\nview plan_total(plan: str, total: int, n: int).\ndenial orphan(id: int).\n\norder_plan(i, p) :- customers(c, p), orders(i, c, _).\norphan(i) :- not customers(c, _), orders(i, c, _).\nplan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).\n"}
+
+$ rnt diff --program HEAD~4
+--- HEAD~4^
++++ HEAD~4
+@@ -0,0 +1,9 @@
++relation customers(id: int, plan: str).
++relation orders(id: int, customer: int, amount: int).
++view order_plan(id: int, plan: str).
++view plan_total(plan: str, total: int, n: int).
++denial orphan(id: int).
++
++order_plan(i, p) :- customers(c, p), orders(i, c, _).
++orphan(i) :- not customers(c, _), orders(i, c, _).
++plan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).
+
+$ rnt diff HEAD~4
+! note: the program differs; see rnt program
+
 $ rnt diff HEAD~1 HEAD
 +customers(12, "東京")
 -orders(2, 7, 120)
