@@ -80,7 +80,7 @@ fn split_ancestry(reference: &str) -> DbResult<(&str, u64)> {
             }
             _ => {
                 return Err(DbError::user(format!(
-                    "`{reference}`: expected `^`, `~` or `~n` after `{base}`, found `{c}`"
+                    "`{reference}`: expected `^`, or `~` and an optional number of steps, after `{base}`; found `{c}`"
                 )))
             }
         };
