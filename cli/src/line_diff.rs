@@ -1,8 +1,11 @@
 //! A unified diff of two texts, line by line, for `rnt diff --program`.
 //!
-//! The lines kept are a longest common subsequence (LCS) of the two texts' lines, found by
-//! the textbook quadratic table: canonical programs are small (tens to hundreds of lines),
-//! so `old × new` cells is cheap, and no dependency earns its place. Changes are grouped into
+//! The lines kept are the common prefix and suffix, and between them a longest common
+//! subsequence (LCS) of the lines, found by the textbook quadratic table: canonical programs
+//! are small (tens to hundreds of lines) and their changes smaller, so the table is cheap
+//! and no dependency earns its place. A middle part past [`LCS_CELLS_MAX`] cells (a huge
+//! generated program rewritten) is printed as removed and re-added whole: still a correct
+//! diff, in bounded memory. Changes are grouped into
 //! hunks with [`CONTEXT_LINES`] lines of context, as `diff -u` prints them:
 //!
 //! ```text
@@ -50,9 +53,43 @@ pub fn unified(old_name: &str, old: &str, new_name: &str, new: &str) -> String {
     out
 }
 
-/// A shortest edit script: the lines of an LCS kept, the others removed or added (removals
-/// before additions where both fall between the same kept lines).
+/// The most cells of the LCS table: 4M (32 MiB), about 2000 × 2000 changed lines.
+pub const LCS_CELLS_MAX: usize = 1 << 22;
+
+/// An edit script from `old` to `new`: the common prefix and suffix kept, the middle by
+/// [`middle_script`].
 fn edit_script<'t>(old: &[&'t str], new: &[&'t str]) -> Vec<Edit<'t>> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut edits: Vec<Edit<'t>> = old[..prefix].iter().map(|line| Edit::Keep(line)).collect();
+    edits.extend(middle_script(
+        &old[prefix..old.len() - suffix],
+        &new[prefix..new.len() - suffix],
+    ));
+    edits.extend(
+        old[old.len() - suffix..]
+            .iter()
+            .map(|line| Edit::Keep(line)),
+    );
+    edits
+}
+
+/// A shortest edit script: the lines of an LCS kept, the others removed or added (removals
+/// before additions where both fall between the same kept lines); past [`LCS_CELLS_MAX`]
+/// cells, every old line removed and every new one added.
+fn middle_script<'t>(old: &[&'t str], new: &[&'t str]) -> Vec<Edit<'t>> {
+    let cells = (old.len() + 1).saturating_mul(new.len() + 1);
+    if cells > LCS_CELLS_MAX {
+        let removed = old.iter().map(|line| Edit::Remove(line));
+        return removed
+            .chain(new.iter().map(|line| Edit::Add(line)))
+            .collect();
+    }
     // common[i][j]: the LCS length of old[i..] and new[j..].
     let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
     for i in (0..old.len()).rev() {
@@ -149,6 +186,32 @@ mod tests {
 
     fn check(old: &str, new: &str, expect: &str) {
         assert_eq!(unified("a", old, "b", new), expect, "{old:?} -> {new:?}");
+    }
+
+    #[test]
+    fn a_middle_too_large_for_the_table_is_removed_and_added_whole() {
+        let old: String = (0..3000).map(|i| format!("old {i}\n")).collect();
+        let new: String = (0..3000).map(|i| format!("new {i}\n")).collect();
+        let (old, new) = (format!("same\n{old}end\n"), format!("same\n{new}end\n"));
+        let diff = unified("a", &old, "b", &new);
+        assert!(
+            diff.starts_with("--- a\n+++ b\n@@ -1,3002 +1,3002 @@\n same\n-old 0\n"),
+            "{}",
+            &diff[..80]
+        );
+        assert_eq!(
+            diff.lines()
+                .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+                .count(),
+            3000
+        );
+        assert_eq!(
+            diff.lines()
+                .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                .count(),
+            3000
+        );
+        assert!(diff.ends_with(" end\n"));
     }
 
     #[test]

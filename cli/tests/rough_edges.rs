@@ -156,6 +156,19 @@ fn tuples_up_to_64_kib_are_kept_and_a_rule_that_outgrows_the_limit_is_named() {
     );
     assert_eq!(shop.log()[0]["message"], "another order");
 
+    // A denial's witness is never stored, so no limit applies to it: a violation is still
+    // exit 2, the witness quoted in part.
+    shop.write(
+        "pair.rnt",
+        &format!("{program}denial pair(a: str, b: str).\npair(p, q) :- customers(1, p), customers(2, q).\n"),
+    );
+    let stderr = shop.fails(&["define", "pair.rnt"], 2);
+    assert_one_line_error(&stderr, &["denial pair violated by pair(\"www", "…"]);
+    assert!(
+        stderr.len() < 400,
+        "the witness is quoted in part: {stderr}"
+    );
+
     // Past the limit at the door: the change names its line.
     let over = "y".repeat(65_527);
     shop.write("over.txt", &format!("+customers(3, \"{over}\")\n"));

@@ -23,7 +23,10 @@ pub enum DbError {
         errors: usize,
     },
     /// A denial is violated: the commit is refused. Exit code 2.
-    #[error("denial {denial} violated by {witness}")]
+    #[error(
+        "denial {denial} violated by {}",
+        crate::lang::diagnostic::clip(witness)
+    )]
     DenialViolated {
         /// The denial's name.
         denial: String,

@@ -1,6 +1,7 @@
 //! `rnt log [REF] [-n N] [--relation R] [--format table|json]`: the history from REF (the
 //! head by default) back along first parents, newest first; `--relation R` keeps the
-//! commits whose change counts name R, and `-n N` the first N of those.
+//! commits whose state holds another tree for R than their first parent's (base or derived),
+//! and `-n N` the first N of those.
 
 use crate::output::{change_summary, write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
 use crate::time::rfc3339;

@@ -4,7 +4,7 @@
 
 use crate::db::snapshot::{unknown_relation, Snapshot};
 use crate::eval::engine::plan_program;
-use crate::lang::syntax::ast::RelationKind;
+use crate::DbError;
 use crate::DbResult;
 use std::fmt;
 
@@ -50,7 +50,7 @@ impl Snapshot {
         let stored = |name: &str| {
             self.program
                 .relation(name)
-                .is_some_and(|r| matches!(r.kind(), RelationKind::Relation | RelationKind::View))
+                .is_some_and(|r| r.kind().is_stored())
         };
         let mut out = Vec::new();
         for plan in plans.full.get(relation).into_iter().flatten() {
@@ -64,7 +64,11 @@ impl Snapshot {
                 .reads()
                 .find(|read| read.literal == *literal)
                 .map(|read| read.relation.clone())
-                .unwrap_or_default();
+                .ok_or_else(|| {
+                    DbError::internal(format!(
+                        "a delta plan of `{relation}` does not read its driver literal {literal}"
+                    ))
+                })?;
             out.push(PlanDump {
                 term: PlanTerm::Delta(driver),
                 text: plan.explain(Some(*literal), &stored),

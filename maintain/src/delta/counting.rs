@@ -6,7 +6,7 @@
 
 use super::terms::Mode;
 use super::{decode_count, encode, stored_tree, Delta, Maintainer};
-use crate::eval::join::project;
+use crate::eval::join::project_stored;
 use crate::eval::read::Flow;
 use crate::lang::tuple::{format_tuple, Tuple};
 use crate::{DbError, DbResult};
@@ -25,7 +25,7 @@ impl Maintainer<'_> {
             &self.new,
             &self.old,
             &mut |plan, b, sign| {
-                *counts.entry(project(plan, b)?).or_default() += sign;
+                *counts.entry(project_stored(plan, b)?).or_default() += sign;
                 Ok(Flow::Continue)
             },
         )?;

@@ -11,7 +11,7 @@
 use super::terms::{exists, Mode};
 use super::{encode, stored_tree, Delta, Maintainer};
 use crate::eval::fixpoint::FIXPOINT_ROUNDS_MAX;
-use crate::eval::join::{project, run_plan};
+use crate::eval::join::{project_stored, run_plan};
 use crate::eval::memory::MemRelation;
 use crate::eval::plan::{plan_for_head_pattern_avoiding, RulePlan};
 use crate::eval::read::{Flow, Relations, Visit};
@@ -243,7 +243,7 @@ impl Maintainer<'_> {
     ) -> DbResult<Vec<Tuple>> {
         let mut found = Vec::new();
         self.delta_terms(relation, mode, drivers, new, old, &mut |plan, b, _| {
-            found.push(project(plan, b)?);
+            found.push(project_stored(plan, b)?);
             Ok(Flow::Continue)
         })?;
         Ok(found)

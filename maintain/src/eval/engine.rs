@@ -12,7 +12,7 @@ use crate::eval::aggregate::{
 };
 use crate::eval::fixpoint::semi_naive;
 use crate::eval::index::index_trees;
-use crate::eval::join::{project, run_plan};
+use crate::eval::join::{project, project_stored, run_plan};
 use crate::eval::memory::MemRelation;
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
@@ -434,7 +434,7 @@ impl<'a> Engine<'a> {
             let sources = vec![self as &dyn Relations; plan.literals];
             let mut bindings = vec![None; plan.variables];
             run_plan(plan, &sources, &mut bindings, &mut |b| {
-                *counts.entry(project(plan, b)?).or_default() += 1;
+                *counts.entry(project_stored(plan, b)?).or_default() += 1;
                 Ok(Flow::Continue)
             })?;
         }

@@ -2,7 +2,7 @@
 //! previous round's new tuples, until a round adds none — bounded by
 //! [`FIXPOINT_ROUNDS_MAX`].
 
-use crate::eval::join::{project, run_plan};
+use crate::eval::join::{project_stored, run_plan};
 use crate::eval::memory::{MemRelation, Overlay};
 use crate::eval::plan::RulePlan;
 use crate::eval::read::{Flow, Relations};
@@ -136,7 +136,7 @@ fn collect_into(
     let mut bindings = vec![None; plan.variables];
     let mut produced = 0usize;
     run_plan(plan, sources, &mut bindings, &mut |b| {
-        target.insert(project(plan, b)?);
+        target.insert(project_stored(plan, b)?);
         produced += 1;
         if produced.is_multiple_of(BUDGET_CHECK_TUPLES) {
             crate::budget::check(|| {

@@ -115,15 +115,18 @@ fn unbind(columns: &[Column], bindings: &mut [Option<Value>]) {
     }
 }
 
-/// The head tuple of a non-aggregating plan under `bindings`; an error naming the rule when
-/// it outgrows the tuple limit (`limit`).
-pub fn project(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
-    let tuple = project_unchecked(plan, bindings)?;
+/// The head tuple of a non-aggregating plan under `bindings`, for a relation whose tuples
+/// are stored as tree keys (a view, or a recursive stratum that may be one): an error
+/// naming the rule when it outgrows the tuple limit (`limit`).
+pub fn project_stored(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
+    let tuple = project(plan, bindings)?;
     check_derived(&plan.source, &plan.head, &tuple)?;
     Ok(tuple)
 }
 
-fn project_unchecked(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
+/// The head tuple of a non-aggregating plan under `bindings`, for a tuple that is never
+/// stored (an ephemeral relation read, a denial's witness, a query's answer): no limit.
+pub fn project(plan: &RulePlan, bindings: &[Option<Value>]) -> DbResult<Tuple> {
     plan.head_columns
         .iter()
         .map(|column| match column {

@@ -44,16 +44,18 @@ pub fn group_too_large(rule: &str, group: &[Value], what: &str, bytes: usize) ->
     }
     .to_string();
     DbError::user(format!(
-        "rule `{rule}`: group {}: {what} encodes to {bytes} bytes, more than the limit of \
+        "rule `{}`: group {}: {what} encodes to {bytes} bytes, more than the limit of \
          {TUPLE_BYTES_MAX} per tuple",
+        clip(rule),
         clip(&group)
     ))
 }
 
 fn too_large(rule: &str, what: &str, values: &[Value]) -> DbError {
     DbError::user(format!(
-        "rule `{rule}`: {what}, which encodes to {} bytes, more than the limit of \
+        "rule `{}`: {what}, which encodes to {} bytes, more than the limit of \
          {TUPLE_BYTES_MAX} per tuple",
+        clip(rule),
         encoded_bytes(values)
     ))
 }
