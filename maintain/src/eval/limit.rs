@@ -4,8 +4,13 @@
 //! naming the rule and the tuple or group, as arithmetic overflow does: it is a fact of the
 //! data, not damage and not a bug.
 //!
-//! *Invariant: every tuple a rule derives, and every key built from one, encodes to at most
-//! [`TUPLE_BYTES_MAX`] bytes — so every tree key fits `rnt_merkle::KEY_BYTES_MAX`.*
+//! Only tuples that become tree keys are checked (a view's tuples, a recursive stratum's,
+//! group keys and rows): a denial's witness, an ephemeral read or a query's answer is never
+//! stored, so it has no limit.
+//!
+//! *Invariant: every tuple a rule derives for a stored relation, and every key built from
+//! one, encodes to at most [`TUPLE_BYTES_MAX`] bytes — so every tree key fits
+//! `rnt_merkle::KEY_BYTES_MAX`.*
 
 use crate::error::{DbError, DbResult};
 use crate::lang::diagnostic::clip;
