@@ -32,16 +32,13 @@ pub struct LogArgs {
 /// Prints the log.
 pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
-    let mut log = history(&db, args.reference.as_deref())?;
-    let no_commits = log.is_empty();
+    let start = start_commit(&db, args.reference.as_deref())?;
+    let no_commits = start.is_none();
+    let log = walk(&db, start, args.relation.as_deref(), args.max_count)?;
     if let Some(relation) = &args.relation {
-        log = touching(&db, log, relation)?;
-        if log.is_empty() {
+        if log.is_empty() && args.max_count != Some(0) {
             require_known(&db, args.reference.as_deref(), relation)?;
         }
-    }
-    if let Some(count) = args.max_count {
-        log.truncate(count);
     }
     match args.format {
         ReportFormat::Json => {
@@ -78,10 +75,11 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
     Ok(())
 }
 
-/// The history from `reference` (the head when `None`), newest first.
-fn history(db: &Database, reference: Option<&str>) -> anyhow::Result<Vec<(Address, Commit)>> {
+/// The commit the history starts from: `reference`'s, or the head's when `None` (none in a
+/// store without commits).
+fn start_commit(db: &Database, reference: Option<&str>) -> anyhow::Result<Option<Address>> {
     let Some(reference) = reference else {
-        return Ok(db.log()?);
+        return Ok(db.head_commit()?);
     };
     let start = db.resolve(reference)?;
     let commit = start.commit.ok_or_else(|| {
@@ -89,31 +87,71 @@ fn history(db: &Database, reference: Option<&str>) -> anyhow::Result<Vec<(Addres
             "`{reference}` names a state, not a commit, so it has no history"
         ))
     })?;
-    Ok(db.history(Some(commit))?)
+    Ok(Some(commit))
 }
 
-/// The commits of `log` (a first-parent chain, newest first) that changed `relation`:
-/// whose state holds other tuples of it than the state before (the parent's, or nothing for
-/// the root commit). Base relations match the commit's change counts; comparing tree roots
-/// also catches derived relations, which a commit maintains and a `define` backfills.
-fn touching(
+/// The first-parent history from `start`, newest first, read lazily: with `relation`, only
+/// the commits that changed it — whose state holds other tuples of it than the state before
+/// (the parent's, or nothing for the root commit); with `max`, at most that many. Reads each
+/// commit (and, with `relation`, each state) once and stops at the `max`-th kept commit.
+/// Comparing tree roots matches the change counts for base relations, and also catches
+/// derived ones, which a commit maintains and a `define` backfills.
+fn walk(
     db: &Database,
-    log: Vec<(Address, Commit)>,
-    relation: &str,
+    start: Option<Address>,
+    relation: Option<&str>,
+    max: Option<usize>,
 ) -> anyhow::Result<Vec<(Address, Commit)>> {
-    let contents = log
-        .iter()
-        .map(|(_, commit)| {
-            let state = State::read(db.chunks().as_ref(), &commit.state_address())?;
-            Ok(content(state.relation(relation)))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(log
-        .into_iter()
-        .enumerate()
-        .filter(|(at, _)| contents[*at] != contents.get(at + 1).copied().flatten())
-        .map(|(_, entry)| entry)
-        .collect())
+    let chunks = db.chunks().as_ref();
+    let content_of = |commit: &Commit, relation: &str| -> anyhow::Result<Option<[u8; 32]>> {
+        let state = State::read(chunks, &commit.state_address()).map_err(DbError::from)?;
+        Ok(content(state.relation(relation)))
+    };
+    let mut out = Vec::new();
+    let mut next = start.map(|id| {
+        Commit::read(chunks, &id)
+            .map(|commit| (id, commit))
+            .map_err(DbError::from)
+    });
+    // With `relation`: the content of `next`'s state, once its child has read it.
+    let mut next_content: Option<Option<[u8; 32]>> = None;
+    while let Some(entry) = next.take() {
+        if max.is_some_and(|max| out.len() >= max) {
+            break;
+        }
+        let (id, commit) = entry?;
+        let parent = commit.parent_addresses().first().copied();
+        next = parent.map(|id| {
+            Commit::read(chunks, &id)
+                .map(|commit| (id, commit))
+                .map_err(DbError::from)
+        });
+        let keep = match relation {
+            None => true,
+            Some(relation) => {
+                let mine = match next_content.take() {
+                    Some(known) => known,
+                    None => content_of(&commit, relation)?,
+                };
+                let before = match next.take() {
+                    Some(Ok((parent_id, parent))) => {
+                        let before = content_of(&parent, relation)?;
+                        next = Some(Ok((parent_id, parent)));
+                        before
+                    }
+                    // Whether this commit changed the relation depends on its parent.
+                    Some(Err(error)) => return Err(error.into()),
+                    None => None,
+                };
+                next_content = Some(before);
+                mine != before
+            }
+        };
+        if keep {
+            out.push((id, commit));
+        }
+    }
+    Ok(out)
 }
 
 /// The root of a relation's tuples in one state: `None` when the state does not declare
