@@ -69,7 +69,21 @@ enum Command {
     Verify(cmd::verify::VerifyArgs),
     /// The head commit, its state hash, and every relation with its count.
     Status(cmd::status::StatusArgs),
-    /// Delete the chunks no ref reaches; report the store's bytes before and after.
+    /// List branches (the current one marked), create NAME at REF, or delete one (-d).
+    Branch(cmd::branch::BranchArgs),
+    /// Make branch NAME the current branch; HEAD follows it.
+    Switch(cmd::switch::SwitchArgs),
+    /// List tags, create NAME at REF (default HEAD), or delete one (-d).
+    Tag(cmd::tag::TagArgs),
+    /// Move the current branch to REF (nothing is deleted; the reflog keeps the old head).
+    Reset(cmd::reset::ResetArgs),
+    /// Commit the inverse of REF's base changes.
+    Revert(cmd::revert::RevertArgs),
+    /// Merge branch NAME into the current branch (fast-forward, or a three-way merge).
+    Merge(cmd::merge::MergeArgs),
+    /// Every value the current branch has held, newest first.
+    Reflog(cmd::reflog::ReflogArgs),
+    /// Delete the chunks no branch, tag or reflog entry reaches; report the bytes freed.
     Gc(cmd::gc::GcArgs),
     /// Walk through rnt in a temporary store, printing each command and its output.
     Demo(cmd::demo::DemoArgs),
@@ -104,6 +118,13 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Program(args) => cmd::program::run(&context, args, out),
         Command::Verify(args) => cmd::verify::run(&context, args, out),
         Command::Status(args) => cmd::status::run(&context, args, out),
+        Command::Branch(args) => cmd::branch::run(&context, args, out),
+        Command::Switch(args) => cmd::switch::run(&context, args, out),
+        Command::Tag(args) => cmd::tag::run(&context, args, out),
+        Command::Reset(args) => cmd::reset::run(&context, args, out),
+        Command::Revert(args) => cmd::revert::run(&context, args, out),
+        Command::Merge(args) => cmd::merge::run(&context, args, out),
+        Command::Reflog(args) => cmd::reflog::run(&context, args, out),
         Command::Gc(args) => cmd::gc::run(&context, args, out),
         Command::Demo(args) => cmd::demo::run(args, out),
     }

@@ -272,8 +272,9 @@ pub fn write_outcome(out: &mut dyn Write, outcome: &CommitOutcome) -> io::Result
     }
 }
 
-/// What an error prints on stderr: the rendered diagnostics of a program error, otherwise
-/// `error: <one line>` (causes joined with `: `).
+/// What an error prints on stderr: the rendered diagnostics of a program error, a merge
+/// conflict's first line then one line per conflicting key, otherwise `error: <one line>`
+/// (causes joined with `: `).
 pub fn error_text(error: &anyhow::Error) -> String {
     if let Some(DbError::Program { rendered, .. }) = error.downcast_ref::<DbError>() {
         let mut text = rendered.clone();
@@ -281,6 +282,10 @@ pub fn error_text(error: &anyhow::Error) -> String {
             text.push('\n');
         }
         return text;
+    }
+    if let Some(DbError::MergeConflict(listing)) = error.downcast_ref::<DbError>() {
+        // The first line says what happened; each conflicting key follows on its own line.
+        return format!("error: {listing}\n");
     }
     let message = format!("{error:#}");
     format!("error: {}\n", one_line(&message))

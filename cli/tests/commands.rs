@@ -137,7 +137,8 @@ fn status_before_and_after_commits() {
     shop.commit("two orders", &["+orders(1, 7, 30)", "+orders(2, 7, 40)"]);
     let status = shop.status();
     let keys: Vec<&String> = status.as_object().unwrap().keys().collect();
-    assert_eq!(keys.len(), 3, "{status}");
+    assert_eq!(keys, ["branch", "commit", "relations", "state"], "{status}");
+    assert_eq!(status["branch"], "main");
     hex(&status["commit"]);
     hex(&status["state"]);
     let relations = status["relations"].as_array().unwrap();

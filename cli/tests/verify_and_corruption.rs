@@ -6,7 +6,7 @@ mod common;
 
 use common::Shop;
 use rnt_merkle::{Commit, State, Tree};
-use rnt_store::{commit_ref, Address, ChunkStore, PackStore};
+use rnt_store::{Address, ChunkStore, PackStore};
 
 const PROGRAM: &str = "\
 relation customers(id: int, plan: str).
@@ -42,10 +42,11 @@ fn verify_passes_on_maintained_views() {
 #[test]
 fn verify_reports_a_wrong_view_with_exit_3_and_the_tuple_diff() {
     let shop = shop_with_a_view();
-    {
+    let bad_commit = {
         let chunks = PackStore::open(&shop.store()).unwrap();
         let nodes = rnt_merkle::NodeStore::new(std::sync::Arc::new(chunks.clone()));
-        let head = chunks.get_ref("main").unwrap().unwrap();
+        let db = rnt_maintain::Database::new(std::sync::Arc::new(chunks.clone()));
+        let head = db.head_commit().unwrap().unwrap();
         let commit = Commit::read(&chunks, &head).unwrap();
         let mut state = State::read(&chunks, &commit.state_address()).unwrap();
         let view = state
@@ -77,8 +78,11 @@ fn verify_reports_a_wrong_view_with_exit_3_and_the_tuple_diff() {
             ..commit
         };
         let id = bad.write(&chunks).unwrap();
-        commit_ref(&chunks, "main", Some(head), Some(id)).unwrap();
-    }
+        chunks.flush().unwrap();
+        id
+    };
+    // `reset` moves the branch to any stored commit, this one included.
+    shop.ok(&["reset", &bad_commit.to_hex()]);
     let run = shop.run(&["verify"]);
     assert_eq!(run.code, 3, "{run:?}");
     assert!(run.stderr.contains("verify failed: order_plan"), "{run:?}");

@@ -50,6 +50,10 @@ pub enum DbError {
     /// Another writer moved the head while this commit was being prepared. Exit code 1.
     #[error("{0}")]
     Conflict(String),
+    /// A merge refused because both branches gave one key of a keyed relation different
+    /// tuples; the text lists every such key. Exit code 4.
+    #[error("{0}")]
+    MergeConflict(String),
     /// An I/O or backend failure. Exit code 1.
     #[error("{0}")]
     Io(String),
@@ -57,11 +61,12 @@ pub enum DbError {
 
 impl DbError {
     /// The process exit code for this error: 1 user error, 2 refused by a denial,
-    /// 3 corruption, 70 internal error.
+    /// 3 corruption, 4 merge conflict on keys, 70 internal error.
     pub fn exit_code(&self) -> i32 {
         match self {
             DbError::DenialViolated { .. } => 2,
             DbError::Corrupted { .. } => 3,
+            DbError::MergeConflict(_) => 4,
             DbError::Internal(_) => 70,
             _ => 1,
         }

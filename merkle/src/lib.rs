@@ -46,7 +46,8 @@ pub use error::{MerkleError, MerkleResult};
 pub use node::Node;
 pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
 pub use objects::{
-    AuxTree, ChangeCount, Commit, KindCode, ObjectKind, OperatorStat, RelationEntry, State,
+    AuxTree, BranchRecord, ChangeCount, Commit, HeadPointer, KindCode, ObjectKind, OperatorStat,
+    RelationEntry, State,
 };
 pub use reach::reachable_chunks;
 pub use tree::{prefix_successor, Tree};

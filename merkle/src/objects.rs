@@ -20,7 +20,11 @@ use std::collections::BTreeSet;
 pub const STATE_TAG: u8 = b'S';
 /// First byte of a commit chunk (`C`).
 pub const COMMIT_TAG: u8 = b'C';
-/// Version byte after the tag, for both objects.
+/// First byte of a branch record chunk (`B`).
+pub const BRANCH_RECORD_TAG: u8 = b'B';
+/// First byte of a head pointer chunk (`H`).
+pub const HEAD_POINTER_TAG: u8 = b'H';
+/// Version byte after the tag, for every object.
 pub const OBJECT_FORMAT_VERSION: u8 = 1;
 /// Largest object body accepted on decode; bounds allocation on corrupt length prefixes.
 pub const OBJECT_BYTES_MAX: usize = 64 * 1024 * 1024;
@@ -263,6 +267,86 @@ impl Commit {
     }
 }
 
+/// One value a branch has held: the commit, when and why the branch moved there, and the
+/// record of the value before it. A branch's ref points at its newest record, so moving a
+/// branch and logging the move are one compare-and-swap, and the chain of records back
+/// through `previous` is the branch's reflog (every value it has held, newest first).
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct BranchRecord {
+    /// The commit the branch points at.
+    pub commit: [u8; 32],
+    /// The record of the branch's previous value (`None` for the branch's first value).
+    pub previous: Option<[u8; 32]>,
+    /// When the branch moved here: seconds since the Unix epoch, UTC.
+    pub time: i64,
+    /// What moved it, e.g. `commit: add orders`, `reset: moving to HEAD~1`.
+    pub action: String,
+}
+
+impl BranchRecord {
+    /// The commit's address.
+    pub fn commit_address(&self) -> Address {
+        Address::from_bytes(self.commit)
+    }
+
+    /// The previous record's address.
+    pub fn previous_address(&self) -> Option<Address> {
+        self.previous.map(Address::from_bytes)
+    }
+
+    /// Encodes the record canonically (tag, version, body).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_object(BRANCH_RECORD_TAG, self)
+    }
+
+    /// Decodes and checks a record read from `address`.
+    pub fn decode(address: &Address, bytes: &[u8]) -> MerkleResult<BranchRecord> {
+        decode_object(address, bytes, BRANCH_RECORD_TAG, "branch record")
+    }
+
+    /// Writes the record and returns its address.
+    pub fn write(&self, chunks: &dyn ChunkStore) -> MerkleResult<Address> {
+        Ok(chunks.put(&self.encode())?)
+    }
+
+    /// Reads and checks the record at `address`.
+    pub fn read(chunks: &dyn ChunkStore, address: &Address) -> MerkleResult<BranchRecord> {
+        let bytes = chunks.get(address)?;
+        BranchRecord::decode(address, &bytes)
+    }
+}
+
+/// Which branch is current: the object the `HEAD` ref points at. (A store whose `HEAD`
+/// ref is absent is on its default branch.)
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct HeadPointer {
+    /// The current branch's name.
+    pub branch: String,
+}
+
+impl HeadPointer {
+    /// Encodes the pointer canonically (tag, version, body).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_object(HEAD_POINTER_TAG, self)
+    }
+
+    /// Decodes and checks a pointer read from `address`.
+    pub fn decode(address: &Address, bytes: &[u8]) -> MerkleResult<HeadPointer> {
+        decode_object(address, bytes, HEAD_POINTER_TAG, "head pointer")
+    }
+
+    /// Writes the pointer and returns its address.
+    pub fn write(&self, chunks: &dyn ChunkStore) -> MerkleResult<Address> {
+        Ok(chunks.put(&self.encode())?)
+    }
+
+    /// Reads and checks the pointer at `address`.
+    pub fn read(chunks: &dyn ChunkStore, address: &Address) -> MerkleResult<HeadPointer> {
+        let bytes = chunks.get(address)?;
+        HeadPointer::decode(address, &bytes)
+    }
+}
+
 /// What kind of object a chunk holds, from its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObjectKind {
@@ -272,6 +356,10 @@ pub enum ObjectKind {
     State,
     /// A commit.
     Commit,
+    /// A branch record (one value of a branch, and the reflog before it).
+    BranchRecord,
+    /// A head pointer (the current branch).
+    HeadPointer,
     /// Something else.
     Unknown,
 }
@@ -281,6 +369,8 @@ pub fn object_kind(bytes: &[u8]) -> ObjectKind {
     match bytes.first() {
         Some(&STATE_TAG) => ObjectKind::State,
         Some(&COMMIT_TAG) => ObjectKind::Commit,
+        Some(&BRANCH_RECORD_TAG) => ObjectKind::BranchRecord,
+        Some(&HEAD_POINTER_TAG) => ObjectKind::HeadPointer,
         Some(&crate::codec::NODE_FORMAT_VERSION) => ObjectKind::Node,
         _ => ObjectKind::Unknown,
     }

@@ -43,6 +43,7 @@
 mod changes;
 mod choices;
 mod generate;
+mod history;
 mod program;
 mod reference;
 mod run;
@@ -60,7 +61,9 @@ pub(crate) use proptest::test_runner::{Config, FileFailurePersistence, TestCaseE
 pub(crate) use reference::*;
 pub(crate) use rnt::maintain::change::parse_changes;
 pub(crate) use rnt::maintain::tuple::format_tuple;
-pub(crate) use rnt::maintain::{CommitOutcome, Database, DbError, Value};
+pub(crate) use rnt::maintain::{
+    CommitOutcome, Database, DbError, MergeOutcome, ResetOutcome, Value,
+};
 pub(crate) use rnt::store::MemoryStore;
 pub(crate) use run::*;
 pub(crate) use std::collections::{BTreeMap, BTreeSet};

@@ -1,4 +1,5 @@
-//! `rnt gc`: delete the chunks no ref reaches, and report the bytes before and after.
+//! `rnt gc`: delete the chunks no branch, tag, `HEAD` or reflog entry reaches, and report
+//! the bytes before and after.
 
 use crate::Context;
 use clap::Args;
@@ -13,19 +14,13 @@ pub struct GcArgs {
     format: crate::output::ReportFormat,
 }
 
-/// Keeps every chunk reachable from a ref (each commit, its ancestors, their states and
-/// trees) and drops the rest. Holds the writer lock throughout, so no commit lands between
+/// Keeps every chunk reachable from a ref or a reflog entry (each commit, its ancestors,
+/// their states and trees, the branch records) and drops the rest. Holds the writer lock throughout, so no commit lands between
 /// computing what is live and dropping the rest.
 pub fn run(context: &Context, args: GcArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open_for_writing()?;
     let chunks = db.chunks().clone();
-    let roots: Vec<_> = chunks
-        .list_refs()
-        .map_err(DbError::from)?
-        .into_iter()
-        .map(|(_, address)| address)
-        .collect();
-    let live = rnt_merkle::reachable_chunks(chunks.as_ref(), &roots).map_err(DbError::from)?;
+    let live = db.live_chunks()?;
     let report = chunks
         .collect_garbage(&|address| live.contains(address))
         .map_err(DbError::from)?;

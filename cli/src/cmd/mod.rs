@@ -1,6 +1,7 @@
 //! One module per subcommand. Each has an `Args` struct (clap) and a `run` function that
 //! writes its output to the writer it is given and returns errors for `main` to report.
 
+pub mod branch;
 pub mod commit;
 pub mod define;
 pub mod demo;
@@ -9,10 +10,16 @@ pub mod gc;
 pub mod import;
 pub mod init;
 pub mod log;
+pub mod merge;
 pub mod program;
 pub mod query;
+pub mod reflog;
+pub mod reset;
+pub mod revert;
 pub mod show;
 pub mod status;
+pub mod switch;
+pub mod tag;
 pub mod verify;
 
 use crate::Context;

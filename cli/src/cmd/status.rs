@@ -1,4 +1,5 @@
-//! `rnt status [--format table|json]`: the head commit, its state hash, and every relation
+//! `rnt status [--format table|json]`: the current branch, the head commit, its state hash,
+//! and every relation
 //! with its kind, count and root.
 
 use crate::output::{write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
@@ -19,6 +20,7 @@ pub struct StatusArgs {
 /// Prints the status.
 pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
+    let branch = db.current_branch()?;
     let head = db.head()?;
     // Each relation with its kind's keyword (the state records the kind as a code).
     let relations = head
@@ -45,6 +47,7 @@ pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::
                 })
                 .collect();
             let status = Json::object([
+                ("branch", Json::Str(branch.clone())),
                 ("commit", Json::opt_str(head.commit.map(|c| c.to_hex()))),
                 ("state", Json::Str(head.state_address.to_hex())),
                 ("relations", Json::Array(relations)),
@@ -52,6 +55,7 @@ pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::
             write!(out, "{}", status.pretty())?;
         }
         ReportFormat::Table => {
+            writeln!(out, "branch  {branch}")?;
             match head.commit {
                 Some(commit) => writeln!(out, "commit  {}", commit.to_hex())?,
                 None => writeln!(out, "commit  none (no commits yet)")?,

@@ -116,7 +116,7 @@ $ rnt show plan_total --at HEAD~5
 [exit 1]
 
 $ rnt show plan_total --at nosuchref
-! error: unknown reference `nosuchref`: not HEAD, a branch, or a hex commit id or state hash
+! error: unknown reference `nosuchref`: not HEAD, a branch, a tag, or a hex commit id or state hash
 [exit 1]
 
 $ rnt query 'q(x, y) :- orders(x, _, _).'
@@ -146,7 +146,7 @@ $ rnt query 'q(x) :- orders(x, _, _)'
 [exit 1]
 
 $ rnt diff HEAD nosuchref
-! error: unknown reference `nosuchref`: not HEAD, a branch, or a hex commit id or state hash
+! error: unknown reference `nosuchref`: not HEAD, a branch, a tag, or a hex commit id or state hash
 [exit 1]
 
 $ rnt diff HEAD HEAD nosuchrel

@@ -3,6 +3,7 @@ $ rnt init
 initialized an empty rnt store in [DIR]/.rnt (packs backend)
 
 $ rnt status
+branch  main
 commit  none (no commits yet)
 state   558de9ca0c3f4f253f02194bb6464478e36c8d57646a04210dd3bc11cc907339
 no relations (define a program with `rnt define`)
@@ -236,6 +237,7 @@ $ rnt verify
 verified: 2 materialized views equal their recomputation (order_plan, plan_total)
 
 $ rnt status
+branch  main
 commit  b04b8def8694196ff9440f9ef1daccccc1e87faa5becb54c00ecbd92a1ac54ea
 state   d58aec23814d39b5d0cb79c68ce9ed18d9bdec7083763b9910eb3fb2a9f2ad88
 
@@ -248,6 +250,7 @@ plan_total  view          4  2065eb5e060e
 
 $ rnt status --format json
 {
+  "branch": "main",
   "commit": "b04b8def8694196ff9440f9ef1daccccc1e87faa5becb54c00ecbd92a1ac54ea",
   "state": "d58aec23814d39b5d0cb79c68ce9ed18d9bdec7083763b9910eb3fb2a9f2ad88",
   "relations": [
@@ -260,7 +263,7 @@ $ rnt status --format json
 }
 
 $ rnt gc
-kept 29 chunks, dropped 0; the store went from 13959 to 10806 bytes (3153 freed)
+kept 34 chunks, dropped 0; the store went from 14934 to 11781 bytes (3153 freed)
 
 $ rnt gc --format json
-{"bytes_after":10806,"bytes_before":10806,"chunks_dropped":0,"chunks_kept":29}
+{"bytes_after":11782,"bytes_before":11781,"chunks_dropped":0,"chunks_kept":34}

@@ -20,6 +20,7 @@ team   2140  2
 (3 tuples)
 
 $ rnt status
+branch  main
 commit  c32b7398a9b52895248c6aa675a632e957924c88cb8bb67481c1ce493d5b47b5
 state   ac298fd450c33d6c88b3f2a73e85cf5689dc3defad363a564c5e765481fb3018
 

@@ -9,7 +9,7 @@
 //! never points at a partial state.*
 
 use crate::db::snapshot::{unknown_relation, Snapshot};
-use crate::db::{update_base_indexes, Database, BRANCH_DEFAULT};
+use crate::db::{refs, update_base_indexes, Database};
 use crate::delta::{delta_of_diff, Delta, Maintainer};
 use crate::eval::engine::{plan_program, relation_types};
 use crate::lang::change::{check_changes, Change, Sign};
@@ -20,7 +20,7 @@ use crate::{DbError, DbResult};
 use rnt_merkle::{
     ChangeCount, Commit, Counters, DiffEntry, Edit, OperatorStat, RelationEntry, State, Tree,
 };
-use rnt_store::{commit_ref, Address};
+use rnt_store::Address;
 use std::collections::BTreeMap;
 
 /// What a commit did.
@@ -257,7 +257,7 @@ impl Database {
     }
 
     /// Writes `state` and a commit of it on top of `head`, makes both durable, and moves
-    /// the head by compare-and-swap.
+    /// the current branch by compare-and-swap (logging `commit: MESSAGE`).
     pub(super) fn write_commit(
         &self,
         head: &Snapshot,
@@ -266,24 +266,60 @@ impl Database {
         stats: Vec<OperatorStat>,
         message: &str,
     ) -> DbResult<CommitOutcome> {
-        let state_address = state.write(self.chunks.as_ref())?;
+        let written = NewCommit {
+            merged: None,
+            state,
+            changes,
+            stats,
+            message,
+            action: &format!("commit: {message}"),
+        };
+        self.write_commit_of(head, written)
+    }
+
+    /// Writes a new commit's state and commit on top of `head` (and `merged`, its second
+    /// parent, for a merge), makes both durable, and moves the current branch from
+    /// `head.commit` to it by compare-and-swap, logging `action`.
+    pub(super) fn write_commit_of(
+        &self,
+        head: &Snapshot,
+        new: NewCommit<'_>,
+    ) -> DbResult<CommitOutcome> {
+        let state_address = new.state.write(self.chunks.as_ref())?;
         let commit = Commit {
-            parents: head.commit.iter().map(|c| *c.as_bytes()).collect(),
+            parents: head
+                .commit
+                .iter()
+                .chain(new.merged.iter())
+                .map(|c| *c.as_bytes())
+                .collect(),
             state: *state_address.as_bytes(),
-            message: message.to_string(),
+            message: new.message.to_string(),
             time: commit_time(),
-            changes: changes.clone(),
-            stats: stats.clone(),
+            changes: new.changes.clone(),
+            stats: new.stats.clone(),
         };
         let id = commit.write(self.chunks.as_ref())?;
-        commit_ref(self.chunks.as_ref(), BRANCH_DEFAULT, head.commit, Some(id))?;
+        let branch = refs::current_branch(self.chunks.as_ref())?;
+        refs::move_branch(self.chunks.as_ref(), &branch, head.commit, id, new.action)?;
         Ok(CommitOutcome::Committed {
             commit: id,
             state: state_address,
-            changes,
-            stats,
+            changes: new.changes,
+            stats: new.stats,
         })
     }
+}
+
+/// A commit about to be written: its second parent (for a merge), state, change counts,
+/// operator work, message and the reflog action it is logged with.
+pub(super) struct NewCommit<'a> {
+    pub(super) merged: Option<Address>,
+    pub(super) state: State,
+    pub(super) changes: Vec<ChangeCount>,
+    pub(super) stats: Vec<OperatorStat>,
+    pub(super) message: &'a str,
+    pub(super) action: &'a str,
 }
 
 /// A state reached by changing base relations, not yet committed: the state, the change
@@ -306,7 +342,7 @@ fn stat(operator: &str, relation: &str, counters: Counters) -> OperatorStat {
 
 /// The time recorded in a new commit: `RNT_COMMIT_TIME` (Unix seconds) when set, for
 /// reproducible commit ids; the clock otherwise.
-fn commit_time() -> i64 {
+pub(crate) fn commit_time() -> i64 {
     if let Some(fixed) = std::env::var("RNT_COMMIT_TIME")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -38,21 +38,39 @@ impl Database {
             errors: diagnostics.len(),
         })?;
         let head = self.head()?;
+        let state = self.state_for_program(&head, &program, progress)?;
+        if state == head.state && head.commit.is_some() {
+            return Ok(CommitOutcome::NothingToCommit);
+        }
+        self.write_commit(&head, state, Vec::new(), Vec::new(), message)
+    }
+
+    /// The state of `program` over `head`'s base contents: base relations keep their
+    /// tuples (refused when one that holds tuples would be dropped or change schema),
+    /// views whose definition is unchanged keep their trees, every other view is computed
+    /// and every index built; a denial the data violates refuses the program. Writes no
+    /// commit.
+    pub(super) fn state_for_program(
+        &self,
+        head: &Snapshot,
+        program: &Program,
+        progress: &mut dyn FnMut(&str),
+    ) -> DbResult<State> {
         let old_signatures = signatures(&head.program)?;
-        let new_signatures = signatures(&program)?;
+        let new_signatures = signatures(program)?;
         let changed: BTreeSet<String> = new_signatures
             .iter()
             .filter(|(name, signature)| old_signatures.get(*name) != Some(*signature))
             .map(|(name, _)| name.clone())
             .collect();
-        let relations = self.relations_for(&head, &program, &changed)?;
-        let plans = plan_program(&program);
+        let relations = self.relations_for(head, program, &changed)?;
+        let plans = plan_program(program);
         let mut by_name: BTreeMap<String, RelationEntry> =
             relations.into_iter().map(|r| (r.name.clone(), r)).collect();
-        update_base_indexes(&self.nodes, &program, &plans, &mut by_name, None)?;
+        update_base_indexes(&self.nodes, program, &plans, &mut by_name, None)?;
         rebuild_views(
             &self.nodes,
-            &program,
+            program,
             &plans,
             &mut by_name,
             &changed,
@@ -63,10 +81,7 @@ impl Database {
             program: program.canonical_text(),
             relations: by_name.into_values().collect(),
         };
-        if state == head.state && head.commit.is_some() {
-            return Ok(CommitOutcome::NothingToCommit);
-        }
-        self.write_commit(&head, state, Vec::new(), Vec::new(), message)
+        Ok(state)
     }
 
     /// The relation entries of a new program over the head's data.

@@ -10,18 +10,23 @@ mod commit;
 mod define;
 mod diff;
 mod explain;
+mod history;
 mod import;
 mod indexes;
+mod merge;
 mod rebuild;
 mod reference;
+pub mod refs;
 mod snapshot;
 mod verify;
 
 pub use commit::CommitOutcome;
 pub use diff::{DiffScope, TupleChange};
 pub use explain::{PlanDump, PlanTerm};
+pub use history::{ReflogEntry, ResetOutcome, RevertOutcome};
 pub use import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub(crate) use indexes::update_base_indexes;
+pub use merge::{KeyConflict, MergeOutcome, ProgramSide};
 pub(crate) use rebuild::rebuild_views;
 pub use snapshot::Snapshot;
 pub use verify::{Mismatch, VerifyReport};
@@ -36,8 +41,7 @@ use rnt_store::Address;
 use rnt_store::ChunkStore;
 use std::sync::Arc;
 
-/// The branch a store's history lives on; `HEAD` names its tip.
-pub const BRANCH_DEFAULT: &str = "main";
+pub use refs::BRANCH_DEFAULT;
 
 /// A database over a chunk store: states, commits, and the head.
 #[derive(Clone)]
@@ -77,14 +81,19 @@ impl Database {
         &self.nodes
     }
 
-    /// The commit at the head, if any commit was made.
+    /// The commit at the current branch's tip (`HEAD`), if the branch has a commit.
     pub fn head_commit(&self) -> DbResult<Option<Address>> {
-        Ok(self.chunks.get_ref(BRANCH_DEFAULT)?)
+        refs::head_commit(self.chunks.as_ref())
+    }
+
+    /// The name of the current branch.
+    pub fn current_branch(&self) -> DbResult<String> {
+        refs::current_branch(self.chunks.as_ref())
     }
 
     /// The commit a branch points at, if the branch exists.
     pub fn branch(&self, name: &str) -> DbResult<Option<Address>> {
-        reference::branch(self.chunks.as_ref(), name)
+        Ok(refs::branch_tip(self.chunks.as_ref(), name)?.map(|tip| tip.commit))
     }
 
     /// The head's snapshot (the empty state before the first commit).

@@ -1,16 +1,14 @@
-//! Resolving what a user names as a state: `HEAD`, a branch, or a unique hex prefix of a
+//! Resolving what a user names as a state: `HEAD`, a branch, a tag, or a unique hex prefix of a
 //! commit id or state hash, followed by any number of steps back along first parents —
 //! `^` (one step), `~n` (n steps), `~` (one step) — as in `HEAD~2`, `a1b2c3d4^`,
 //! `HEAD^~1`, `HEAD^^`. It reads the chunk store and its refs only, never the `Database`.
 
+use crate::db::refs;
 use crate::db::snapshot::Snapshot;
 use crate::{DbError, DbResult};
 use rnt_merkle::objects::{object_kind, ObjectKind};
 use rnt_merkle::Commit;
 use rnt_store::{normalize_hex_prefix, Address, ChunkStore};
-
-/// The longest branch name, in bytes.
-const BRANCH_NAME_BYTES_MAX: usize = 255;
 
 /// Resolves `reference` to a snapshot of `chunks`, whose `HEAD` is the commit `head`.
 pub fn resolve(
@@ -38,19 +36,6 @@ pub fn resolve(
         })?;
     }
     Snapshot::of_commit(chunks, commit)
-}
-
-/// The commit branch `name` points at, if the name is valid and the branch exists.
-pub fn branch(chunks: &dyn ChunkStore, name: &str) -> DbResult<Option<Address>> {
-    let valid = !name.is_empty()
-        && name.len() <= BRANCH_NAME_BYTES_MAX
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
-    if !valid {
-        return Ok(None);
-    }
-    Ok(chunks.get_ref(name)?)
 }
 
 /// Splits `NAME` followed by ancestry steps into `NAME` and the total number of first-parent
@@ -99,7 +84,7 @@ fn too_many_steps(reference: &str) -> DbError {
 fn resolve_base(chunks: &dyn ChunkStore, head: Option<Address>, name: &str) -> DbResult<Snapshot> {
     if name.is_empty() {
         return Err(DbError::user(
-            "empty reference: name a commit, a state, HEAD or a branch",
+            "empty reference: name a commit, a state, HEAD, a branch or a tag",
         ));
     }
     if name == "HEAD" {
@@ -108,13 +93,16 @@ fn resolve_base(chunks: &dyn ChunkStore, head: Option<Address>, name: &str) -> D
             None => Err(DbError::user("HEAD: the store has no commits yet")),
         };
     }
-    if let Some(commit) = branch(chunks, name)? {
+    if let Some(tip) = refs::branch_tip(chunks, name)? {
+        return Snapshot::of_commit(chunks, tip.commit);
+    }
+    if let Some(commit) = refs::tag_commit(chunks, name)? {
         return Snapshot::of_commit(chunks, commit);
     }
     let looks_hex = name.bytes().all(|b| b.is_ascii_hexdigit());
     if !looks_hex {
         return Err(DbError::user(format!(
-            "unknown reference `{name}`: not HEAD, a branch, or a hex commit id or state hash"
+            "unknown reference `{name}`: not HEAD, a branch, a tag, or a hex commit id or state hash"
         )));
     }
     let prefix = normalize_hex_prefix(name).map_err(|e| DbError::user(e.to_string()))?;
