@@ -482,3 +482,36 @@ fn new_commands_print_json_where_they_print_data() {
         assert!(value.is_array() || value.is_object(), "{args:?}: {value}");
     }
 }
+
+/// A store made before branches kept its history in a bare `main` ref naming a commit: it
+/// reads as branch `main`, and the next write moves it to `heads/main` with the old value
+/// as the reflog's first entry.
+#[test]
+fn a_store_from_before_branches_reads_and_moves_on() {
+    use rnt_store::{commit_ref, ChunkStore, PackStore};
+    let shop = shop();
+    let head = shop.head().unwrap();
+    let state = shop.state();
+    {
+        let chunks = PackStore::open(&shop.store()).unwrap();
+        let record = chunks.get_ref("heads/main").unwrap().unwrap();
+        let commit = rnt_store::Address::from_hex(&head).unwrap();
+        commit_ref(&chunks, "main", None, Some(commit)).unwrap();
+        commit_ref(&chunks, "heads/main", Some(record), None).unwrap();
+    }
+    assert_eq!(shop.head().unwrap(), head);
+    assert_eq!(shop.state(), state);
+    assert_eq!(shop.status()["branch"], "main");
+    shop.ok(&["verify"]);
+    let reflog = json(&shop.ok(&["reflog", "--format", "json"]));
+    assert_eq!(reflog.as_array().unwrap().len(), 1);
+    assert_eq!(reflog[0]["commit"], head.as_str());
+    shop.commit("after", &["+orders(2, 1, 5)"]);
+    let reflog = json(&shop.ok(&["reflog", "--format", "json"]));
+    assert_eq!(reflog[0]["action"], "commit: after");
+    assert_eq!(reflog[1]["commit"], head.as_str());
+    assert_eq!(reflog[1]["action"], "the history before branches");
+    let chunks = PackStore::open(&shop.store()).unwrap();
+    assert_eq!(chunks.get_ref("main").unwrap(), None);
+    assert!(chunks.get_ref("heads/main").unwrap().is_some());
+}

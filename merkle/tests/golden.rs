@@ -272,3 +272,57 @@ fn objects_reject_trailing_bytes_unsorted_lists_and_other_tags() {
     let commit_bytes = sample_state().encode();
     assert!(rnt_merkle::Commit::decode(&Address::of(&commit_bytes), &commit_bytes).is_err());
 }
+
+/// The byte layout of a branch record and a head pointer (`docs/format.md` §8.3, §8.4),
+/// built here by hand from the format's rules and compared byte for byte.
+#[test]
+fn branch_record_and_head_pointer_bytes_are_pinned() {
+    use rnt_merkle::objects::{object_kind, ObjectKind};
+    use rnt_merkle::{BranchRecord, HeadPointer};
+    let record = BranchRecord {
+        commit: [0x66; 32],
+        previous: Some([0x77; 32]),
+        time: 1_790_000_000,
+        action: "commit: tick".to_string(),
+    };
+    let mut expected = vec![b'B', 1];
+    expected.extend_from_slice(&[0x66; 32]);
+    expected.push(1);
+    expected.extend_from_slice(&[0x77; 32]);
+    expected.extend_from_slice(&1_790_000_000i64.to_le_bytes());
+    expected.extend_from_slice(&12u64.to_le_bytes());
+    expected.extend_from_slice(b"commit: tick");
+    let bytes = record.encode();
+    assert_eq!(hex(&bytes), hex(&expected));
+    assert_eq!(
+        Address::of(&bytes).to_hex(),
+        "0ac9222ae20a14ba47e670211c28f369e757a00692cf7f0e11884af2ab37f2f5"
+    );
+    assert_eq!(
+        BranchRecord::decode(&Address::of(&bytes), &bytes).unwrap(),
+        record
+    );
+    assert_eq!(object_kind(&bytes), ObjectKind::BranchRecord);
+    let first = BranchRecord {
+        previous: None,
+        ..record
+    };
+    assert_eq!(first.encode()[34], 0, "no previous record: option tag 00");
+
+    let pointer = HeadPointer {
+        branch: "main".to_string(),
+    };
+    let mut expected = vec![b'H', 1];
+    expected.extend_from_slice(&4u64.to_le_bytes());
+    expected.extend_from_slice(b"main");
+    let bytes = pointer.encode();
+    assert_eq!(hex(&bytes), hex(&expected));
+    assert_eq!(
+        HeadPointer::decode(&Address::of(&bytes), &bytes).unwrap(),
+        pointer
+    );
+    assert_eq!(object_kind(&bytes), ObjectKind::HeadPointer);
+    // Neither decodes as the other, nor as a commit.
+    assert!(BranchRecord::decode(&Address::of(&bytes), &bytes).is_err());
+    assert!(rnt_merkle::Commit::decode(&Address::of(&bytes), &bytes).is_err());
+}
