@@ -236,6 +236,8 @@ struct Figures {
     base_bytes: u64,
     views_bytes: u64,
     build_s: f64,
+    /// Median CLI `rnt merge` of a branch with one tick into a main line diverged by one.
+    cli_merge_ms: f64,
 }
 
 /// The configurations measured: backend, and for packs the codec of new chunks.
@@ -246,7 +248,13 @@ const CONFIGURATIONS: [(&str, &str); 4] = [
     ("sled", ""),
 ];
 
-fn measure(backend: &str, codec: &str, dir: &Path, ticks: &[String]) -> Figures {
+fn measure(
+    backend: &str,
+    codec: &str,
+    dir: &Path,
+    ticks: &[String],
+    merge_ticks: &[String],
+) -> Figures {
     // Every `rnt` this process starts, and its own in-process store, use this codec.
     std::env::set_var(rnt_store::PACK_CODEC_ENV, codec);
     let name = if codec.is_empty() {
@@ -316,18 +324,51 @@ fn measure(backend: &str, codec: &str, dir: &Path, ticks: &[String]) -> Figures 
     // Same ticks on the same data: the same state, whichever path committed it.
     let twin_state = db.head().unwrap().state_address;
     drop(db);
-    let status = Command::new(RNT)
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "status",
-            "--format",
-            "json",
-        ])
+    let status_json = |store: &Path| -> serde_json::Value {
+        let output = Command::new(RNT)
+            .args([
+                "--store",
+                store.to_str().unwrap(),
+                "status",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    assert_eq!(
+        status_json(&store)["state"].as_str(),
+        Some(twin_state.to_hex().as_str())
+    );
+    // Merges on the twin: fork, one tick on each side, merge (each a new process).
+    let mut merges = Vec::new();
+    for (round, pair) in merge_ticks.chunks(2).enumerate() {
+        let [theirs, ours] = pair else { break };
+        let branch = format!("side{round}");
+        rnt(dir, &twin, &["branch", &branch]);
+        rnt(dir, &twin, &["switch", &branch]);
+        let file = dir.join("merge-tick.txt");
+        std::fs::write(&file, theirs).unwrap();
+        rnt(
+            dir,
+            &twin,
+            &["commit", "-m", "theirs", "-f", file.to_str().unwrap()],
+        );
+        rnt(dir, &twin, &["switch", "main"]);
+        std::fs::write(&file, ours).unwrap();
+        rnt(
+            dir,
+            &twin,
+            &["commit", "-m", "ours", "-f", file.to_str().unwrap()],
+        );
+        merges.push(rnt(dir, &twin, &["merge", &branch]));
+    }
+    let verify = Command::new(RNT)
+        .args(["--store", twin.to_str().unwrap(), "verify"])
         .output()
         .unwrap();
-    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
-    assert_eq!(status["state"].as_str(), Some(twin_state.to_hex().as_str()));
+    assert!(verify.status.success(), "the merged store verifies");
     Figures {
         backend: name,
         cli_commit_ms: median(cli),
@@ -336,6 +377,7 @@ fn measure(backend: &str, codec: &str, dir: &Path, ticks: &[String]) -> Figures 
         base_bytes,
         views_bytes,
         build_s,
+        cli_merge_ms: median(merges),
     }
 }
 
@@ -401,6 +443,10 @@ fn main() {
     let csv_bytes = data.write_csv(dir);
     let mut rng = Rng(0xabcdef);
     let ticks: Vec<String> = (0..tick_count).map(|_| data.tick(&mut rng)).collect();
+    let merge_rounds: usize = env_or("RNT_BENCH_MERGES", 5);
+    // The merge rounds' ticks follow the commit ticks (each change applies to the data
+    // after the ones before it, so the merged sides never name one tuple alike).
+    let merge_ticks: Vec<String> = (0..2 * merge_rounds).map(|_| data.tick(&mut rng)).collect();
     let changes = ticks.iter().map(|t| t.lines().count()).sum::<usize>() / ticks.len().max(1);
     eprintln!(
         "data: {} orders, {} customers, {} nodes; {csv_bytes} CSV bytes; {tick_count} ticks of ~{changes} changes",
@@ -413,23 +459,25 @@ fn main() {
     for (backend, codec) in CONFIGURATIONS {
         let codec_wanted = codec.is_empty() || codecs.split(',').any(|c| c == codec);
         if codec_wanted && backends.split(',').any(|b| b == backend) {
-            let figures = measure(backend, codec, dir, &ticks);
+            let figures = measure(backend, codec, dir, &ticks, &merge_ticks);
             eprintln!("{}: built in {:.1} s", figures.backend, figures.build_s);
             rows.push(figures);
         }
     }
     std::env::remove_var(rnt_store::PACK_CODEC_ENV);
     println!();
-    println!("| backend | CLI commit (ms) | in-process commit (ms) | CLI / in-process | `rnt status` (ms) | store / CSV, base | store / CSV, with W1–W4 |");
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("| backend | CLI commit (ms) | in-process commit (ms) | CLI / in-process | `rnt status` (ms) | CLI merge (ms) | store / CSV, base | store / CSV, with W1–W4 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for f in &rows {
         println!(
-            "| {} | {:.1} | {:.1} | {:.2}× | {:.1} | {:.2}× ({:.1} MB) | {:.2}× ({:.1} MB) |",
+            "| {} | {:.1} | {:.1} | {:.2}× | {:.1} | {:.1} ({:.2}× commit) | {:.2}× ({:.1} MB) | {:.2}× ({:.1} MB) |",
             f.backend,
             f.cli_commit_ms,
             f.in_process_commit_ms,
             f.cli_commit_ms / f.in_process_commit_ms,
             f.status_ms,
+            f.cli_merge_ms,
+            f.cli_merge_ms / f.cli_commit_ms,
             f.base_bytes as f64 / csv_bytes as f64,
             f.base_bytes as f64 / 1e6,
             f.views_bytes as f64 / csv_bytes as f64,
