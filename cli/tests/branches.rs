@@ -224,10 +224,16 @@ fn reflog_lists_every_value_of_the_current_branch() {
     assert!(table.contains("main@{0}"), "{table}");
     assert!(table.contains("reset: moving to HEAD~1"), "{table}");
     assert_eq!(shop.ok(&["reflog", "-n", "0"]), "");
+    let fresh = Shop::init();
+    assert_eq!(fresh.ok(&["reflog"]), "branch main has no commits yet\n");
+    // Before the first commit: the current branch is listed, and switching to it is fine.
+    assert_eq!(fresh.ok(&["branch"]), "* main (no commits yet)\n");
     assert_eq!(
-        Shop::init().ok(&["reflog"]),
-        "branch main has no commits yet\n"
+        fresh.ok(&["switch", "main"]),
+        "already on branch main (no commits yet)\n"
     );
+    let stderr = fresh.fails(&["branch", "x"], 1);
+    assert_one_line_error(&stderr, &["HEAD: the store has no commits yet"]);
 }
 
 #[test]

@@ -266,9 +266,13 @@ pub fn delete_branch(chunks: &dyn ChunkStore, name: &str) -> DbResult<Address> {
     Ok(tip.commit)
 }
 
-/// Makes `name`, which must exist, the current branch.
+/// Makes `name`, which must exist (or already be current, before its first commit), the
+/// current branch.
 pub fn switch_branch(chunks: &dyn ChunkStore, name: &str) -> DbResult<()> {
     check_name(RefKind::Branch, name)?;
+    if current_branch(chunks)? == name {
+        return Ok(());
+    }
     if branch_tip(chunks, name)?.is_none() {
         let hint = if chunks.get_ref(&tag_ref(name))?.is_some() {
             " (it is a tag; create a branch at it with `rnt branch NEW TAG`)"
