@@ -8,6 +8,7 @@
 use crate::db::commit::MaintainedChange;
 use crate::db::snapshot::Snapshot;
 use crate::db::{CommitOutcome, Database};
+use crate::eval::engine::plan_program;
 use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::{encode_tuple, Tuple};
 use crate::lang::value::Type;
@@ -57,8 +58,11 @@ impl Database {
         // and never misses a denial witness; it could refuse an import whose witness a
         // later step removes only when a denial is non-monotone in the relation, so such
         // programs maintain the whole import at once.
-        let stepwise =
-            head.program.reads(relation) && head.program.denials_are_monotone_in(relation);
+        // A relation that keeps an index (a keyed one whose key does not lead its tuples)
+        // goes in steps too, so that its index follows each step's delta in bounded memory.
+        let indexed = plan_program(&head.program).indexes.contains_key(relation);
+        let stepwise = (head.program.reads(relation) || indexed)
+            && head.program.denials_are_monotone_in(relation);
         let mut run = ImportRun {
             db: self,
             relation,

@@ -12,6 +12,7 @@ mod diff;
 mod explain;
 mod import;
 mod indexes;
+mod keys;
 mod rebuild;
 mod reference;
 mod snapshot;
