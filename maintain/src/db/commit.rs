@@ -69,6 +69,8 @@ impl Database {
             .collect();
         let set = check_changes(changes, |name| schemas.get(name))
             .map_err(|e| DbError::user(e.to_string()))?;
+        // The base stat counts the reads by key of upserts and deletes by key too.
+        let started = self.nodes.counters();
         let mut edits: Vec<(String, Vec<Edit>)> = Vec::new();
         for (relation, changes) in set.by_relation() {
             let schema = &schemas[relation];
@@ -93,7 +95,7 @@ impl Database {
             }
             edits.push((relation.to_string(), relation_edits.into_iter().collect()));
         }
-        self.apply_base_edits(&head, edits, message)
+        self.apply_base_edits(&head, edits, started, message)
     }
 
     /// Applies per-relation sorted edits to the head's base relations and commits.
@@ -101,9 +103,9 @@ impl Database {
         &self,
         head: &Snapshot,
         edits: Vec<(String, Vec<Edit>)>,
+        started: Counters,
         message: &str,
     ) -> DbResult<CommitOutcome> {
-        let started = self.nodes.counters();
         let mut changed = Vec::new();
         for (relation, relation_edits) in edits {
             let entry = head.require(&relation)?;
