@@ -74,7 +74,10 @@ fn rnt(dir: &Path, store: &Path, args: &[&str]) -> (f64, String) {
         "rnt {args:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    (seconds, String::from_utf8_lossy(&output.stdout).into_owned())
+    (
+        seconds,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -116,12 +119,7 @@ fn measure(dir: &Path, name: &str, program: &str, runs: usize) -> Figures {
             "orders.csv"
         };
         let (seconds, out) = rnt(dir, &store, &["import", "orders", file, "--replace"]);
-        counts = out
-            .split("): ")
-            .nth(1)
-            .unwrap_or("")
-            .trim()
-            .to_string();
+        counts = out.split("): ").nth(1).unwrap_or("").trim().to_string();
         replaces.push(seconds);
     }
     let current = if runs % 2 == 1 {
