@@ -41,6 +41,7 @@ impl Row {
             sign,
             relation: relation.to_string(),
             values,
+            wildcards: Vec::new(),
             line: 1,
             source: None,
         }

@@ -219,6 +219,7 @@ proptest! {
             sign: if insert { Sign::Insert } else { Sign::Delete },
             relation,
             values,
+            wildcards: Vec::new(),
             line: 1,
             source: None,
         };

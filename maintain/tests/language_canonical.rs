@@ -217,8 +217,12 @@ fn declaration() -> impl Strategy<Value = String> {
         prop::sample::select(&["int", "str", "bool"][..]),
     )
         .prop_map(|(name, ty)| format!("{name}: {ty}"));
-    (kind, name(), prop::collection::vec(attribute, 0..4))
-        .prop_map(|(kind, name, attrs)| format!("{kind} {name}({}).", attrs.join(", ")))
+    // A key clause, as the parser takes it (the checker judges its names): none, or any
+    // list of names, the attributes' or others, repeats and the empty list included.
+    let key = prop::option::of(prop::collection::vec(variable(), 0..3))
+        .prop_map(|key| key.map_or(String::new(), |names| format!(" key({})", names.join(", "))));
+    (kind, name(), prop::collection::vec(attribute, 0..4), key)
+        .prop_map(|(kind, name, attrs, key)| format!("{kind} {name}({}){key}.", attrs.join(", ")))
 }
 
 fn pieces() -> impl Strategy<Value = Pieces> {

@@ -1,7 +1,8 @@
-//! `rnt import REL FILE.csv [-m MSG]`: insert every row of a CSV file into a base relation,
-//! in one commit. The file streams through `TupleReader` (the header row names the
-//! attributes, in any order); a row that does not fit the schema stops the import with its
-//! line, and nothing is committed.
+//! `rnt import REL FILE.csv [--replace] [-m MSG]`: insert every row of a CSV file into a
+//! base relation (upserting into a keyed one), or with `--replace` make the relation hold
+//! exactly the file's rows, in one commit. The file streams through `TupleReader` (the
+//! header row names the attributes, in any order); a row that does not fit the schema stops
+//! the import with its line, and nothing is committed.
 
 use crate::cmd::commit::write_stats;
 use crate::output::write_outcome;
@@ -26,12 +27,17 @@ pub struct ImportArgs {
     /// The CSV file (header row = attribute names; `-` reads standard input).
     #[arg(value_name = "FILE.csv")]
     file: String,
-    /// The commit message (default: `import REL from FILE.csv`).
+    /// The commit message (default: `import REL from FILE.csv`, or with `--replace`
+    /// `replace REL with FILE.csv`).
     #[arg(short, long, value_name = "MSG")]
     message: Option<String>,
     /// Print the tree work the import did (nodes written and read, entries read).
     #[arg(long)]
     stats: bool,
+    /// Make the relation hold exactly the file's rows: tuples the file lacks are deleted.
+    /// The commit's delta is the diff of the old and new contents.
+    #[arg(long)]
+    replace: bool,
 }
 
 /// Streams the file into the relation and commits.
@@ -65,24 +71,39 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
     );
     let rows = LazyRows::new(input, &schema, &name);
     let mut progress = Progress::new(format!("importing {relation}"), total);
-    let message = args
-        .message
-        .clone()
-        .unwrap_or_else(|| format!("import {relation} from {}", args.file));
+    let message = args.message.clone().unwrap_or_else(|| {
+        if args.replace {
+            format!("replace {relation} with {}", args.file)
+        } else {
+            format!("import {relation} from {}", args.file)
+        }
+    });
     let before = db.nodes().counters();
     let mut read = 0u64;
-    let outcome = db.import(relation, rows, &message, &mut |rows| {
+    let mut report = |rows| {
         read = rows;
         progress.update(rows, bytes_read.get());
-    });
+    };
+    let outcome = if args.replace {
+        db.import_replace(relation, rows, &message, &mut report)
+    } else {
+        db.import(relation, rows, &message, &mut report)
+    };
     progress.finish();
     let outcome = outcome?;
     write_outcome(out, &outcome)?;
     if matches!(outcome, CommitOutcome::NothingToCommit) {
-        writeln!(
-            out,
-            "({read} rows read; every one was already in {relation})"
-        )?;
+        if args.replace {
+            writeln!(
+                out,
+                "({read} rows read; {relation} already holds exactly these tuples)"
+            )?;
+        } else {
+            writeln!(
+                out,
+                "({read} rows read; every one was already in {relation})"
+            )?;
+        }
     }
     if args.stats {
         write_stats(out, &db, before, &outcome)?;

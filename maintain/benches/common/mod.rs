@@ -102,6 +102,7 @@ pub fn change(sign: Sign, relation: &str, values: Vec<Value>) -> Change {
         sign,
         relation: relation.into(),
         values,
+        wildcards: Vec::new(),
         line: 0,
         source: None,
     }

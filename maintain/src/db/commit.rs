@@ -8,10 +8,11 @@
 //! *Invariant: a commit that fails or is refused at any step writes no ref, so the head
 //! never points at a partial state.*
 
+use crate::db::keys::keyed_edits;
 use crate::db::snapshot::{unknown_relation, Snapshot};
 use crate::db::{refs, update_base_indexes, Database};
 use crate::delta::{delta_of_diff, Delta, Maintainer};
-use crate::eval::engine::{plan_program, relation_types};
+use crate::eval::engine::{plan_program, relation_types, ProgramPlans};
 use crate::lang::change::{check_changes, Change, Sign};
 use crate::lang::schema::RelationSchema;
 use crate::lang::syntax::ast::RelationKind;
@@ -68,26 +69,33 @@ impl Database {
             .collect();
         let set = check_changes(changes, |name| schemas.get(name))
             .map_err(|e| DbError::user(e.to_string()))?;
-        let mut edits: BTreeMap<String, BTreeMap<Vec<u8>, Option<Vec<u8>>>> = BTreeMap::new();
-        for change in set.changes() {
-            let schema = &schemas[&change.relation];
-            let key = encode_tuple(&change.values, &schema.types()).map_err(|e| {
-                DbError::user(format!("line {}: {}: {e}", change.line, change.relation))
-            })?;
-            let value = match change.sign {
-                Sign::Insert => Some(Vec::new()),
-                Sign::Delete => None,
-            };
-            edits
-                .entry(change.relation.clone())
-                .or_default()
-                .insert(key, value);
+        // The base stat counts the reads by key of upserts and deletes by key too.
+        let started = self.nodes.counters();
+        let mut edits: Vec<(String, Vec<Edit>)> = Vec::new();
+        for (relation, changes) in set.by_relation() {
+            let schema = &schemas[relation];
+            if schema.key_columns().is_some() {
+                // Upserts and deletes by key read the current tuple of each key named.
+                edits.push((
+                    relation.to_string(),
+                    keyed_edits(&self.nodes, &head, schema, &changes)?,
+                ));
+                continue;
+            }
+            let mut relation_edits: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
+            for change in changes {
+                let key = encode_tuple(&change.values, &schema.types()).map_err(|e| {
+                    DbError::user(format!("line {}: {}: {e}", change.line, change.relation))
+                })?;
+                let value = match change.sign {
+                    Sign::Insert => Some(Vec::new()),
+                    Sign::Delete => None,
+                };
+                relation_edits.insert(key, value);
+            }
+            edits.push((relation.to_string(), relation_edits.into_iter().collect()));
         }
-        let edits = edits
-            .into_iter()
-            .map(|(r, e)| (r, e.into_iter().collect()))
-            .collect();
-        self.apply_base_edits(&head, edits, message)
+        self.apply_base_edits(&head, edits, started, message)
     }
 
     /// Applies per-relation sorted edits to the head's base relations and commits.
@@ -95,9 +103,9 @@ impl Database {
         &self,
         head: &Snapshot,
         edits: Vec<(String, Vec<Edit>)>,
+        started: Counters,
         message: &str,
     ) -> DbResult<CommitOutcome> {
-        let started = self.nodes.counters();
         let mut changed = Vec::new();
         for (relation, relation_edits) in edits {
             let entry = head.require(&relation)?;
@@ -138,6 +146,7 @@ impl Database {
         let mut state = head.state.clone();
         let mut counts = Vec::new();
         let mut deltas: BTreeMap<String, Delta> = BTreeMap::new();
+        let plans = plan_program(&head.program);
         for (relation, old_tree, new_tree) in changed {
             if old_tree == new_tree {
                 continue;
@@ -151,7 +160,7 @@ impl Database {
             slot.root = Some(*new_tree.root().as_bytes());
             slot.count = Some(new_count);
             let (count, delta) =
-                self.base_delta(head, relation, &old_tree, &new_tree, new_count)?;
+                self.base_delta(head, &plans, relation, &old_tree, &new_tree, new_count)?;
             if let Some(delta) = delta {
                 deltas.insert(count.relation.clone(), delta);
             }
@@ -162,7 +171,6 @@ impl Database {
         }
         counts.sort_by(|a, b| a.relation.cmp(&b.relation));
         // Base relations' indexes follow their deltas.
-        let plans = plan_program(&head.program);
         let mut by_name: BTreeMap<String, RelationEntry> = state
             .relations
             .into_iter()
@@ -205,16 +213,18 @@ impl Database {
         }))
     }
 
-    /// One changed base relation's change counts, and its tuple delta when a rule reads it.
+    /// One changed base relation's change counts, and its tuple delta when a rule reads it
+    /// or it keeps an index (a keyed relation's index on its key follows the delta).
     fn base_delta(
         &self,
         head: &Snapshot,
+        plans: &ProgramPlans,
         relation: String,
         old_tree: &Tree,
         new_tree: &Tree,
         new_count: u64,
     ) -> DbResult<(ChangeCount, Option<Delta>)> {
-        let keep_delta = head.program.reads(&relation);
+        let keep_delta = head.program.reads(&relation) || plans.indexes.contains_key(&relation);
         // A relation no rule reads needs no tuple delta; filling an empty one (an import)
         // needs not even the diff to count what went in.
         if !keep_delta && old_tree.count(&self.nodes)? == 0 {

@@ -102,7 +102,17 @@ impl Database {
                     && Some(r.declaration.schema()) == head.schema(&old.name)
             });
             if !keeps {
-                let what = if program.relation(&old.name).is_some() {
+                let new_schema = program.relation(&old.name).map(|r| r.declaration.schema());
+                let old_schema = head.schema(&old.name);
+                let only_the_key = match (&new_schema, &old_schema) {
+                    (Some(new), Some(old)) => {
+                        new.attributes == old.attributes && new.key_columns() != old.key_columns()
+                    }
+                    _ => false,
+                };
+                let what = if only_the_key {
+                    "change the key of"
+                } else if new_schema.is_some() {
                     "change the schema of"
                 } else {
                     "drop"

@@ -154,6 +154,7 @@ impl Database {
                 },
                 relation: change.relation,
                 values: change.tuple,
+                wildcards: Vec::new(),
                 line: i + 1,
                 source: Some(format!("the inverse of {}", commit.short_hex(12)).into()),
             })

@@ -13,6 +13,7 @@ mod explain;
 mod history;
 mod import;
 mod indexes;
+mod keys;
 mod merge;
 mod rebuild;
 mod reference;
@@ -50,6 +51,8 @@ pub struct Database {
     nodes: NodeStore,
     /// Rows an import maintains per step ([`IMPORT_STEP_ROWS`] unless set).
     import_step_rows: usize,
+    /// Rows an import sorts and applies per batch ([`IMPORT_BATCH_ROWS`] unless set).
+    import_batch_rows: usize,
 }
 
 impl Database {
@@ -60,14 +63,17 @@ impl Database {
             chunks,
             nodes,
             import_step_rows: IMPORT_STEP_ROWS,
+            import_batch_rows: IMPORT_BATCH_ROWS,
         }
     }
 
     /// This database, importing `rows` rows per maintenance step (at least 1) instead of
-    /// [`IMPORT_STEP_ROWS`]: tests use small steps to check that steps change nothing.
+    /// [`IMPORT_STEP_ROWS`], and at most that many per batch: tests use small steps and
+    /// batches to check that they change nothing.
     #[must_use]
     pub fn with_import_step_rows(mut self, rows: usize) -> Database {
         self.import_step_rows = rows.max(1);
+        self.import_batch_rows = IMPORT_BATCH_ROWS.min(rows.max(1));
         self
     }
 

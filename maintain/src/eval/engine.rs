@@ -99,6 +99,14 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
             }
         }
     }
+    // A keyed base relation is read by key at every upsert and delete by key: when its key
+    // is not a leading prefix of the tuple, it keeps an index that leads with the key, so
+    // that read is a prefix scan, O(log n), like any other bound read.
+    for (name, relation) in &program.relations {
+        if let Some(key) = relation.declaration.key_columns() {
+            work.push((name.clone(), key));
+        }
+    }
     while let Some((relation, bound)) = work.pop() {
         if !seen.insert((relation.clone(), bound.clone())) {
             continue;
@@ -185,28 +193,11 @@ impl<'a> Engine<'a> {
         else {
             return;
         };
-        let types = relation.declaration.types();
-        let indexes = entry
-            .aux
-            .iter()
-            .filter_map(|aux| {
-                let columns = aux.label.strip_prefix("index ")?;
-                let permutation: Option<Vec<usize>> =
-                    columns.split(',').map(|c| c.parse().ok()).collect();
-                Some((
-                    permutation?,
-                    Tree::from_root(rnt_store::Address::from_bytes(aux.root)),
-                ))
-            })
-            .collect();
-        self.stored.insert(
-            entry.name.clone(),
-            StoredRelation {
-                tree,
-                types,
-                indexes,
-            },
-        );
+        let Some(stored) = StoredRelation::from_entry(entry, relation.declaration.types()) else {
+            return;
+        };
+        debug_assert_eq!(stored.tree, tree);
+        self.stored.insert(entry.name.clone(), stored);
         self.recursive.borrow_mut().clear();
         self.derived.borrow_mut().clear();
     }

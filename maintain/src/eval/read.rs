@@ -6,7 +6,7 @@
 use crate::lang::tuple::{decode_permuted, decode_tuple, encode_permuted, encode_prefix, Tuple};
 use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
-use rnt_merkle::{Cursor, NodeStore, Tree};
+use rnt_merkle::{Cursor, NodeStore, RelationEntry, Tree};
 
 /// Whether a scan should go on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +62,31 @@ pub struct StoredRelation {
 }
 
 impl StoredRelation {
+    /// A stored relation's entry made readable: its tuple tree and the index trees its
+    /// auxiliary trees hold (labels `index 1,0,2`; other auxiliary trees are not indexes).
+    /// `None` when the entry keeps no tree.
+    pub fn from_entry(entry: &RelationEntry, types: Vec<Type>) -> Option<StoredRelation> {
+        let tree = entry.tree()?;
+        let indexes = entry
+            .aux
+            .iter()
+            .filter_map(|aux| {
+                let columns = aux.label.strip_prefix("index ")?;
+                let permutation: Option<Vec<usize>> =
+                    columns.split(',').map(|c| c.parse().ok()).collect();
+                Some((
+                    permutation?,
+                    Tree::from_root(rnt_store::Address::from_bytes(aux.root)),
+                ))
+            })
+            .collect();
+        Some(StoredRelation {
+            tree,
+            types,
+            indexes,
+        })
+    }
+
     /// Visits the tuples matching `pattern`, reading only the matching key range when the
     /// tuple tree or an index leads with the bound columns.
     pub fn read(

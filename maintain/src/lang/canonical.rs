@@ -16,8 +16,8 @@
 //! order. Changing this format changes every state hash: treat it like a storage format.
 
 use crate::lang::syntax::ast::{
-    Aggregate, Atom, Comparison, Declaration, Expr, ExprKind, Head, HeadTerm, Ident, Literal,
-    Program, Rule, Term, TermKind, VarId, Variable,
+    Aggregate, Atom, Comparison, Declaration, Expr, ExprKind, Head, HeadTerm, Ident, KeyDecl,
+    Literal, Program, Rule, Term, TermKind, VarId, Variable,
 };
 use crate::lang::syntax::Span;
 
@@ -72,19 +72,47 @@ pub fn normalize(program: &Program) -> Program {
     }
 }
 
-/// `kind name(attribute: type, ...).`
+/// `kind name(attribute: type, ...).`, or `kind name(attribute: type, ...) key(a, ...).`
+/// for a keyed relation, the key's attributes in declaration order (a key is a set of
+/// attributes: `key(b, a)` and `key(a, b)` are one key). A declaration without a key reads
+/// exactly as it did before keys existed, so unkeyed programs keep their state hashes.
 pub fn declaration_text(declaration: &Declaration) -> String {
     let attributes: Vec<String> = declaration
         .attributes
         .iter()
         .map(|a| format!("{}: {}", a.name.name, a.ty))
         .collect();
+    let key = match &declaration.key {
+        None => String::new(),
+        Some(key) => {
+            let columns: Vec<&str> = key_in_declaration_order(declaration, key)
+                .into_iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            format!(" key({})", columns.join(", "))
+        }
+    };
     format!(
-        "{} {}({}).",
+        "{} {}({}){key}.",
         declaration.kind,
         declaration.name.name,
         attributes.join(", ")
     )
+}
+
+/// A key's names sorted by their attribute's position; names that are no attribute (only in
+/// unchecked programs) go last, in byte order, so the order never depends on the input's.
+fn key_in_declaration_order<'k>(declaration: &Declaration, key: &'k KeyDecl) -> Vec<&'k Ident> {
+    let position = |name: &str| {
+        declaration
+            .attributes
+            .iter()
+            .position(|a| a.name.name == name)
+            .unwrap_or(usize::MAX)
+    };
+    let mut columns: Vec<&Ident> = key.columns.iter().collect();
+    columns.sort_by(|a, b| (position(&a.name), &a.name).cmp(&(position(&b.name), &b.name)));
+    columns
 }
 
 /// `head :- literal, ... .` with the literals in the rule's own order (canonical after
@@ -193,6 +221,19 @@ fn normalize_declaration(declaration: &Declaration) -> Declaration {
     for attribute in &mut declaration.attributes {
         attribute.name.span = Span::default();
         attribute.ty_span = Span::default();
+    }
+    if let Some(key) = &declaration.key {
+        let columns = key_in_declaration_order(&declaration, key)
+            .into_iter()
+            .map(|c| Ident {
+                name: c.name.clone(),
+                span: Span::default(),
+            })
+            .collect();
+        declaration.key = Some(KeyDecl {
+            columns,
+            span: Span::default(),
+        });
     }
     declaration
 }

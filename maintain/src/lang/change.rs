@@ -5,15 +5,19 @@
 //! +orders(1, 7, 30)          # insert a tuple
 //! -customers(3, "pro")       # delete a tuple
 //! +flags(-12, "a\"b\u00e9", true)
+//! -customers(7, _)           # delete by key: customers is `key(id)`
 //! ```
 //!
 //! A change is `+` (insert) or `-` (delete), a relation name, and its values in
 //! parentheses: ints (decimal, may be negative, within i64), double-quoted strings with
-//! JSON escapes, `true`/`false`. Spaces and tabs may surround every token.
+//! JSON escapes, `true`/`false`. Spaces and tabs may surround every token. In a delete from
+//! a keyed relation, `_` may stand for a non-key value: the delete removes whatever tuple
+//! holds the key (a delete by key).
 //!
 //! [`parse_changes`] turns text into [`Change`]s; [`check_changes`] checks them against the
-//! schemas (relation known, arity, types, size) and that one change set names each tuple at
-//! most once, giving a [`ChangeSet`]. Errors are one line and name the place:
+//! schemas (relation known, arity, types, size, `_` only where allowed) and that one change
+//! set names each tuple at most once and each key of a keyed relation at most once per
+//! sign, giving a [`ChangeSet`]. Errors are one line and name the place:
 //! `changes.txt, line 3, column 14: expected `,` or `)` after value, found `x``.
 
 use std::collections::hash_map::{Entry, HashMap};
@@ -53,8 +57,12 @@ pub struct Change {
     pub sign: Sign,
     /// The relation's name.
     pub relation: String,
-    /// The tuple's values, in the order written.
+    /// The tuple's values, in the order written, without the `_`s (see `wildcards`).
     pub values: Vec<Value>,
+    /// The positions (0-based, ascending, among all the terms written) where `_` stands
+    /// for any value: a delete by key. Empty for an exact change (every change but
+    /// `-r(7, _)`), so `values` is then the whole tuple.
+    pub wildcards: Vec<usize>,
     /// The line (1-based) the change is on.
     pub line: usize,
     /// What the change was read from (a file name, `argument 2`), if labelled.
@@ -62,19 +70,71 @@ pub struct Change {
 }
 
 impl Change {
-    /// The change's tuple in change-file syntax without the sign: `orders(1, 7, 30)`.
+    /// An exact change (no `_`) of `values` in `relation`, labelled with its line and source.
+    pub fn exact(
+        sign: Sign,
+        relation: impl Into<String>,
+        values: Vec<Value>,
+        line: usize,
+        source: Option<Arc<str>>,
+    ) -> Change {
+        Change {
+            sign,
+            relation: relation.into(),
+            values,
+            wildcards: Vec::new(),
+            line,
+            source,
+        }
+    }
+
+    /// The change's tuple in change-file syntax without the sign: `orders(1, 7, 30)`. Only
+    /// for exact changes; [`fmt::Display`] shows the `_`s of a delete by key.
     pub fn tuple(&self) -> TupleDisplay<'_> {
         TupleDisplay {
             relation: &self.relation,
             values: &self.values,
         }
     }
+
+    /// Whether every value is given (no `_`).
+    pub fn is_exact(&self) -> bool {
+        self.wildcards.is_empty()
+    }
+
+    /// The terms as written: `Some(value)`, or `None` where `_` stands.
+    pub fn pattern(&self) -> Vec<Option<&Value>> {
+        let mut values = self.values.iter();
+        (0..self.values.len() + self.wildcards.len())
+            .map(|position| {
+                if self.wildcards.binary_search(&position).is_ok() {
+                    None
+                } else {
+                    values.next()
+                }
+            })
+            .collect()
+    }
 }
 
 impl fmt::Display for Change {
-    /// Change-file syntax: `+orders(1, 7, 30)`. [`parse_changes`] reads it back.
+    /// Change-file syntax: `+orders(1, 7, 30)`, `-customers(7, _)`. [`parse_changes`] reads
+    /// it back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.sign, self.tuple())
+        if self.is_exact() {
+            return write!(f, "{}{}", self.sign, self.tuple());
+        }
+        write!(f, "{}{}(", self.sign, self.relation)?;
+        for (i, term) in self.pattern().into_iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match term {
+                Some(value) => write!(f, "{value}")?,
+                None => f.write_str("_")?,
+            }
+        }
+        f.write_str(")")
     }
 }
 
@@ -248,11 +308,24 @@ impl<'a> LineParser<'a> {
         self.pos += 1;
         self.skip_blanks();
         let mut values = Vec::new();
+        let mut wildcards = Vec::new();
         if self.peek() == Some(')') {
             self.pos += 1;
         } else {
             loop {
-                values.push(self.value()?);
+                if self.wildcard() {
+                    if sign == Sign::Insert {
+                        return Err(self.error_at(
+                            self.pos - 1,
+                            "`_` is allowed only in a delete (`-r(7, _)` deletes by key): \
+                             an insert names every value"
+                                .to_string(),
+                        ));
+                    }
+                    wildcards.push(values.len() + wildcards.len());
+                } else {
+                    values.push(self.value()?);
+                }
                 self.skip_blanks();
                 match self.peek() {
                     Some(',') => {
@@ -276,9 +349,21 @@ impl<'a> LineParser<'a> {
             sign,
             relation: relation.to_string(),
             values,
+            wildcards,
             line: self.line,
             source: self.source.clone(),
         }))
+    }
+
+    /// Consumes a `_` standing alone (not the start of a longer name), if one is here.
+    fn wildcard(&mut self) -> bool {
+        let rest = self.rest();
+        let alone = rest.starts_with('_')
+            && !rest[1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        if alone {
+            self.pos += 1;
+        }
+        alone
     }
 
     /// `[A-Za-z_][A-Za-z0-9_]*`, if one starts here.
@@ -409,15 +494,21 @@ impl ChangeSet {
 }
 
 /// Checks parsed changes against the schemas `lookup` returns by relation name: the
-/// relation is known, the tuple has its arity and types and fits [`TUPLE_BYTES_MAX`], and
-/// the change set names each tuple at most once (an update is `-old` plus `+new`). Stops at
-/// the first error, which names the change's line.
+/// relation is known, the tuple has its arity and types and fits [`TUPLE_BYTES_MAX`], `_`
+/// stands only for non-key values in a delete from a keyed relation, the change set names
+/// each tuple at most once (an update is `-old` plus `+new`) and each key of a keyed
+/// relation at most once per sign (two inserts with one key, or two deletes, would leave
+/// which one wins to the order of lines). Stops at the first error, which names the
+/// change's line.
 pub fn check_changes<'s>(
     changes: Vec<Change>,
     lookup: impl Fn(&str) -> Option<&'s RelationSchema>,
 ) -> Result<ChangeSet, ChangeError> {
     // Where each tuple was first named: (relation, values) -> index into `changes`.
     let mut seen: HashMap<(&str, &[Value]), usize> = HashMap::new();
+    // Where each key of a keyed relation was first named, per sign. Only looked up, never
+    // iterated.
+    let mut keys: HashMap<(&str, Sign, Vec<&Value>), usize> = HashMap::new();
     for (index, change) in changes.iter().enumerate() {
         let error = |message: String| ChangeError {
             source: change.source.clone(),
@@ -427,29 +518,42 @@ pub fn check_changes<'s>(
         };
         let schema = lookup(&change.relation)
             .ok_or_else(|| error(format!("unknown relation `{}`", change.relation)))?;
-        if change.values.len() != schema.arity() {
+        let pattern = change.pattern();
+        if pattern.len() != schema.arity() {
             return Err(error(format!(
                 "{} takes {} value{}, found {}",
                 schema.name,
                 schema.arity(),
                 if schema.arity() == 1 { "" } else { "s" },
-                change.values.len()
+                pattern.len()
             )));
         }
-        for (position, (value, attribute)) in
-            change.values.iter().zip(&schema.attributes).enumerate()
-        {
-            if value.ty() != attribute.ty {
-                return Err(error(format!(
-                    "value {} of {} ({}) must be {}, found {value}",
-                    position + 1,
-                    schema.name,
-                    attribute.name,
-                    attribute.ty
-                )));
+        for (position, (term, attribute)) in pattern.iter().zip(&schema.attributes).enumerate() {
+            match term {
+                Some(value) if value.ty() != attribute.ty => {
+                    return Err(error(format!(
+                        "value {} of {} ({}) must be {}, found {value}",
+                        position + 1,
+                        schema.name,
+                        attribute.name,
+                        attribute.ty
+                    )));
+                }
+                Some(_) => {}
+                None => check_wildcard(change, schema, position).map_err(error)?,
             }
         }
-        match check_tuple(&change.values, &schema.types()) {
+        let (checked, types): (Vec<Value>, Vec<_>) = if change.is_exact() {
+            (change.values.clone(), schema.types())
+        } else {
+            // A delete by key stores nothing: only its key values must fit a tree key.
+            let key = schema.key_columns().unwrap_or_default();
+            (
+                key.iter().filter_map(|&c| pattern[c].cloned()).collect(),
+                key.iter().map(|&c| schema.attributes[c].ty).collect(),
+            )
+        };
+        match check_tuple(&checked, &types) {
             Ok(_) => {}
             Err(TupleError::TooLarge { bytes }) => {
                 return Err(error(format!(
@@ -459,24 +563,102 @@ pub fn check_changes<'s>(
             }
             Err(other) => return Err(error(other.to_string())),
         }
-        match seen.entry((&change.relation, &change.values)) {
-            Entry::Vacant(slot) => {
-                slot.insert(index);
+        if change.is_exact() {
+            match seen.entry((&change.relation, &change.values)) {
+                Entry::Vacant(slot) => {
+                    slot.insert(index);
+                }
+                Entry::Occupied(slot) => {
+                    let first = &changes[*slot.get()];
+                    return Err(error(format!(
+                        "{} is already changed {}",
+                        change.tuple(),
+                        place_of(first, change)
+                    )));
+                }
             }
-            Entry::Occupied(slot) => {
-                let first = &changes[*slot.get()];
-                let place = match &first.source {
-                    Some(source) if first.source != change.source => {
-                        format!("in {source}, line {}", first.line)
-                    }
-                    _ => format!("on line {}", first.line),
-                };
-                return Err(error(format!(
-                    "{} is already changed {place}",
-                    change.tuple()
-                )));
+        }
+        if let Some(key) = schema.key_columns() {
+            let values: Vec<&Value> = key.iter().filter_map(|&c| pattern[c]).collect();
+            match keys.entry((&change.relation, change.sign, values)) {
+                Entry::Vacant(slot) => {
+                    slot.insert(index);
+                }
+                Entry::Occupied(slot) => {
+                    let first = &changes[*slot.get()];
+                    let verb = match change.sign {
+                        Sign::Insert => "inserted",
+                        Sign::Delete => "deleted",
+                    };
+                    return Err(error(format!(
+                        "{} key {} is already {verb} {} (a change set names each key at most \
+                         once per sign)",
+                        schema.name,
+                        key_text(schema, &slot.key().2),
+                        place_of(first, change)
+                    )));
+                }
             }
         }
     }
     Ok(ChangeSet { changes })
+}
+
+/// Whether `_` may stand at `position` of `change`: only in a delete (the parser refuses it
+/// in an insert), only from a keyed relation, and only for a non-key attribute.
+fn check_wildcard(change: &Change, schema: &RelationSchema, position: usize) -> Result<(), String> {
+    let attribute = &schema.attributes[position].name;
+    let Some(key) = schema.key_columns() else {
+        return Err(format!(
+            "`_` (value {} of {}) is allowed only in a delete from a keyed relation, \
+             and {} has no key: a delete names the whole tuple",
+            position + 1,
+            schema.name,
+            schema.name
+        ));
+    };
+    if change.sign == Sign::Insert {
+        return Err(format!(
+            "`_` (value {} of {}) is allowed only in a delete: an insert names every value",
+            position + 1,
+            schema.name
+        ));
+    }
+    if key.contains(&position) {
+        return Err(format!(
+            "`_` (value {} of {}) stands for `{attribute}`, a key attribute: a delete by key \
+             names every key value (key({}))",
+            position + 1,
+            schema.name,
+            schema.key_names().join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Where `first` was written, as seen from `later`: `on line 3`, or `in FILE, line 3` when
+/// the two came from different sources.
+fn place_of(first: &Change, later: &Change) -> String {
+    match &first.source {
+        Some(source) if first.source != later.source => {
+            format!("in {source}, line {}", first.line)
+        }
+        _ => format!("on line {}", first.line),
+    }
+}
+
+/// A key's values with their names: `id=7`, or `(id=7, day=3)` for a key of several
+/// attributes.
+pub fn key_text(schema: &RelationSchema, values: &[&Value]) -> String {
+    let parts: Vec<String> = schema
+        .key_names()
+        .into_iter()
+        .zip(values)
+        .map(|(name, value)| clip(&format!("{name}={value}")).into_owned())
+        .collect();
+    if parts.len() == 1 {
+        parts.into_iter().next().unwrap_or_default()
+    } else {
+        format!("({})", parts.join(", "))
+    }
 }

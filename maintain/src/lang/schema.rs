@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::lang::value::Type;
+use crate::lang::value::{Type, Value};
 
 /// One attribute (column) of a relation: its name and type.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -34,23 +34,63 @@ impl fmt::Display for Attribute {
     }
 }
 
-/// A relation's name and its attributes in declaration order. Tuples of the relation hold
-/// one value per attribute, in this order.
+/// A relation's name, its attributes in declaration order and its key, if it has one.
+/// Tuples of the relation hold one value per attribute, in this order.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RelationSchema {
     /// The relation's name, e.g. `orders`.
     pub name: String,
     /// The attributes in declaration order.
     pub attributes: Vec<Attribute>,
+    /// The key's attribute positions, ascending (see [`RelationSchema::key_columns`]).
+    key: Option<Vec<usize>>,
 }
 
 impl RelationSchema {
-    /// A schema named `name` with `attributes` in declaration order.
+    /// A schema named `name` with `attributes` in declaration order, without a key.
     pub fn new(name: impl Into<String>, attributes: Vec<Attribute>) -> RelationSchema {
         RelationSchema {
             name: name.into(),
             attributes,
+            key: None,
         }
+    }
+
+    /// This schema with a key over the attributes at `columns` (sorted and deduplicated:
+    /// a key is a set of attributes). Positions past the arity are a bug.
+    #[must_use]
+    pub fn with_key(mut self, mut columns: Vec<usize>) -> RelationSchema {
+        columns.sort_unstable();
+        columns.dedup();
+        assert!(
+            columns.iter().all(|&c| c < self.attributes.len()),
+            "a key names attributes of its relation"
+        );
+        self.key = Some(columns);
+        self
+    }
+
+    /// The positions (0-based) of the key's attributes in declaration order, or `None` when
+    /// the relation has no key. A keyed relation holds at most one tuple per key: the values
+    /// at these positions identify a tuple.
+    pub fn key_columns(&self) -> Option<&[usize]> {
+        self.key.as_deref()
+    }
+
+    /// The key values of `tuple` (a tuple of this relation), or `None` without a key.
+    pub fn key_of<'t>(&self, tuple: &'t [Value]) -> Option<Vec<&'t Value>> {
+        let key = self.key.as_ref()?;
+        Some(key.iter().map(|&c| &tuple[c]).collect())
+    }
+
+    /// The key's attribute names in declaration order, joined as in `key(id, day)`; empty
+    /// without a key.
+    pub fn key_names(&self) -> Vec<&str> {
+        self.key
+            .iter()
+            .flatten()
+            .map(|&c| self.attributes[c].name.as_str())
+            .collect()
     }
 
     /// The number of attributes (values per tuple).
@@ -98,20 +138,28 @@ impl fmt::Display for RelationSchema {
             }
             write!(f, "{attribute}")?;
         }
-        f.write_str(")")
+        f.write_str(")")?;
+        if self.key.is_some() {
+            write!(f, " key({})", self.key_names().join(", "))?;
+        }
+        Ok(())
     }
 }
 
 impl crate::lang::syntax::ast::Declaration {
-    /// The schema this declaration gives its relation.
+    /// The schema this declaration gives its relation (its key included).
     pub fn schema(&self) -> RelationSchema {
-        RelationSchema::new(
+        let schema = RelationSchema::new(
             self.name.name.clone(),
             self.attributes
                 .iter()
                 .map(|a| Attribute::new(a.name.name.clone(), a.ty))
                 .collect(),
-        )
+        );
+        match self.key_columns() {
+            Some(columns) => schema.with_key(columns),
+            None => schema,
+        }
     }
 }
 

@@ -375,6 +375,62 @@ impl<'p> Checker<'p> {
                     );
                 }
             }
+            self.key(declaration);
+        }
+    }
+
+    /// A key belongs to a base relation and names at least one of its attributes, each once.
+    fn key(&mut self, declaration: &'p Declaration) {
+        let Some(key) = &declaration.key else { return };
+        let name = declaration.name.name.as_str();
+        if declaration.kind != RelationKind::Relation {
+            let message = format!(
+                "only base relations may have a key: `{name}` is a {}",
+                declaration.kind
+            );
+            let help = "a derived relation's tuples follow from its rules; \
+                        declare the key on the base relation they read";
+            self.error(Diagnostic::error(key.span, message).with_help(help));
+            return;
+        }
+        if key.columns.is_empty() {
+            let message = format!("the key of `{name}` names no attribute");
+            let help = "name the attributes that identify a tuple, as in `key(id)`, \
+                        or leave the key out";
+            self.error(Diagnostic::error(key.span, message).with_help(help));
+            return;
+        }
+        for (i, column) in key.columns.iter().enumerate() {
+            if let Some(first) = key.columns[..i].iter().find(|c| c.name == column.name) {
+                let message = format!(
+                    "attribute `{}` is named twice in the key of `{name}`",
+                    column.name
+                );
+                self.error(
+                    Diagnostic::error(column.span, message)
+                        .with_note(first.span, "first named here"),
+                );
+            } else if !declaration
+                .attributes
+                .iter()
+                .any(|a| a.name.name == column.name)
+            {
+                let attributes: Vec<&str> = declaration
+                    .attributes
+                    .iter()
+                    .map(|a| a.name.name.as_str())
+                    .collect();
+                let message = format!(
+                    "the key of `{name}` names `{}`, which is not one of its attributes",
+                    column.name
+                );
+                let help = if attributes.is_empty() {
+                    format!("`{name}` has no attributes")
+                } else {
+                    format!("the attributes of `{name}` are {}", attributes.join(", "))
+                };
+                self.error(Diagnostic::error(column.span, message).with_help(help));
+            }
         }
     }
 

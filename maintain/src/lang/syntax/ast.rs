@@ -113,7 +113,7 @@ pub struct Ident {
     pub span: Span,
 }
 
-/// `kind name(attribute: type, ...).`
+/// `kind name(attribute: type, ...) [key(attribute, ...)].`
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Declaration {
     /// `relation`, `view`, `ephemeral` or `denial`.
@@ -122,7 +122,20 @@ pub struct Declaration {
     pub name: Ident,
     /// The attributes in declaration order (the tuple's column order).
     pub attributes: Vec<AttributeDecl>,
+    /// `key(a, b)`: the attributes that identify a tuple (only base relations may have one;
+    /// the checker says so). `None` for a relation without a key.
+    pub key: Option<KeyDecl>,
     /// The whole declaration, keyword to `.`.
+    pub span: Span,
+}
+
+/// `key(attribute, ...)` after a declaration's attributes, as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyDecl {
+    /// The key's attribute names, in the order written (the checker rejects an empty list,
+    /// an unknown name and a repeated one).
+    pub columns: Vec<Ident>,
+    /// `key` to `)`.
     pub span: Span,
 }
 
@@ -135,6 +148,20 @@ impl Declaration {
     /// The attribute types in column order.
     pub fn types(&self) -> Vec<Type> {
         self.attributes.iter().map(|a| a.ty).collect()
+    }
+
+    /// The positions of the key's attributes in declaration order (ascending), or `None`
+    /// without a key. Names that are not attributes are left out (the checker reports them).
+    pub fn key_columns(&self) -> Option<Vec<usize>> {
+        let key = self.key.as_ref()?;
+        let mut columns: Vec<usize> = key
+            .columns
+            .iter()
+            .filter_map(|c| self.attributes.iter().position(|a| a.name.name == c.name))
+            .collect();
+        columns.sort_unstable();
+        columns.dedup();
+        Some(columns)
     }
 }
 

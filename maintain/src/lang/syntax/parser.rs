@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! program     = { declaration | rule }
-//! declaration = ("relation" | "view" | "ephemeral" | "denial") NAME "(" [attr {"," attr}] ")" "."
+//! declaration = ("relation" | "view" | "ephemeral" | "denial") NAME "(" [attr {"," attr}] ")"
+//!               ["key" "(" [NAME {"," NAME}] ")"] "."
 //! attr        = NAME ":" ("int" | "str" | "bool")
 //! rule        = head ":-" literal {"," literal} "."
 //! head        = NAME "(" [headterm {"," headterm}] ")"
@@ -28,8 +29,8 @@ use std::collections::HashMap;
 use crate::lang::diagnostic::Diagnostic;
 use crate::lang::syntax::ast::{
     Aggregate, AggregateFn, ArithOp, Atom, AttributeDecl, CmpOp, Comparison, Declaration, Expr,
-    ExprKind, Head, HeadTerm, Ident, Literal, Program, RelationKind, Rule, Term, TermKind, VarId,
-    Variable,
+    ExprKind, Head, HeadTerm, Ident, KeyDecl, Literal, Program, RelationKind, Rule, Term, TermKind,
+    VarId, Variable,
 };
 use crate::lang::syntax::lexer::{lex, Token, TokenKind};
 use crate::lang::syntax::{Span, BODY_LITERALS_MAX, EXPR_DEPTH_MAX, PROGRAM_BYTES_MAX, TERMS_MAX};
@@ -169,13 +170,45 @@ impl<'t> Parser<'t> {
                 self.expect(TokenKind::Comma, "`,` or `)` after an attribute")?;
             }
         }
+        let key = self.key_clause()?;
         let end = self.expect_end_of_item()?;
         Ok(Declaration {
             kind,
             name,
             attributes,
+            key,
             span: keyword.span.to(end),
         })
+    }
+
+    /// `key(name, ...)` after a declaration's attributes, if the next word is `key`. An
+    /// empty list parses (the checker reports it with the declaration in view).
+    fn key_clause(&mut self) -> PResult<Option<KeyDecl>> {
+        if !(self.at(&TokenKind::Ident) && self.token_text(self.peek()) == "key") {
+            return Ok(None);
+        }
+        let keyword = self.bump();
+        self.expect(TokenKind::LParen, "`(` after `key`")?;
+        let mut columns = Vec::new();
+        let end = if self.at(&TokenKind::RParen) {
+            self.bump().span
+        } else {
+            loop {
+                let column = self.ident("an attribute name in the key")?;
+                if columns.len() == TERMS_MAX {
+                    return Err(self.too_many(column.span, "key attributes", TERMS_MAX));
+                }
+                columns.push(column);
+                if self.at(&TokenKind::RParen) {
+                    break self.bump().span;
+                }
+                self.expect(TokenKind::Comma, "`,` or `)` after a key attribute")?;
+            }
+        };
+        Ok(Some(KeyDecl {
+            columns,
+            span: keyword.span.to(end),
+        }))
     }
 
     fn attribute(&mut self) -> PResult<AttributeDecl> {
