@@ -521,3 +521,84 @@ fn a_store_from_before_branches_reads_and_moves_on() {
     assert_eq!(chunks.get_ref("main").unwrap(), None);
     assert!(chunks.get_ref("heads/main").unwrap().is_some());
 }
+
+/// Both branches giving keys of a keyed relation different tuples: exit 4, every such key
+/// listed (one line each), nothing written; keys changed on one side only, or alike on
+/// both, merge.
+#[test]
+fn a_merge_with_key_conflicts_exits_4_and_lists_every_key() {
+    let shop = Shop::init();
+    shop.write(
+        "keyed.rnt",
+        "relation customers(id: int, plan: str) key(id).\nview per_plan(plan: str, n: int).\nper_plan(p, count()) :- customers(_, p).\n",
+    );
+    shop.ok(&["define", "keyed.rnt"]);
+    shop.commit(
+        "base",
+        &[
+            "+customers(1, \"free\")",
+            "+customers(2, \"free\")",
+            "+customers(3, \"free\")",
+        ],
+    );
+    shop.ok(&["branch", "feature"]);
+    shop.commit(
+        "ours",
+        &[
+            "+customers(1, \"pro\")",
+            "+customers(2, \"team\")",
+            "+customers(4, \"pro\")",
+            "+customers(5, \"pro\")",
+        ],
+    );
+    shop.ok(&["switch", "feature"]);
+    shop.commit(
+        "theirs",
+        &[
+            "+customers(1, \"team\")",
+            "+customers(2, \"team\")",
+            "+customers(3, \"pro\")",
+            "+customers(4, \"free\")",
+        ],
+    );
+    shop.ok(&["switch", "main"]);
+    let before = refs(&shop);
+    let stderr = shop.fails(&["merge", "feature"], 4);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    assert!(
+        lines[0].starts_with("error: cannot merge `feature`: 2 key(s)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        lines[1],
+        "conflict in customers at key id=1: ours customers(1, \"pro\"), theirs customers(1, \"team\")"
+    );
+    assert_eq!(
+        lines[2],
+        "conflict in customers at key id=4: ours customers(4, \"pro\"), theirs customers(4, \"free\")"
+    );
+    assert_eq!(refs(&shop), before);
+    // Resolve on our side (take theirs for 1 and 4), then the merge goes through.
+    shop.commit(
+        "resolve",
+        &["+customers(1, \"team\")", "+customers(4, \"free\")"],
+    );
+    shop.ok(&["merge", "feature"]);
+    let rows = shop.rows("customers", None);
+    let plans: Vec<(i64, &str)> = rows
+        .iter()
+        .map(|r| (r[0].as_i64().unwrap(), r[1].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        plans,
+        [
+            (1, "team"),
+            (2, "team"),
+            (3, "pro"),
+            (4, "free"),
+            (5, "pro")
+        ]
+    );
+    shop.ok(&["verify"]);
+}

@@ -20,12 +20,16 @@
 //! and program built any other way; a refused merge writes no ref.*
 
 use crate::db::commit::NewCommit;
+use crate::db::keys::KeyReader;
 use crate::db::refs;
 use crate::db::snapshot::Snapshot;
 use crate::db::{CommitOutcome, Database};
+use crate::eval::read::decode_stored;
+use crate::lang::change::key_text;
 use crate::lang::schema::RelationSchema;
 use crate::lang::syntax::ast::RelationKind;
-use crate::lang::tuple::{format_tuple, Tuple};
+use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
+use crate::lang::value::Value;
 use crate::{DbError, DbResult};
 use rnt_merkle::{ChangeCount, Commit, DiffEntry, Edit, State, Tree};
 use rnt_store::Address;
@@ -68,6 +72,8 @@ pub enum ProgramSide {
 pub struct KeyConflict {
     /// The relation.
     pub relation: String,
+    /// The key, as `id=7` (every key attribute, in declaration order).
+    pub key: String,
     /// The tuple on the current branch.
     pub ours: Tuple,
     /// The tuple on the merged branch.
@@ -138,7 +144,9 @@ impl Database {
             ),
             _ => (head.clone(), &theirs_snapshot),
         };
-        let (changed, conflicts) = self.merged_base_trees(&start, &base, other, reference)?;
+        let start_is_ours = program_from != Some(ProgramSide::Theirs);
+        let (changed, conflicts) =
+            self.merged_base_trees(&start, &base, other, start_is_ours, reference)?;
         if !conflicts.is_empty() {
             return Err(conflict_error(reference, &conflicts));
         }
@@ -203,17 +211,19 @@ impl Database {
     /// `other`: its tree in `start` before and after applying the diff base → other as
     /// edits. A relation missing from a side, or with another schema there, counts as empty
     /// on that side; `other` changing such a relation since the base is refused, since its
-    /// changes would be lost. Also every key both sides gave a different tuple.
+    /// changes would be lost. Also every key both sides gave a different tuple
+    /// (`start_is_ours` says which side `start` is, for the conflicts' labels).
     #[allow(clippy::type_complexity)]
     fn merged_base_trees(
         &self,
         start: &Snapshot,
         base: &Snapshot,
         other: &Snapshot,
+        start_is_ours: bool,
         reference: &str,
     ) -> DbResult<(Vec<(String, Tree, Tree)>, Vec<KeyConflict>)> {
         let mut changed = Vec::new();
-        let conflicts = Vec::new();
+        let mut conflicts = Vec::new();
         let empty = Tree::empty(&self.nodes)?;
         // The base-relation tree `side` holds for `name` under `schema` (empty if none).
         let tree_in = |side: &Snapshot, name: &str, schema: &Option<RelationSchema>| -> Tree {
@@ -252,10 +262,33 @@ impl Database {
             let start_tree = entry
                 .tree()
                 .ok_or_else(|| DbError::corrupted(format!("relation `{name}` has no tree")))?;
+            // A keyed relation: each tuple the other side added is checked against the
+            // tuple `start` holds for its key (a read by key, O(log n)).
+            let keyed = match &schema {
+                Some(schema) if schema.key_columns().is_some() => {
+                    Some((schema, KeyReader::new(entry, schema)?))
+                }
+                _ => None,
+            };
             let mut edits: Vec<Edit> = Vec::new();
             for item in base_tree.diff(&self.nodes, &other_tree)? {
                 match item? {
-                    DiffEntry::Added { key, .. } => edits.push((key, Some(Vec::new()))),
+                    DiffEntry::Added { key, .. } => {
+                        if let Some((schema, reader)) = &keyed {
+                            let added = decode_stored(&key, &schema.types(), name)?;
+                            if let Some(conflict) = self.key_conflict(
+                                name,
+                                schema,
+                                reader,
+                                &base_tree,
+                                added,
+                                start_is_ours,
+                            )? {
+                                conflicts.push(conflict);
+                            }
+                        }
+                        edits.push((key, Some(Vec::new())));
+                    }
                     DiffEntry::Removed { key, .. } => edits.push((key, None)),
                     DiffEntry::Changed { .. } => {
                         return Err(DbError::corrupted(format!(
@@ -268,6 +301,50 @@ impl Database {
             changed.push((name.clone(), start_tree, merged_tree));
         }
         Ok((changed, conflicts))
+    }
+
+    /// The conflict of `added` (a tuple the other side added since the base) with the tuple
+    /// `start` holds for its key, if that is another tuple that the base did not hold:
+    /// both sides then gave the key different tuples. (A tuple of `start` the base held is
+    /// one the other side deleted, since a keyed relation holds one tuple per key.)
+    fn key_conflict(
+        &self,
+        relation: &str,
+        schema: &RelationSchema,
+        reader: &KeyReader<'_>,
+        base_tree: &Tree,
+        added: Tuple,
+        start_is_ours: bool,
+    ) -> DbResult<Option<KeyConflict>> {
+        let key: Vec<Value> = schema
+            .key_of(&added)
+            .unwrap_or_default()
+            .into_iter()
+            .cloned()
+            .collect();
+        let Some(held) = reader.tuple_with_key(&self.nodes, &key)? else {
+            return Ok(None);
+        };
+        if held == added {
+            return Ok(None);
+        }
+        let held_bytes = encode_tuple(&held, &schema.types())
+            .map_err(|e| DbError::corrupted(format!("relation `{relation}`: {e}")))?;
+        if base_tree.get(&self.nodes, &held_bytes)?.is_some() {
+            return Ok(None);
+        }
+        let (ours, theirs) = if start_is_ours {
+            (held, added)
+        } else {
+            (added, held)
+        };
+        let key_refs: Vec<&Value> = key.iter().collect();
+        Ok(Some(KeyConflict {
+            relation: relation.to_string(),
+            key: key_text(schema, &key_refs),
+            ours,
+            theirs,
+        }))
     }
 
     /// The base relations' change counts from `from` to `to` (sorted by relation), from
@@ -338,11 +415,13 @@ fn conflict_error(reference: &str, conflicts: &[KeyConflict]) -> DbError {
     )];
     for conflict in conflicts {
         lines.push(format!(
-            "conflict in {}: ours {}, theirs {}",
+            "conflict in {} at key {}: ours {}, theirs {}",
             conflict.relation,
+            conflict.key,
             format_tuple(&conflict.relation, &conflict.ours),
             format_tuple(&conflict.relation, &conflict.theirs),
         ));
     }
+    debug_assert!(!conflicts.is_empty());
     DbError::MergeConflict(lines.join("\n"))
 }
