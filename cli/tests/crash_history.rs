@@ -112,6 +112,7 @@ fn killed_history_commands_leave_consistent_refs() {
     let mut rng = Rng(0xb4a7c4);
     let shop = setup();
     let mut acknowledged = Vec::new();
+    let mut killed = 0;
     for k in 0..kills {
         let args = command(k, &mut rng);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -121,7 +122,7 @@ fn killed_history_commands_leave_consistent_refs() {
         let out = child.wait_with_output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         match out.status.code() {
-            None => {}
+            None => killed += 1,
             Some(0) => acknowledged.extend(reported_commit(&stdout)),
             // A command may refuse cleanly (a merge of a branch into itself's ancestor
             // is fine, but a reset past the root, or a revert a denial refuses, is exit 1).
@@ -133,6 +134,7 @@ fn killed_history_commands_leave_consistent_refs() {
         }
         check(&shop, &acknowledged, &format!("after attempt {k} {args:?}"));
     }
+    eprintln!("history crash test: {kills} attempts, {killed} killed mid-way");
 }
 
 #[test]
