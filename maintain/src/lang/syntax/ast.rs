@@ -266,7 +266,7 @@ impl Head {
 pub enum HeadTerm {
     /// A variable, a constant, or a (rejected by the checker) wildcard.
     Term(Term),
-    /// `count()`, `sum(x)`, `min(x)`, `max(x)` or `avg(x)`.
+    /// `count()`, `sum(x)`, `min(x)`, `max(x)`, `avg(x)` or `count_distinct(x)`.
     Aggregate(Aggregate),
 }
 

@@ -7,7 +7,7 @@
 //! attr        = NAME ":" ("int" | "str" | "bool")
 //! rule        = head ":-" literal {"," literal} "."
 //! head        = NAME "(" [headterm {"," headterm}] ")"
-//! headterm    = term | "count" "(" ")" | ("sum" | "min" | "max" | "avg") "(" VAR ")"
+//! headterm    = term | "count" "(" ")" | ("sum" | "min" | "max" | "avg" | "count_distinct") "(" VAR ")"
 //! literal     = atom | "not" atom | expr cmp expr
 //! atom        = NAME "(" [term {"," term}] ")"
 //! term        = VAR | "_" | INT | "-" INT | STRING | "true" | "false"
