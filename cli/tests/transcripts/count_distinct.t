@@ -99,5 +99,22 @@ basic,1,2,2
 pro,2,3,5
 team,1,2,2
 
+# An ad-hoc query may count distinct values too.
+$ rnt query 'q(count_distinct(p)) :- customers(_, p).'
+count_distinct
+             4
+(1 tuple)
+
+# A view added over the data is backfilled by define, and verify recomputes it.
+$ rnt define backfill.rnt
+committed b7dfde30937d (state f0c1948d96ec): define backfill.rnt
+
+$ rnt show amounts_of
+customer  n
+       7  3
+       9  2
+      10  1
+(3 tuples)
+
 $ rnt verify
-verified: 2 materialized views equal their recomputation (plan_reach, plans_of)
+verified: 3 materialized views equal their recomputation (amounts_of, plan_reach, plans_of)
