@@ -114,3 +114,39 @@ fn a_head_without_count_distinct_keeps_its_groups_bytes() {
     assert_eq!(entries[0].1, group_one);
     assert!(entries.iter().all(|(_, v)| v.len() == 8 + 16));
 }
+
+/// A `distinct I` key is the group key and the value together: when the two outgrow the
+/// tuple limit though each fits, the commit is refused naming the rule and the key.
+#[test]
+fn a_count_distinct_key_over_the_tuple_limit_refuses_the_commit() {
+    let db = Database::new(Arc::new(MemoryStore::new()));
+    db.define(
+        "relation t(k: str, s: str).\n\
+         view d(k: str, n: int).\n\
+         d(k, count_distinct(s)) :- t(k, _), t(_, s).\n",
+        "p.rnt",
+        "define",
+    )
+    .unwrap();
+    let wide = |c: &str| c.repeat(40_000);
+    let text = format!(
+        "+t(\"{}\", \"a\")\n+t(\"b\", \"{}\")\n",
+        wide("k"),
+        wide("s")
+    );
+    let before = db.head().unwrap();
+    let error = db
+        .commit(parse_changes(&text, None).unwrap(), "wide")
+        .unwrap_err();
+    assert_eq!(error.exit_code(), 1, "{error}");
+    let message = error.to_string();
+    assert!(
+        message.contains("rule `d(k, count_distinct(s))"),
+        "{message}"
+    );
+    assert!(
+        message.contains("its count_distinct key encodes to"),
+        "{message}"
+    );
+    assert_eq!(db.head().unwrap().state_address, before.state_address);
+}
