@@ -545,6 +545,228 @@ fn minmax_operator_no_op() {
     );
 }
 
+// COUNT_DISTINCT: n'(g, v) = n(g, v) + Δn(g, v); the group's distinct count steps up when
+// a value's count goes 0 → 1 and down when it goes 1 → 0, and nowhere else.
+const DISTINCT: &str = "
+view spread(customer: int, amounts: int).
+spread(c, count_distinct(a)) :- orders(_, c, a).
+";
+
+// A new amount of customer 7: 20 and 30, now 5 as well.
+#[test]
+fn count_distinct_insert() {
+    check_commit(
+        &shop(DISTINCT),
+        SHOP_BASE,
+        "+orders(4, 7, 5)",
+        expect![[r#"
+        +orders(4, 7, 5)
+        -spread(7, 2)
+        +spread(7, 3)
+        base orders: 7 entries read
+        aggregate spread: 1 entries read
+          Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
+            join orders(_, c, a) from Δorders
+    "#]],
+    );
+}
+
+// Order 3 was the only match of amount 20 in customer 7's group: the value goes.
+#[test]
+fn count_distinct_delete_last_match_of_a_value() {
+    check_commit(
+        &shop(DISTINCT),
+        SHOP_BASE,
+        "-orders(3, 7, 20)",
+        expect![[r#"
+        -orders(3, 7, 20)
+        +spread(7, 1)
+        -spread(7, 2)
+        base orders: 5 entries read
+        aggregate spread: 2 entries read
+          Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
+            join orders(_, c, a) from Δorders
+    "#]],
+    );
+}
+
+// Order 1's amount becomes 20, which order 3 already has: 30 goes, 20 stays, 1 value left.
+#[test]
+fn count_distinct_update() {
+    check_commit(
+        &shop(DISTINCT),
+        SHOP_BASE,
+        "-orders(1, 7, 30)\n+orders(1, 7, 20)",
+        expect![[r#"
+            +orders(1, 7, 20)
+            -orders(1, 7, 30)
+            +spread(7, 1)
+            -spread(7, 2)
+            base orders: 6 entries read
+            aggregate spread: 3 entries read
+              Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
+                join orders(_, c, a) from Δorders
+        "#]],
+    );
+}
+
+#[test]
+fn count_distinct_no_op() {
+    check_commit(
+        &shop(DISTINCT),
+        SHOP_BASE,
+        "+orders(3, 7, 20)",
+        expect![[r#"
+        nothing to commit
+    "#]],
+    );
+}
+
+// Amount 30 appears a second time in customer 7's group: its count goes 1 → 2 and the
+// group's distinct count stays, so the view has no delta.
+#[test]
+fn count_distinct_second_match_of_a_value() {
+    check_commit(
+        &shop(DISTINCT),
+        SHOP_BASE,
+        "+orders(4, 7, 30)",
+        expect![[r#"
+        +orders(4, 7, 30)
+        base orders: 7 entries read
+        aggregate spread: 2 entries read
+          Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
+            join orders(_, c, a) from Δorders
+    "#]],
+    );
+}
+
+// Amount 30 has two matches in customer 7's group; one goes (2 → 1) and the count stays.
+#[test]
+fn count_distinct_one_of_two_matches_goes() {
+    check_commit(
+        &shop(DISTINCT),
+        &format!("{SHOP_BASE}+orders(4, 7, 30)\n"),
+        "-orders(1, 7, 30)",
+        expect![[r#"
+            -orders(1, 7, 30)
+            base orders: 7 entries read
+            aggregate spread: 2 entries read
+              Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
+                join orders(_, c, a) from Δorders
+        "#]],
+    );
+}
+
+// Customer 9's first order makes its group; customer 8's only order takes its group away.
+#[test]
+fn count_distinct_group_appears_and_disappears() {
+    check_commit(
+        &shop(DISTINCT),
+        SHOP_BASE,
+        "+orders(4, 9, 10)\n-orders(2, 8, 50)",
+        expect![[r#"
+            -orders(2, 8, 50)
+            +orders(4, 9, 10)
+            -spread(8, 1)
+            +spread(9, 1)
+            base orders: 6 entries read
+            aggregate spread: 2 entries read
+              Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
+                join orders(_, c, a) from Δorders
+        "#]],
+    );
+}
+
+// count_distinct of a str, an int and a bool beside count() and max() in one head.
+const DISTINCT_MIX: &str = "
+relation paid(order: int, ok: bool).
+view paid_mix(ok: bool, plans: int, buyers: int, n: int, top: int).
+paid_mix(ok, count_distinct(p), count_distinct(c), count(), max(a)) :- paid(i, ok), orders(i, c, a), customers(c, p).
+view order_states(customer: int, states: int).
+order_states(c, count_distinct(ok)) :- paid(i, ok), orders(i, c, _).
+";
+
+const DISTINCT_MIX_BASE: &str = "
++paid(1, true)
++paid(2, true)
++paid(3, false)
+";
+
+#[test]
+fn count_distinct_beside_other_aggregates_insert() {
+    check_commit(
+        &shop(DISTINCT_MIX),
+        &format!("{SHOP_BASE}{DISTINCT_MIX_BASE}"),
+        "+orders(4, 7, 90)\n+paid(4, false)",
+        expect![[r#"
+            +orders(4, 7, 90)
+            +paid(4, false)
+            -paid_mix(false, 1, 1, 1, 20)
+            +paid_mix(false, 1, 1, 2, 90)
+            base orders,paid: 14 entries read
+            aggregate order_states: 3 entries read
+              Δorders: order_states(c, count_distinct(ok)) :- orders(i, c, _), paid(i, ok).
+                join orders(i, c, _) from Δorders
+                join paid(i, ok) bound [0] from the tree, by prefix
+              Δpaid: order_states(c, count_distinct(ok)) :- orders(i, c, _), paid(i, ok).
+                join paid(i, ok) from Δpaid
+                join orders(i, c, _) bound [0] from the tree, by prefix
+            aggregate paid_mix: 9 entries read
+              Δcustomers: paid_mix(ok, count_distinct(p), count_distinct(c), count(), max(a)) :- customers(c, p), orders(i, c, a), paid(i, ok).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                join paid(i, ok) bound [0] from the tree, by prefix
+              Δorders: paid_mix(ok, count_distinct(p), count_distinct(c), count(), max(a)) :- customers(c, p), orders(i, c, a), paid(i, ok).
+                join orders(i, c, a) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
+                join paid(i, ok) bound [0] from the tree, by prefix
+              Δpaid: paid_mix(ok, count_distinct(p), count_distinct(c), count(), max(a)) :- customers(c, p), orders(i, c, a), paid(i, ok).
+                join paid(i, ok) from Δpaid
+                join orders(i, c, a) bound [0] from the tree, by prefix
+                join customers(c, p) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
+#[test]
+fn count_distinct_beside_other_aggregates_update() {
+    check_commit(
+        &shop(DISTINCT_MIX),
+        &format!("{SHOP_BASE}{DISTINCT_MIX_BASE}"),
+        "-paid(3, false)\n+paid(3, true)",
+        expect![[r#"
+            +order_states(7, 1)
+            -order_states(7, 2)
+            -paid(3, false)
+            +paid(3, true)
+            -paid_mix(false, 1, 1, 1, 20)
+            -paid_mix(true, 2, 2, 2, 50)
+            +paid_mix(true, 2, 2, 3, 50)
+            base paid: 6 entries read
+            aggregate order_states: 5 entries read
+              Δorders: order_states(c, count_distinct(ok)) :- orders(i, c, _), paid(i, ok).
+                join orders(i, c, _) from Δorders
+                join paid(i, ok) bound [0] from the tree, by prefix
+              Δpaid: order_states(c, count_distinct(ok)) :- orders(i, c, _), paid(i, ok).
+                join paid(i, ok) from Δpaid
+                join orders(i, c, _) bound [0] from the tree, by prefix
+            aggregate paid_mix: 16 entries read
+              Δcustomers: paid_mix(ok, count_distinct(p), count_distinct(c), count(), max(a)) :- customers(c, p), orders(i, c, a), paid(i, ok).
+                join customers(c, p) from Δcustomers
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                join paid(i, ok) bound [0] from the tree, by prefix
+              Δorders: paid_mix(ok, count_distinct(p), count_distinct(c), count(), max(a)) :- customers(c, p), orders(i, c, a), paid(i, ok).
+                join orders(i, c, a) from Δorders
+                join customers(c, p) bound [0] from the tree, by prefix
+                join paid(i, ok) bound [0] from the tree, by prefix
+              Δpaid: paid_mix(ok, count_distinct(p), count_distinct(c), count(), max(a)) :- customers(c, p), orders(i, c, a), paid(i, ok).
+                join paid(i, ok) from Δpaid
+                join orders(i, c, a) bound [0] from the tree, by prefix
+                join customers(c, p) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
 // DRed: over-delete what used a deleted edge, rederive what keeps another derivation,
 // then insert semi-naively.
 const GRAPH: &str = "

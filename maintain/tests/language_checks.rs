@@ -335,6 +335,25 @@ fn aggregate_types() {
     );
 }
 
+/// `count_distinct` takes a variable of any type and is an int.
+#[test]
+fn count_distinct_types() {
+    check(
+        "relation t(k: int, s: str, b: bool).\n\
+         view a(k: int, n: int, m: int, o: int).\n\
+         view c(k: int, n: str).\n\
+         a(k, count_distinct(s), count_distinct(b), count_distinct(k)) :- t(k, s, b).\n\
+         c(k, count_distinct(s)) :- t(k, s, _).\n",
+        &lines(&[
+            "error: type mismatch: `count_distinct(s)` is int, but `c.n` is str",
+            " --> test.rnt:5:6",
+            "  |",
+            "5 | c(k, count_distinct(s)) :- t(k, s, _).",
+            "  |      ^^^^^^^^^^^^^^^^^",
+        ]),
+    );
+}
+
 #[test]
 fn unsafe_variables() {
     check(

@@ -194,7 +194,9 @@ fn constants_ints_strings_and_bools() {
 
 #[test]
 fn head_terms_constants_and_every_aggregate() {
-    let rule = rule(r#"r(k, "c", 7, count(), sum(a), min(a), max(a), avg(a)) :- s(k, a)."#);
+    let rule = rule(
+        r#"r(k, "c", 7, count(), sum(a), min(a), max(a), avg(a), count_distinct(a)) :- s(k, a)."#,
+    );
     let functions: Vec<(AggregateFn, Option<VarId>)> = rule
         .head
         .aggregates()
@@ -204,7 +206,14 @@ fn head_terms_constants_and_every_aggregate() {
     use AggregateFn::*;
     assert_eq!(
         functions,
-        [(Count, None), (Sum, a), (Min, a), (Max, a), (Avg, a)]
+        [
+            (Count, None),
+            (Sum, a),
+            (Min, a),
+            (Max, a),
+            (Avg, a),
+            (CountDistinct, a)
+        ]
     );
     assert!(
         matches!(&rule.head.terms[1], HeadTerm::Term(t) if t.kind == TermKind::Const(Value::Str("c".into())))
@@ -469,7 +478,7 @@ fn bad_aggregates() {
             "  |",
             "1 | v(x, foo(y)) :- r(x).",
             "  |      ^^^",
-            "  = help: the aggregates are count(), sum(x), min(x), max(x) and avg(x)",
+            "  = help: the aggregates are count(), sum(x), min(x), max(x), avg(x) and count_distinct(x)",
             "",
             "error: `count()` takes no argument, found `x`",
             " --> test.rnt:2:9",

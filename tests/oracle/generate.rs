@@ -274,7 +274,14 @@ pub(crate) fn aggregate_unit(ch: &mut Choices, p: &mut Program) {
         shifted = Some(target);
     }
     for _ in 0..1 + usize::from(ch.percent(35)) {
-        let function = ch.pick(&[AggFn::Count, AggFn::Sum, AggFn::Min, AggFn::Max, AggFn::Avg]);
+        let function = ch.pick(&[
+            AggFn::Count,
+            AggFn::Sum,
+            AggFn::Min,
+            AggFn::Max,
+            AggFn::Avg,
+            AggFn::CountDistinct,
+        ]);
         let term = match function {
             AggFn::Count => HeadTerm::Agg(AggFn::Count, None),
             _ if body.bound.is_empty() => HeadTerm::Agg(AggFn::Count, None),

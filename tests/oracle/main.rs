@@ -19,7 +19,7 @@
 //! projections with duplicates, constants in atoms and heads, comparisons and chained
 //! assignments (`+ - * / %`, unary minus, precedence), `not` over lower strata, recursion
 //! (transitive closure in five shapes, reachability from a constant, mutual recursion,
-//! cycles in the data), every aggregate (`count sum min max avg`, grouped or not, over
+//! cycles in the data), every aggregate (`count sum min max avg count_distinct`, grouped or not, over
 //! joins, in any head position), views and ephemeral relations mixed freely (also inside
 //! one recursive stratum) and denials. The program is defined before the data or over it,
 //! and sometimes replaced midway by another (views change kind, arity or rules, or go).

@@ -84,6 +84,7 @@ pub(crate) enum AggFn {
     Min,
     Max,
     Avg,
+    CountDistinct,
 }
 
 #[derive(Clone, Debug)]
@@ -251,6 +252,7 @@ impl Program {
                         AggFn::Min => "min",
                         AggFn::Max => "max",
                         AggFn::Avg => "avg",
+                        AggFn::CountDistinct => "count_distinct",
                     };
                     format!("{name}({})", arg.map(|v| VARS[v]).unwrap_or(""))
                 }

@@ -201,6 +201,9 @@ pub(crate) fn derive_rule(rule: &Rule, db: &Db) -> BTreeSet<Tuple> {
                         AggFn::Min => *values.iter().min().expect("a group has a match"),
                         AggFn::Max => *values.iter().max().expect("a group has a match"),
                         AggFn::Avg => arith(Op::Div, sum(), values.len() as i64),
+                        // The values, deduplicated by a set: nothing shared with the
+                        // engine's per-(group, value) counts.
+                        AggFn::CountDistinct => values.iter().collect::<BTreeSet<_>>().len() as i64,
                     }
                 }
                 _ => key.next().expect("a key value per group term"),

@@ -16,6 +16,8 @@ pub(crate) struct Stats {
     pub(crate) denials: usize,
     pub(crate) recursive_rules: usize,
     pub(crate) aggregates: usize,
+    /// Aggregating rules with a `count_distinct` in the head.
+    pub(crate) count_distinct: usize,
     pub(crate) negations: usize,
     pub(crate) derived_tuples: usize,
     /// Derived relations compared after a commit, and how many of them held tuples.
@@ -269,6 +271,10 @@ pub(crate) fn count_program(program: &Program, stats: &mut Stats) {
         }
         if rule.terms.iter().any(|t| matches!(t, HeadTerm::Agg(..))) {
             stats.aggregates += 1;
+        }
+        let distinct = |t: &HeadTerm| matches!(t, HeadTerm::Agg(AggFn::CountDistinct, _));
+        if rule.terms.iter().any(distinct) {
+            stats.count_distinct += 1;
         }
     }
 }

@@ -1,15 +1,16 @@
-//! Aggregates (one rule, `count`/`sum`/`avg`/`min`/`max` in the head), from per-group
-//! accumulators kept beside the view (layout in `crate::eval::aggregate`):
+//! Aggregates (one rule, `count`/`sum`/`avg`/`min`/`max`/`count_distinct` in the head), from
+//! per-group accumulators kept beside the view (layout in `crate::eval::aggregate`):
 //!
 //! `acc'(g) = acc(g) + Σ signed matches of the delta terms in group g`, and the view's delta
 //! retracts each touched group's old row and inserts its new one (a group whose matches fall
 //! to 0 has no row). One accumulator read per touched group; MIN/MAX read the front of the
-//! group's sorted values (`minmax`).
+//! group's sorted values (`minmax`); COUNT_DISTINCT reads one match count per touched
+//! (group, value) and steps the accumulator's distinct count (`distinct`).
 
 use super::terms::Mode;
 use super::{aux, encode, stored_tree, Delta, Maintainer};
 use crate::eval::aggregate::{
-    decode_accumulator, encode_accumulator, extremes_label, AggregateShape, GROUPS_LABEL,
+    distinct_label, extremes_label, Accumulator, AggregateShape, GROUPS_LABEL,
 };
 use crate::eval::read::Flow;
 use crate::lang::tuple::Tuple;
@@ -23,6 +24,15 @@ struct GroupChange {
     matches: i64,
     sums: Vec<i128>,
     values: Vec<BTreeMap<Value, i64>>,
+    /// Signed matches per value, per `distinct_columns`.
+    distinct: Vec<BTreeMap<Value, i64>>,
+}
+
+/// The aux trees of an aggregating view that a group change reads.
+struct AuxTrees<'a> {
+    groups: &'a Tree,
+    extremes: &'a [Tree],
+    distinct: &'a [Tree],
 }
 
 /// The edits to a view's trees that its touched groups make, and the view's delta.
@@ -31,6 +41,7 @@ struct Edits {
     rows: Vec<Edit>,
     groups: Vec<Edit>,
     extremes: Vec<Vec<Edit>>,
+    distinct: Vec<Vec<Edit>>,
     delta: Delta,
 }
 
@@ -57,13 +68,31 @@ impl Maintainer<'_> {
             .iter()
             .map(|&c| aux(&entry, &extremes_label(c)))
             .collect::<DbResult<_>>()?;
+        let distinct_columns = shape.distinct_columns();
+        let distinct: Vec<Tree> = distinct_columns
+            .iter()
+            .map(|&c| aux(&entry, &distinct_label(c)))
+            .collect::<DbResult<_>>()?;
         let mut edits = Edits {
             extremes: vec![Vec::new(); extreme_columns.len()],
+            distinct: vec![Vec::new(); distinct_columns.len()],
             ..Edits::default()
         };
+        let trees = AuxTrees {
+            groups: &groups,
+            extremes: &extremes,
+            distinct: &distinct,
+        };
         for (key, change) in changes {
-            let trees = (&groups, extremes.as_slice());
-            self.apply_group_change(view, &plan.source, &shape, trees, &key, &change, &mut edits)?;
+            self.apply_group_change(
+                view,
+                &plan.source,
+                &shape,
+                &trees,
+                &key,
+                &change,
+                &mut edits,
+            )?;
         }
         edits.rows.sort_by(|a, b| a.0.cmp(&b.0));
         edits.groups.sort_by(|a, b| a.0.cmp(&b.0));
@@ -80,6 +109,14 @@ impl Maintainer<'_> {
                 extremes[slot].edit(self.nodes, column_edits)?,
             ));
         }
+        for (slot, &column) in distinct_columns.iter().enumerate() {
+            let mut column_edits = std::mem::take(&mut edits.distinct[slot]);
+            column_edits.sort_by(|a, b| a.0.cmp(&b.0));
+            extra.push((
+                distinct_label(column),
+                distinct[slot].edit(self.nodes, column_edits)?,
+            ));
+        }
         self.store(view, entry, new_tree, edits.delta, extra)
     }
 
@@ -91,6 +128,7 @@ impl Maintainer<'_> {
     ) -> DbResult<BTreeMap<Tuple, GroupChange>> {
         let sum_columns = shape.sum_columns();
         let extreme_columns = shape.extreme_columns();
+        let distinct_columns = shape.distinct_columns();
         let mut changes: BTreeMap<Tuple, GroupChange> = BTreeMap::new();
         self.delta_terms(
             view,
@@ -105,6 +143,7 @@ impl Maintainer<'_> {
                         matches: 0,
                         sums: vec![0; sum_columns.len()],
                         values: vec![BTreeMap::new(); extreme_columns.len()],
+                        distinct: vec![BTreeMap::new(); distinct_columns.len()],
                     });
                 change.matches += sign;
                 for (slot, &column) in sum_columns.iter().enumerate() {
@@ -117,52 +156,80 @@ impl Maintainer<'_> {
                         *change.values[slot].entry(value).or_default() += sign;
                     }
                 }
+                for (slot, &column) in distinct_columns.iter().enumerate() {
+                    if let Some(value) = shape.argument(column, b) {
+                        *change.distinct[slot].entry(value).or_default() += sign;
+                    }
+                }
                 Ok(Flow::Continue)
             },
         )?;
         Ok(changes)
     }
 
-    /// One touched group: its accumulator `acc' = acc + change`, its MIN/MAX fronts, and
-    /// the retraction of its old row and insertion of its new one when they differ.
+    /// One touched group: its accumulator `acc' = acc + change`, its MIN/MAX fronts, its
+    /// COUNT_DISTINCT steps, and the retraction of its old row and insertion of its new one
+    /// when they differ.
     #[allow(clippy::too_many_arguments)] // the group's parts, each read once; a struct would only rename them
     fn apply_group_change(
         &self,
         view: &str,
         rule: &str,
         shape: &AggregateShape,
-        (groups, extremes): (&Tree, &[Tree]),
+        trees: &AuxTrees<'_>,
         key: &Tuple,
         change: &GroupChange,
         edits: &mut Edits,
     ) -> DbResult<()> {
         let types = &shape.head_types;
         let sum_count = shape.sum_columns().len();
+        let distinct_count = shape.distinct_columns().len();
         let group_key = shape.encode_key(key, rule)?;
-        let (old_matches, old_sums) = match groups.get(self.nodes, &group_key)? {
-            Some(bytes) => decode_accumulator(&bytes, sum_count)?,
-            None => (0, vec![0; sum_count]),
+        let old = match trees.groups.get(self.nodes, &group_key)? {
+            Some(bytes) => Accumulator::decode(&bytes, sum_count, distinct_count)?,
+            None => Accumulator::empty(sum_count, distinct_count),
         };
-        let new_matches = i64::try_from(old_matches)
-            .ok()
-            .and_then(|m| m.checked_add(change.matches))
-            .and_then(|m| u64::try_from(m).ok())
-            .ok_or_else(|| {
-                DbError::corrupted(format!(
-                    "maintaining `{view}`: a group's match count went negative"
-                ))
-            })?;
-        let new_sums: Vec<i128> = old_sums
-            .iter()
-            .zip(&change.sums)
-            .map(|(a, b)| a + b)
-            .collect();
+        let negative = |what: &str| {
+            DbError::corrupted(format!(
+                "maintaining `{view}`: a group's {what} went negative"
+            ))
+        };
+        let mut new = Accumulator {
+            matches: step(old.matches, change.matches).ok_or_else(|| negative("match count"))?,
+            sums: old
+                .sums
+                .iter()
+                .zip(&change.sums)
+                .map(|(a, b)| a + b)
+                .collect(),
+            distincts: Vec::with_capacity(distinct_count),
+        };
+        for (slot, &old_distinct) in old.distincts.iter().enumerate() {
+            let (distinct_step, column_edits) = self.distinct_change(
+                shape,
+                &trees.distinct[slot],
+                (key, &group_key),
+                &change.distinct[slot],
+                (view, rule),
+            )?;
+            new.distincts
+                .push(step(old_distinct, distinct_step).ok_or_else(|| negative("distinct count"))?);
+            edits.distinct[slot].extend(column_edits);
+        }
+        // A group has a value exactly when it has a match, and no more values than matches.
+        let inconsistent = |d: u64| (d == 0) != (new.matches == 0) || d > new.matches;
+        if new.distincts.iter().any(|&d| inconsistent(d)) {
+            return Err(DbError::corrupted(format!(
+                "maintaining `{view}`: a group has {} matches but distinct counts {:?}",
+                new.matches, new.distincts
+            )));
+        }
         let mut old_front = Vec::new();
         let mut new_front = Vec::new();
         for (slot, &column) in shape.extreme_columns().iter().enumerate() {
             let (old, new, column_edits) = self.extreme_fronts(
                 shape,
-                &extremes[slot],
+                &trees.extremes[slot],
                 (key, &group_key),
                 column,
                 &change.values[slot],
@@ -172,16 +239,16 @@ impl Maintainer<'_> {
             new_front.push(new);
             edits.extremes[slot].extend(column_edits);
         }
-        let row = |matches: u64, sums: &[i128], front: Vec<Option<Value>>| {
-            if matches == 0 {
+        let row = |accumulator: &Accumulator, front: Vec<Option<Value>>| {
+            if accumulator.matches == 0 {
                 return Ok(None);
             }
             let front = unwrap_all(front, view)?;
-            shape.output_row(key, matches, sums, &front, rule).map(Some)
+            shape.output_row(key, accumulator, &front, rule).map(Some)
         };
-        let old_row = row(old_matches, &old_sums, old_front)?;
-        let new_row = row(new_matches, &new_sums, new_front)?;
-        let accumulator = (new_matches > 0).then(|| encode_accumulator(new_matches, &new_sums));
+        let old_row = row(&old, old_front)?;
+        let new_row = row(&new, new_front)?;
+        let accumulator = (new.matches > 0).then(|| new.encode());
         edits.groups.push((group_key, accumulator));
         if old_row != new_row {
             if let Some(row) = old_row {
@@ -197,6 +264,14 @@ impl Maintainer<'_> {
         }
         Ok(())
     }
+}
+
+/// `count + change`, or `None` when it would go below zero (or past `u64::MAX`).
+fn step(count: u64, change: i64) -> Option<u64> {
+    i64::try_from(count)
+        .ok()
+        .and_then(|c| c.checked_add(change))
+        .and_then(|c| u64::try_from(c).ok())
 }
 
 fn unwrap_all(values: Vec<Option<Value>>, view: &str) -> DbResult<Vec<Value>> {

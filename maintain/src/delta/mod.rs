@@ -4,8 +4,8 @@
 //!
 //! - [`terms`]: the telescoped delta rule all of them build on;
 //! - [`counting`]: non-recursive views, with derivation counts;
-//! - [`aggregate`] and [`minmax`]: aggregate views, from per-group accumulators and sorted
-//!   values;
+//! - [`aggregate`], [`minmax`] and [`distinct`]: aggregate views, from per-group
+//!   accumulators, sorted values and per-(group, value) match counts;
 //! - [`dred`]: recursive strata of views; [`recompute`]: the fallback;
 //! - [`ephemeral`]: deltas of relations computed when read, for their readers;
 //! - [`denial`]: judged on insert-only deltas, stopping at the first witness.
@@ -17,6 +17,7 @@
 mod aggregate;
 mod counting;
 mod denial;
+mod distinct;
 mod dred;
 mod ephemeral;
 mod minmax;

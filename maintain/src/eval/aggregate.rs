@@ -1,15 +1,23 @@
 //! Aggregate views: per-group accumulators kept in the state, so a change reads one entry
-//! per touched group (SUM, COUNT, AVG) or the front of the group's sorted values (MIN, MAX).
+//! per touched group (SUM, COUNT, AVG), the front of the group's sorted values (MIN, MAX),
+//! or one entry per touched (group, value) (COUNT_DISTINCT).
 //!
 //! Layout (every tree content-addressed like the view itself):
 //! - the view's tree holds the output rows;
 //! - aux `groups`: key = the group key tuple encoded; value = the number of body matches
 //!   (u64 LE) followed by, for each `sum`/`avg` column in head order, the exact sum
-//!   (i128 LE);
+//!   (i128 LE), then, for each `count_distinct` column in head order, the number of distinct
+//!   values (u64 LE) — a head without `count_distinct` has exactly the bytes it had before
+//!   the aggregate existed;
 //! - aux `extremes I` for each `min`/`max` column at head position I: key = the group key
 //!   encoded, then the value encoded (for `max`, every byte of the value's encoding
 //!   complemented, so the largest value sorts first); value = its multiplicity (u64 LE).
-//!   The group's extreme is the first entry under the group's prefix.
+//!   The group's extreme is the first entry under the group's prefix;
+//! - aux `distinct I` for each `count_distinct` column at head position I: key = the group
+//!   key encoded, then the value encoded (the argument's own type); value = the number of
+//!   the group's matches with that value (u64 LE, never 0: an entry goes when its count
+//!   does). The group's distinct count is the number of its entries, kept in `groups` so
+//!   that no change has to count them.
 
 use crate::eval::join::run_plan;
 use crate::eval::limit::{check_group_row, group_too_large};
@@ -29,6 +37,12 @@ pub const GROUPS_LABEL: &str = "groups";
 /// Label of the sorted-values tree of the `min`/`max` column at head position `column`.
 pub fn extremes_label(column: usize) -> String {
     format!("extremes {column}")
+}
+
+/// Label of the per-(group, value) match counts of the `count_distinct` column at head
+/// position `column`.
+pub fn distinct_label(column: usize) -> String {
+    format!("distinct {column}")
 }
 
 /// How an aggregating head splits into group key and aggregates.
@@ -70,6 +84,11 @@ impl AggregateShape {
     /// Head positions of the `min`/`max` columns, in order.
     pub fn extreme_columns(&self) -> Vec<usize> {
         self.aggregate_columns(|f| matches!(f, AggregateFn::Min | AggregateFn::Max))
+    }
+
+    /// Head positions of the `count_distinct` columns, in order.
+    pub fn distinct_columns(&self) -> Vec<usize> {
+        self.aggregate_columns(|f| matches!(f, AggregateFn::CountDistinct))
     }
 
     fn aggregate_columns(&self, want: impl Fn(AggregateFn) -> bool) -> Vec<usize> {
@@ -141,6 +160,29 @@ impl AggregateShape {
         Ok(key)
     }
 
+    /// The key of `value` in the per-(group, value) counts of the `count_distinct` column,
+    /// under the encoded group key `group` (of the group `key` of `rule`, named when the key
+    /// outgrows the tuple limit). The value is encoded with its own type, the argument's:
+    /// the column's head type is int whatever it counts.
+    pub fn distinct_key(
+        &self,
+        group: &[u8],
+        key: &[Value],
+        value: &Value,
+        rule: &str,
+    ) -> DbResult<Vec<u8>> {
+        let encoded = encode_tuple(std::slice::from_ref(value), &[value.ty()])
+            .map_err(|e| DbError::internal(format!("rule `{rule}`: aggregate value: {e}")))?;
+        let bytes = group.len() + encoded.len();
+        if bytes > TUPLE_BYTES_MAX {
+            return Err(group_too_large(rule, key, "its count_distinct key", bytes));
+        }
+        let mut key = Vec::with_capacity(bytes);
+        key.extend_from_slice(group);
+        key.extend_from_slice(&encoded);
+        Ok(key)
+    }
+
     /// Decodes the value part of a sorted-values key under `group`.
     pub fn extreme_value(&self, group: &[u8], column: usize, key: &[u8]) -> DbResult<Value> {
         let mut bytes = key.get(group.len()..).unwrap_or_default().to_vec();
@@ -159,18 +201,29 @@ impl AggregateShape {
     }
 
     /// The output row of a group with `matches` body matches, the given sums (per
-    /// `sum_columns`) and extremes (per `extreme_columns`).
+    /// `sum_columns`), extremes (per `extreme_columns`) and distinct counts (per
+    /// `distinct_columns`).
     pub fn output_row(
         &self,
         key: &[Value],
-        matches: u64,
-        sums: &[i128],
+        accumulator: &Accumulator,
         extremes: &[Value],
         rule: &str,
     ) -> DbResult<Tuple> {
+        let Accumulator {
+            matches,
+            sums,
+            distincts,
+        } = accumulator;
+        let matches = *matches;
         debug_assert!(matches > 0);
+        debug_assert!(
+            distincts.iter().all(|&d| 0 < d && d <= matches),
+            "a group with {matches} matches has distinct counts {distincts:?}"
+        );
         let sum_columns = self.sum_columns();
         let extreme_columns = self.extreme_columns();
+        let distinct_columns = self.distinct_columns();
         let mut key_values = key.iter();
         let mut row = Vec::with_capacity(self.columns.len());
         for (i, column) in self.columns.iter().enumerate() {
@@ -190,6 +243,9 @@ impl AggregateShape {
                 HeadColumn::Aggregate(AggregateFn::Min | AggregateFn::Max, _) => {
                     extremes[position(&extreme_columns, i)].clone()
                 }
+                HeadColumn::Aggregate(AggregateFn::CountDistinct, _) => {
+                    int_result(i128::from(distincts[position(&distinct_columns, i)]), rule)?
+                }
             };
             row.push(value);
         }
@@ -208,35 +264,73 @@ fn int_result(value: i128, rule: &str) -> DbResult<Value> {
         .map_err(|_| DbError::user(format!("rule `{rule}`: aggregate {value} overflows int")))
 }
 
-/// Encodes an accumulator: matches then sums.
-pub fn encode_accumulator(matches: u64, sums: &[i128]) -> Vec<u8> {
-    let mut out = matches.to_le_bytes().to_vec();
-    for sum in sums {
-        out.extend_from_slice(&sum.to_le_bytes());
-    }
-    out
+/// One group's accumulator, as `groups` stores it: its body matches, its exact sums (per
+/// `sum_columns`) and its distinct counts (per `distinct_columns`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Accumulator {
+    /// Body matches.
+    pub matches: u64,
+    /// Exact sums per `sum_columns`.
+    pub sums: Vec<i128>,
+    /// Distinct values per `distinct_columns`.
+    pub distincts: Vec<u64>,
 }
 
-/// Decodes an accumulator holding `sums` sums.
-pub fn decode_accumulator(bytes: &[u8], sums: usize) -> DbResult<(u64, Vec<i128>)> {
-    let corrupt = || {
-        DbError::corrupted(format!(
-            "an aggregate accumulator of {} bytes does not decode",
-            bytes.len()
-        ))
-    };
-    if bytes.len() != 8 + 16 * sums {
-        return Err(corrupt());
+impl Accumulator {
+    /// The accumulator of a group with no match.
+    pub fn empty(sums: usize, distincts: usize) -> Accumulator {
+        Accumulator {
+            matches: 0,
+            sums: vec![0; sums],
+            distincts: vec![0; distincts],
+        }
     }
-    let matches = u64::from_le_bytes(bytes[..8].try_into().map_err(|_| corrupt())?);
-    let mut out = Vec::with_capacity(sums);
-    for i in 0..sums {
-        let at = 8 + 16 * i;
-        out.push(i128::from_le_bytes(
-            bytes[at..at + 16].try_into().map_err(|_| corrupt())?,
-        ));
+
+    /// Encodes the accumulator: matches, then sums, then distinct counts.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(8 + 16 * self.sums.len() + 8 * self.distincts.len());
+        out.extend_from_slice(&self.matches.to_le_bytes());
+        for sum in &self.sums {
+            out.extend_from_slice(&sum.to_le_bytes());
+        }
+        for distinct in &self.distincts {
+            out.extend_from_slice(&distinct.to_le_bytes());
+        }
+        out
     }
-    Ok((matches, out))
+
+    /// Decodes an accumulator holding `sums` sums and `distincts` distinct counts.
+    pub fn decode(bytes: &[u8], sums: usize, distincts: usize) -> DbResult<Accumulator> {
+        let corrupt = || {
+            DbError::corrupted(format!(
+                "an aggregate accumulator of {} bytes does not decode",
+                bytes.len()
+            ))
+        };
+        if bytes.len() != 8 + 16 * sums + 8 * distincts {
+            return Err(corrupt());
+        }
+        let u64_at = |at: usize| -> DbResult<u64> {
+            Ok(u64::from_le_bytes(
+                bytes[at..at + 8].try_into().map_err(|_| corrupt())?,
+            ))
+        };
+        let mut sum_values = Vec::with_capacity(sums);
+        for i in 0..sums {
+            let at = 8 + 16 * i;
+            sum_values.push(i128::from_le_bytes(
+                bytes[at..at + 16].try_into().map_err(|_| corrupt())?,
+            ));
+        }
+        let distinct_at = 8 + 16 * sums;
+        Ok(Accumulator {
+            matches: u64_at(0)?,
+            sums: sum_values,
+            distincts: (0..distincts)
+                .map(|i| u64_at(distinct_at + 8 * i))
+                .collect::<DbResult<_>>()?,
+        })
+    }
 }
 
 /// One group's state computed from scratch.
@@ -248,6 +342,8 @@ pub struct GroupState {
     pub sums: Vec<i128>,
     /// Value multiplicities per `extreme_columns`.
     pub values: Vec<BTreeMap<Value, u64>>,
+    /// Matches per value, per `distinct_columns`.
+    pub distinct: Vec<BTreeMap<Value, u64>>,
 }
 
 /// Runs an aggregating plan from scratch and returns every group's state.
@@ -259,12 +355,14 @@ pub fn groups_from_scratch(
 ) -> DbResult<BTreeMap<Tuple, GroupState>> {
     let sum_columns = shape.sum_columns();
     let extreme_columns = shape.extreme_columns();
+    let distinct_columns = shape.distinct_columns();
     let mut groups: BTreeMap<Tuple, GroupState> = BTreeMap::new();
     run_plan(plan, sources, &mut bindings, &mut |b| {
         let group = groups.entry(shape.key_of(b)).or_insert_with(|| GroupState {
             matches: 0,
             sums: vec![0; sum_columns.len()],
             values: vec![BTreeMap::new(); extreme_columns.len()],
+            distinct: vec![BTreeMap::new(); distinct_columns.len()],
         });
         group.matches += 1;
         for (slot, &column) in sum_columns.iter().enumerate() {
@@ -275,6 +373,11 @@ pub fn groups_from_scratch(
         for (slot, &column) in extreme_columns.iter().enumerate() {
             if let Some(value) = shape.argument(column, b) {
                 *group.values[slot].entry(value).or_default() += 1;
+            }
+        }
+        for (slot, &column) in distinct_columns.iter().enumerate() {
+            if let Some(value) = shape.argument(column, b) {
+                *group.distinct[slot].entry(value).or_default() += 1;
             }
         }
         Ok(Flow::Continue)
@@ -307,5 +410,20 @@ pub fn row_from_state(
             pick.cloned().unwrap_or(Value::Int(0))
         })
         .collect();
-    shape.output_row(key, group.matches, &group.sums, &extremes, rule)
+    shape.output_row(key, &group.accumulator(), &extremes, rule)
+}
+
+impl GroupState {
+    /// The group's accumulator, as `groups` stores it.
+    pub fn accumulator(&self) -> Accumulator {
+        Accumulator {
+            matches: self.matches,
+            sums: self.sums.clone(),
+            distincts: self
+                .distinct
+                .iter()
+                .map(|values| values.len() as u64)
+                .collect(),
+        }
+    }
 }

@@ -7,7 +7,7 @@
 //! on the same state — `maintain(V, state, Δ) == eval(V, state + Δ)`, checked by verify.*
 
 use crate::eval::aggregate::{
-    encode_accumulator, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
+    distinct_label, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
     GROUPS_LABEL,
 };
 use crate::eval::fixpoint::semi_naive;
@@ -433,8 +433,8 @@ impl<'a> Engine<'a> {
     }
 
     /// An aggregate view from scratch: its output rows, and its auxiliary trees — the
-    /// groups' accumulators and each MIN/MAX column's sorted values (layout in
-    /// `crate::eval::aggregate`).
+    /// groups' accumulators, each MIN/MAX column's sorted values and each COUNT_DISTINCT
+    /// column's per-(group, value) match counts (layout in `crate::eval::aggregate`).
     fn aggregate_from_scratch(
         &self,
         view: &str,
@@ -449,17 +449,24 @@ impl<'a> Engine<'a> {
         let sources = vec![self as &dyn Relations; plan.literals];
         let shape = AggregateShape::of(plan, types);
         let extreme_columns = shape.extreme_columns();
+        let distinct_columns = shape.distinct_columns();
         let groups = groups_from_scratch(plan, &shape, &sources, vec![None; plan.variables])?;
         let mut rows = Vec::with_capacity(groups.len());
         let mut accumulators = Vec::new();
         let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); extreme_columns.len()];
+        let mut distinct: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); distinct_columns.len()];
         for (key, group) in &groups {
             rows.push(row_from_state(&shape, key, group, &plan.source)?);
             let group_key = shape.encode_key(key, &plan.source)?;
-            accumulators.push((
-                group_key.clone(),
-                encode_accumulator(group.matches, &group.sums),
-            ));
+            accumulators.push((group_key.clone(), group.accumulator().encode()));
+            for (slot, values) in group.distinct.iter().enumerate() {
+                for (value, matches) in values {
+                    distinct[slot].push((
+                        shape.distinct_key(&group_key, key, value, &plan.source)?,
+                        matches.to_le_bytes().to_vec(),
+                    ));
+                }
+            }
             for (slot, &column) in extreme_columns.iter().enumerate() {
                 for (value, multiplicity) in &group.values[slot] {
                     extremes[slot].push((
@@ -477,6 +484,12 @@ impl<'a> Engine<'a> {
             trees.push((
                 extremes_label(column),
                 build_sorted(self.nodes, std::mem::take(&mut extremes[slot]))?,
+            ));
+        }
+        for (slot, &column) in distinct_columns.iter().enumerate() {
+            trees.push((
+                distinct_label(column),
+                build_sorted(self.nodes, std::mem::take(&mut distinct[slot]))?,
             ));
         }
         Ok((rows, trees))

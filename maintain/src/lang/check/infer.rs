@@ -158,7 +158,10 @@ fn head_term_type(
             TermKind::Wildcard => None,
         },
         HeadTerm::Aggregate(aggregate) => match aggregate.function {
-            AggregateFn::Count | AggregateFn::Sum | AggregateFn::Avg => Some(Type::Int),
+            AggregateFn::Count
+            | AggregateFn::Sum
+            | AggregateFn::Avg
+            | AggregateFn::CountDistinct => Some(Type::Int),
             AggregateFn::Min | AggregateFn::Max => aggregate
                 .argument
                 .and_then(|v| variable_type(rule, v.id, types, 0)),

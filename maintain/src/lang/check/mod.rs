@@ -972,7 +972,10 @@ impl RuleChecker<'_> {
                 .push(Diagnostic::error(argument.span, message));
         }
         match function {
-            AggregateFn::Count | AggregateFn::Sum | AggregateFn::Avg => Some(Type::Int),
+            AggregateFn::Count
+            | AggregateFn::Sum
+            | AggregateFn::Avg
+            | AggregateFn::CountDistinct => Some(Type::Int),
             AggregateFn::Min | AggregateFn::Max => ty,
         }
     }

@@ -266,7 +266,7 @@ impl Head {
 pub enum HeadTerm {
     /// A variable, a constant, or a (rejected by the checker) wildcard.
     Term(Term),
-    /// `count()`, `sum(x)`, `min(x)`, `max(x)` or `avg(x)`.
+    /// `count()`, `sum(x)`, `min(x)`, `max(x)`, `avg(x)` or `count_distinct(x)`.
     Aggregate(Aggregate),
 }
 
@@ -304,16 +304,20 @@ pub enum AggregateFn {
     Max,
     /// `avg(x)`: sum / count of an int, truncated toward zero.
     Avg,
+    /// `count_distinct(x)`: the number of distinct values of `x` (int, str or bool) among
+    /// the group's body matches.
+    CountDistinct,
 }
 
 impl AggregateFn {
     /// Every aggregate function.
-    pub const ALL: [AggregateFn; 5] = [
+    pub const ALL: [AggregateFn; 6] = [
         AggregateFn::Count,
         AggregateFn::Sum,
         AggregateFn::Min,
         AggregateFn::Max,
         AggregateFn::Avg,
+        AggregateFn::CountDistinct,
     ];
 
     /// The function's name in the language.
@@ -324,6 +328,7 @@ impl AggregateFn {
             AggregateFn::Min => "min",
             AggregateFn::Max => "max",
             AggregateFn::Avg => "avg",
+            AggregateFn::CountDistinct => "count_distinct",
         }
     }
 

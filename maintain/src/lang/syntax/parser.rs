@@ -7,7 +7,7 @@
 //! attr        = NAME ":" ("int" | "str" | "bool")
 //! rule        = head ":-" literal {"," literal} "."
 //! head        = NAME "(" [headterm {"," headterm}] ")"
-//! headterm    = term | "count" "(" ")" | ("sum" | "min" | "max" | "avg") "(" VAR ")"
+//! headterm    = term | "count" "(" ")" | ("sum" | "min" | "max" | "avg" | "count_distinct") "(" VAR ")"
 //! literal     = atom | "not" atom | expr cmp expr
 //! atom        = NAME "(" [term {"," term}] ")"
 //! term        = VAR | "_" | INT | "-" INT | STRING | "true" | "false"
@@ -298,7 +298,8 @@ impl<'t> Parser<'t> {
         let name = self.bump();
         let Some(function) = AggregateFn::from_name(self.token_text(&name)) else {
             let message = format!("unknown aggregate `{}`", self.token_text(&name));
-            let help = "the aggregates are count(), sum(x), min(x), max(x) and avg(x)";
+            let help =
+                "the aggregates are count(), sum(x), min(x), max(x), avg(x) and count_distinct(x)";
             return Err(self.report(Diagnostic::error(name.span, message).with_help(help)));
         };
         self.bump();
