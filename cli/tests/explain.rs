@@ -458,12 +458,23 @@ fn delta_terms_start_from_their_driver_and_name_scans() {
     }
 }
 
-/// The `served by` cell the table prints for a step of the JSON.
-fn served_cell(step: &Value) -> String {
+/// The `served by` cell the table prints for a step of the JSON: an index's label is
+/// followed by its column order, by attribute name.
+fn served_cell(snapshot: &Snapshot, step: &Value) -> String {
+    let relation = step["relation"].as_str().unwrap_or_default();
     match (step["served_by"].as_str(), step["access"].as_str()) {
         (None, _) => "-".to_string(),
-        (Some("delta"), _) => format!("Δ{}", step["relation"].as_str().unwrap()),
+        (Some("delta"), _) => format!("Δ{relation}"),
         (Some("tree"), Some("scan")) => "tree: full scan".to_string(),
+        (Some(index), Some(access)) if index.starts_with("index ") => {
+            let schema = snapshot.schema(relation).unwrap();
+            let names: Vec<&str> = schema.attribute_names().collect();
+            let order: Vec<&str> = index["index ".len()..]
+                .split(',')
+                .map(|c| names[c.parse::<usize>().unwrap()])
+                .collect();
+            format!("{index} ({}): {access}", order.join(", "))
+        }
         (Some(source), Some(access)) => format!("{source}: {access}"),
         other => panic!("unexpected served_by/access {other:?}"),
     }
@@ -519,7 +530,7 @@ fn the_table_prints_what_the_json_holds() {
                         } else {
                             bound.join(", ")
                         },
-                        served_cell(step),
+                        served_cell(&snapshot, step),
                     ];
                     let row = next(&|_| true, "step row");
                     assert_eq!(row, expected, "{relation}:\n{table}");

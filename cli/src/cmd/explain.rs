@@ -13,7 +13,7 @@ use crate::cmd::snapshot_at;
 use crate::output::{write_table, Json, ReportFormat};
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{Explanation, ServedBy, StepExplanation, TermExplanation};
+use rnt_maintain::{Access, Explanation, ServedBy, Snapshot, StepExplanation, TermExplanation};
 use std::io::Write;
 
 /// Arguments of `rnt explain`.
@@ -47,7 +47,7 @@ pub fn run(context: &Context, args: ExplainArgs, out: &mut dyn Write) -> anyhow:
             ]);
             write!(out, "{}", json.pretty())?;
         }
-        ReportFormat::Table => write_explanation(out, &explanation)?,
+        ReportFormat::Table => write_explanation(out, &snapshot, &explanation)?,
     }
     Ok(())
 }
@@ -107,7 +107,11 @@ fn step_json(step: &StepExplanation) -> Json {
 
 /// The table: a header line naming the relation and its mode, then per rule its text,
 /// cost class, extra trees and one small table of steps per term.
-fn write_explanation(out: &mut dyn Write, explanation: &Explanation) -> anyhow::Result<()> {
+fn write_explanation(
+    out: &mut dyn Write,
+    snapshot: &Snapshot,
+    explanation: &Explanation,
+) -> anyhow::Result<()> {
     let kind = explanation.kind.keyword();
     let relation = &explanation.relation;
     match explanation.mode {
@@ -125,13 +129,17 @@ fn write_explanation(out: &mut dyn Write, explanation: &Explanation) -> anyhow::
             writeln!(out, "  trees: {}", rule.trees.join(", "))?;
         }
         for term in &rule.terms {
-            write_term(out, term)?;
+            write_term(out, snapshot, term)?;
         }
     }
     Ok(())
 }
 
-fn write_term(out: &mut dyn Write, term: &TermExplanation) -> anyhow::Result<()> {
+fn write_term(
+    out: &mut dyn Write,
+    snapshot: &Snapshot,
+    term: &TermExplanation,
+) -> anyhow::Result<()> {
     let mut line = format!("  term {}", term.term);
     if let Some(delta) = &term.delta {
         line.push_str(&format!(", from the delta of {delta}"));
@@ -154,7 +162,7 @@ fn write_term(out: &mut dyn Write, term: &TermExplanation) -> anyhow::Result<()>
                 } else {
                     step.bound.join(", ")
                 },
-                served_by_cell(step),
+                served_by_cell(snapshot, step),
             ]
         })
         .collect();
@@ -172,12 +180,31 @@ fn write_term(out: &mut dyn Write, term: &TermExplanation) -> anyhow::Result<()>
 }
 
 /// `Δorders` for the driver, `tree: full scan` for a read with nothing bound (loud on
-/// purpose), `index 1,0,2: prefix`, `rules: evaluated` for an ephemeral relation.
-fn served_by_cell(step: &StepExplanation) -> String {
+/// purpose), `index 1,0,2 (customer, id, amount): prefix` — the state's label, then the
+/// index's column order by name — and `rules: evaluated` for an ephemeral relation.
+fn served_by_cell(snapshot: &Snapshot, step: &StepExplanation) -> String {
+    let relation = step.relation.as_deref().unwrap_or_default();
     match &step.served_by {
         None => "-".to_string(),
-        Some(ServedBy::Delta) => format!("Δ{}", step.relation.as_deref().unwrap_or_default()),
-        Some(ServedBy::Tree(rnt_maintain::Access::Scan)) => "tree: full scan".to_string(),
+        Some(ServedBy::Delta) => format!("Δ{relation}"),
+        Some(ServedBy::Tree(Access::Scan)) => "tree: full scan".to_string(),
+        Some(ServedBy::Index(label, access)) => {
+            let names: Vec<String> = snapshot
+                .schema(relation)
+                .map(|s| s.attribute_names().map(str::to_string).collect())
+                .unwrap_or_default();
+            let order: Vec<&str> = label
+                .trim_start_matches("index ")
+                .split(',')
+                .map(|c| {
+                    c.parse::<usize>()
+                        .ok()
+                        .and_then(|c| names.get(c))
+                        .map_or(c, String::as_str)
+                })
+                .collect();
+            format!("{label} ({}): {}", order.join(", "), access.name())
+        }
         Some(served) => format!("{}: {}", served.source(), served.access()),
     }
 }
