@@ -198,13 +198,14 @@ denial orphan (mode: denial)
 
 rule 1: orphan(i) :- not customers(c, _), orders(i, c, _).
   cost: O(Σm) anti-join, on insert-only deltas; stops at the first witness
-  term Δnot customers, from the delta of not customers(c, _), bound first: c
-    step  op    literal          bound     served by
-       1  join  orders(i, c, _)  customer  index 1,0,2 (customer, id, amount): prefix
   term Δorders, from the delta of orders(i, c, _)
     step  op    literal              bound  served by
        1  join  orders(i, c, _)      -      Δorders
        2  not   not customers(c, _)  id     tree: prefix
+  term Δnot customers, from the delta of not customers(c, _), bound first: c
+    step  op    literal              bound     served by
+       1  flip  not customers(c, _)  id        tree: prefix
+       2  join  orders(i, c, _)      customer  index 1,0,2 (customer, id, amount): prefix
 
 $ rnt explain plan_total --at HEAD~4 --format json
 {

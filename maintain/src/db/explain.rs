@@ -8,12 +8,12 @@ use crate::eval::aggregate::{extremes_label, GROUPS_LABEL};
 use crate::eval::engine::plan_program;
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
-    plan_rule, AtomRead, RulePlan, Step,
+    plan_rule, AtomRead, Column, RulePlan, Step,
 };
 use crate::eval::read::{index_label, index_permutation};
 use crate::lang::canonical::{literal_text, rule_text};
 use crate::lang::check::CheckedRule;
-use crate::lang::syntax::ast::{AggregateFn, HeadTerm, Literal, RelationKind, Rule};
+use crate::lang::syntax::ast::{AggregateFn, HeadTerm, Literal, RelationKind, Rule, TermKind};
 use crate::DbError;
 use crate::DbResult;
 use std::collections::BTreeSet;
@@ -148,7 +148,9 @@ pub struct TermExplanation {
 /// One step of a plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepExplanation {
-    /// `join`, `not`, `filter` or `assign`.
+    /// `join`, `not`, `filter` or `assign`; or `flip`, the first step of a negation's
+    /// term: the negated atom read for each binding the delta gives, in the old state and
+    /// the new, to find the bindings whose `not` flips.
     pub op: &'static str,
     /// The literal's canonical text.
     pub literal: String,
@@ -249,7 +251,12 @@ impl Snapshot {
                 .map(Operator::name),
         };
         let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
-        let pushed = self.pushed_patterns(relation);
+        let mut pushed = self.pushed_patterns(relation);
+        if mode == Some("ephemeral") && !declared.is_aggregated() {
+            // `ephemeral_delta` checks each candidate tuple with every column bound, in the
+            // old state and the new.
+            pushed.insert((0..declared.declaration.arity()).collect());
+        }
         let mut rules = Vec::new();
         for rule in &declared.rules {
             let mut plans: Vec<(PlanTerm, Option<usize>, RulePlan)> = Vec::new();
@@ -277,19 +284,24 @@ impl Snapshot {
                 Some(_) => true,
             };
             if delta_terms {
+                // The order `delta::terms` runs them in: the positive literals' terms, then
+                // the negations'.
                 for (i, literal) in rule.rule.body.iter().enumerate() {
-                    match literal {
-                        Literal::Positive(atom) => plans.push((
+                    if let Literal::Positive(atom) = literal {
+                        plans.push((
                             PlanTerm::Delta(atom.relation.name.clone()),
                             Some(i),
                             plan_from_literal(rule, i),
-                        )),
-                        Literal::Negative { atom, .. } => plans.push((
+                        ));
+                    }
+                }
+                for (i, literal) in rule.rule.body.iter().enumerate() {
+                    if let Literal::Negative { atom, .. } = literal {
+                        plans.push((
                             PlanTerm::NegatedDelta(atom.relation.name.clone()),
                             Some(i),
                             plan_from_negation(rule, i),
-                        )),
-                        Literal::Comparison(_) => {}
+                        ));
                     }
                 }
             }
@@ -360,41 +372,72 @@ impl Snapshot {
     ) -> TermExplanation {
         let delta = driver.map(|i| literal_text(&rule.rule, &rule.rule.body[i]));
         let positive_driver = driver.filter(|&i| matches!(rule.rule.body[i], Literal::Positive(_)));
-        let steps = plan
-            .steps
-            .iter()
-            .zip(&plan.step_texts)
-            .map(|(step, text)| match step {
-                Step::Join(read) | Step::Not(read) => {
-                    let served_by = if Some(read.literal) == positive_driver {
-                        ServedBy::Delta
-                    } else {
-                        self.served_by(read)
-                    };
-                    StepExplanation {
-                        op: if matches!(step, Step::Join(_)) {
-                            "join"
-                        } else {
-                            "not"
+        // A negation's term first reads the negated atom for each binding the delta gives,
+        // in the old state and the new, to find the bindings whose `not` flips
+        // (`delta::terms::negation_terms`).
+        let flip = driver.and_then(|i| match &rule.rule.body[i] {
+            Literal::Negative { atom, .. } => {
+                let read = AtomRead {
+                    relation: atom.relation.name.clone(),
+                    literal: i,
+                    columns: atom
+                        .terms
+                        .iter()
+                        .map(|t| match &t.kind {
+                            TermKind::Const(c) => Column::Const(c.clone()),
+                            TermKind::Var(v) => Column::Var(*v),
+                            TermKind::Wildcard => Column::Ignore,
+                        })
+                        .collect(),
+                };
+                Some(StepExplanation {
+                    op: "flip",
+                    literal: literal_text(&rule.rule, &rule.rule.body[i]),
+                    relation: Some(read.relation.clone()),
+                    bound: self.attribute_names(&read.relation, &read.bound_columns()),
+                    served_by: Some(self.served_by(&read)),
+                })
+            }
+            _ => None,
+        });
+        let steps = flip
+            .into_iter()
+            .chain(
+                plan.steps
+                    .iter()
+                    .zip(&plan.step_texts)
+                    .map(|(step, text)| match step {
+                        Step::Join(read) | Step::Not(read) => {
+                            let served_by = if Some(read.literal) == positive_driver {
+                                ServedBy::Delta
+                            } else {
+                                self.served_by(read)
+                            };
+                            StepExplanation {
+                                op: if matches!(step, Step::Join(_)) {
+                                    "join"
+                                } else {
+                                    "not"
+                                },
+                                literal: text.clone(),
+                                relation: Some(read.relation.clone()),
+                                bound: self.attribute_names(&read.relation, &read.bound_columns()),
+                                served_by: Some(served_by),
+                            }
+                        }
+                        Step::Filter(_) | Step::Assign { .. } => StepExplanation {
+                            op: if matches!(step, Step::Filter(_)) {
+                                "filter"
+                            } else {
+                                "assign"
+                            },
+                            literal: text.clone(),
+                            relation: None,
+                            bound: Vec::new(),
+                            served_by: None,
                         },
-                        literal: text.clone(),
-                        relation: Some(read.relation.clone()),
-                        bound: self.attribute_names(&read.relation, &read.bound_columns()),
-                        served_by: Some(served_by),
-                    }
-                }
-                Step::Filter(_) | Step::Assign { .. } => StepExplanation {
-                    op: if matches!(step, Step::Filter(_)) {
-                        "filter"
-                    } else {
-                        "assign"
-                    },
-                    literal: text.clone(),
-                    relation: None,
-                    bound: Vec::new(),
-                    served_by: None,
-                },
-            })
+                    }),
+            )
             .collect();
         TermExplanation {
             term,
