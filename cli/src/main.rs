@@ -63,6 +63,9 @@ enum Command {
     /// The tuples that differ between two states (or REF's first parent and REF), as a
     /// change file; `--program` diffs the programs instead.
     Diff(cmd::diff::DiffArgs),
+    /// How a derived relation is maintained: each rule's cost class and the plan of each
+    /// delta term, every read with its bound columns and the tree or index serving it.
+    Explain(cmd::explain::ExplainArgs),
     /// The canonical program text of a state.
     Program(cmd::program::ProgramArgs),
     /// Check every materialized view against a recomputation from its base relations.
@@ -115,6 +118,7 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Show(args) => cmd::show::run(&context, args, out),
         Command::Query(args) => cmd::query::run(&context, args, out),
         Command::Diff(args) => cmd::diff::run(&context, args, out),
+        Command::Explain(args) => cmd::explain::run(&context, args, out),
         Command::Program(args) => cmd::program::run(&context, args, out),
         Command::Verify(args) => cmd::verify::run(&context, args, out),
         Command::Status(args) => cmd::status::run(&context, args, out),

@@ -46,8 +46,9 @@ mod lang;
 
 pub use budget::{check as check_memory_budget, memory_budget, set_memory_budget};
 pub use db::{
-    CommitOutcome, Database, DiffScope, KeyConflict, MergeOutcome, Mismatch, PlanDump, PlanTerm,
-    ProgramSide, ReflogEntry, ResetOutcome, RevertOutcome, Snapshot, TupleChange, VerifyReport,
+    Access, CommitOutcome, Database, DiffScope, Explanation, KeyConflict, MergeOutcome, Mismatch,
+    PlanDump, PlanTerm, ProgramSide, ReflogEntry, ResetOutcome, RevertOutcome, RuleExplanation,
+    ServedBy, Snapshot, StepExplanation, TermExplanation, TupleChange, VerifyReport,
     BRANCH_DEFAULT, IMPORT_BATCH_ROWS,
 };
 pub use error::{DbError, DbResult};

@@ -6,6 +6,7 @@ pub mod commit;
 pub mod define;
 pub mod demo;
 pub mod diff;
+pub mod explain;
 pub mod gc;
 pub mod import;
 pub mod init;

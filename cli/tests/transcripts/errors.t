@@ -190,6 +190,18 @@ $ rnt diff HEAD~9
 ! error: `HEAD~9`: past the root commit; the history has only 1 commit(s) before `HEAD`
 [exit 1]
 
+$ rnt explain orders
+! error: `orders` is a base relation: it has no rules to explain (explain a view, an ephemeral relation or a denial)
+[exit 1]
+
+$ rnt explain plan_totl
+! error: unknown relation `plan_totl` (relations: customers, doubled, orders)
+[exit 1]
+
+$ rnt explain plan_total --at nosuchref
+! error: unknown reference `nosuchref`: not HEAD, a branch, a tag, or a hex commit id or state hash
+[exit 1]
+
 $ rnt program --at HEAD^^^^^^^^^
 ! error: `HEAD^^^^^^^^^`: past the root commit; the history has only 1 commit(s) before `HEAD`
 [exit 1]

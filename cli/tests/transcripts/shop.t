@@ -163,6 +163,114 @@ plan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).
 $ rnt program --at HEAD~4 --format json
 {"commit": "613fde249cce55e21622388bacc02fc85dcfe82e8218f385a14bcbaa24994900", "state": "a9621694e0f9fe81f1e54ee3040750cf5257d9e179bb1b869c63b3030fd264a0", "program": "relation customers(id: int, plan: str).\nrelation orders(id: int, customer: int, amount: int).\nview order_plan(id: int, plan: str).\nview plan_total(plan: str, total: int, n: int).\ndenial orphan(id: int).\n\norder_plan(i, p) :- customers(c, p), orders(i, c, _).\norphan(i) :- not customers(c, _), orders(i, c, _).\nplan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).\n"}
 
+# explain: each rule's cost class (seed 001) and the plan of each delta term.
+$ rnt explain order_plan
+view order_plan (mode: counting)
+
+rule 1: order_plan(i, p) :- customers(c, p), orders(i, c, _).
+  cost: O(Σm) join
+  term Δcustomers, from the delta of customers(c, p)
+    step  op    literal          bound     served by
+       1  join  customers(c, p)  -         Δcustomers
+       2  join  orders(i, c, _)  customer  index 1,0,2 (customer, id, amount): prefix
+  term Δorders, from the delta of orders(i, c, _)
+    step  op    literal          bound  served by
+       1  join  orders(i, c, _)  -      Δorders
+       2  join  customers(c, p)  id     tree: prefix
+
+$ rnt explain plan_total
+view plan_total (mode: aggregate)
+
+rule 1: plan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).
+  cost: O(Σm) join, then O(K) per touched group
+  trees: groups
+  term Δcustomers, from the delta of customers(c, p)
+    step  op    literal          bound     served by
+       1  join  customers(c, p)  -         Δcustomers
+       2  join  orders(_, c, a)  customer  index 1,0,2 (customer, id, amount): prefix
+  term Δorders, from the delta of orders(_, c, a)
+    step  op    literal          bound  served by
+       1  join  orders(_, c, a)  -      Δorders
+       2  join  customers(c, p)  id     tree: prefix
+
+$ rnt explain orphan
+denial orphan (mode: denial)
+
+rule 1: orphan(i) :- not customers(c, _), orders(i, c, _).
+  cost: O(Σm) anti-join, on insert-only deltas; stops at the first witness
+  term Δorders, from the delta of orders(i, c, _)
+    step  op    literal              bound  served by
+       1  join  orders(i, c, _)      -      Δorders
+       2  not   not customers(c, _)  id     tree: prefix
+  term Δnot customers, from the delta of not customers(c, _), bound first: c
+    step  op    literal              bound     served by
+       1  flip  not customers(c, _)  id        tree: prefix
+       2  join  orders(i, c, _)      customer  index 1,0,2 (customer, id, amount): prefix
+
+$ rnt explain plan_total --at HEAD~4 --format json
+{
+  "relation": "plan_total",
+  "kind": "view",
+  "mode": "aggregate",
+  "commit": "613fde249cce55e21622388bacc02fc85dcfe82e8218f385a14bcbaa24994900",
+  "state": "a9621694e0f9fe81f1e54ee3040750cf5257d9e179bb1b869c63b3030fd264a0",
+  "rules": [
+    {
+      "rule": "plan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).",
+      "cost": "O(Σm) join, then O(K) per touched group",
+      "trees": ["groups"],
+      "terms": [
+        {
+          "term": "Δcustomers",
+          "delta": "customers(c, p)",
+          "bound_first": [],
+          "steps": [
+            {
+              "op": "join",
+              "literal": "customers(c, p)",
+              "relation": "customers",
+              "bound": [],
+              "served_by": "delta",
+              "access": "delta"
+            },
+            {
+              "op": "join",
+              "literal": "orders(_, c, a)",
+              "relation": "orders",
+              "bound": ["customer"],
+              "served_by": "index 1,0,2",
+              "access": "prefix"
+            }
+          ]
+        },
+        {
+          "term": "Δorders",
+          "delta": "orders(_, c, a)",
+          "bound_first": [],
+          "steps": [
+            {
+              "op": "join",
+              "literal": "orders(_, c, a)",
+              "relation": "orders",
+              "bound": [],
+              "served_by": "delta",
+              "access": "delta"
+            },
+            {
+              "op": "join",
+              "literal": "customers(c, p)",
+              "relation": "customers",
+              "bound": ["id"],
+              "served_by": "tree",
+              "access": "prefix"
+            }
+          ]
+        }
+      ]
+    }
+  ]
+}
+
 $ rnt diff --program HEAD~4
 --- HEAD~4^
 +++ HEAD~4

@@ -3,9 +3,20 @@
 //! bound columns and the tree or index that serves it.
 
 use crate::db::snapshot::{unknown_relation, Snapshot};
+use crate::delta::{operator_of, Operator};
+use crate::eval::aggregate::{distinct_label, extremes_label, GROUPS_LABEL};
 use crate::eval::engine::plan_program;
+use crate::eval::plan::{
+    plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
+    plan_rule, AtomRead, Column, RulePlan, Step,
+};
+use crate::eval::read::{index_label, index_permutation};
+use crate::lang::canonical::{literal_text, rule_text};
+use crate::lang::check::CheckedRule;
+use crate::lang::syntax::ast::{AggregateFn, HeadTerm, Literal, RelationKind, Rule, TermKind};
 use crate::DbError;
 use crate::DbResult;
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// What a plan is for.
@@ -17,6 +28,10 @@ pub enum PlanTerm {
     Delta(String),
     /// The delta term driven by a change of the named relation under `not`.
     NegatedDelta(String),
+    /// DRed's rederivation: an over-deleted tuple read with every head column bound.
+    Rederive,
+    /// A read of an ephemeral relation with the named columns bound by its reader.
+    Read(Vec<String>),
 }
 
 impl fmt::Display for PlanTerm {
@@ -25,6 +40,8 @@ impl fmt::Display for PlanTerm {
             PlanTerm::Eval => write!(f, "eval"),
             PlanTerm::Delta(relation) => write!(f, "Δ{relation}"),
             PlanTerm::NegatedDelta(relation) => write!(f, "Δnot {relation}"),
+            PlanTerm::Rederive => write!(f, "rederive"),
+            PlanTerm::Read(bound) => write!(f, "read with {} bound", bound.join(", ")),
         }
     }
 }
@@ -81,5 +98,490 @@ impl Snapshot {
             });
         }
         Ok(out)
+    }
+}
+
+/// `rnt explain`: the plans of a derived relation's rules as data — for each rule its cost
+/// class from seed 001's operator table and the steps of every term that runs for it, each
+/// read with its bound columns and what serves it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// The relation.
+    pub relation: String,
+    /// Its kind (never [`RelationKind::Relation`]: a base relation has no rules).
+    pub kind: RelationKind,
+    /// The operator a commit runs for it, as commit stats name it (`counting`,
+    /// `aggregate`, `dred`, `recompute`, `ephemeral`, `denial`); `None` for an ephemeral
+    /// relation nothing reads (a commit does no work for it).
+    pub mode: Option<&'static str>,
+    /// One entry per rule, in the canonical order.
+    pub rules: Vec<RuleExplanation>,
+}
+
+/// One rule of an [`Explanation`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleExplanation {
+    /// The rule's canonical text.
+    pub rule: String,
+    /// The cost class per commit (seed 001), e.g. `O(Σm) join`.
+    pub cost: String,
+    /// The auxiliary trees the operator keeps for the rule besides the relation's own tree
+    /// and indexes (`groups`, `extremes I`, `distinct I`), by their labels in the state.
+    pub trees: Vec<String>,
+    /// The terms that run for the rule, in the order maintenance runs them.
+    pub terms: Vec<TermExplanation>,
+}
+
+/// One plan of a rule: a delta term, or an evaluation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TermExplanation {
+    /// What the plan is for.
+    pub term: PlanTerm,
+    /// The literal whose delta drives the term (`not …` for a negation's), if a delta does.
+    pub delta: Option<String>,
+    /// The variables bound before the first step (a negation's, or a read's pushed in).
+    pub bound_first: Vec<String>,
+    /// The steps in order.
+    pub steps: Vec<StepExplanation>,
+}
+
+/// One step of a plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepExplanation {
+    /// `join`, `not`, `filter` or `assign`; or `flip`, the first step of a negation's
+    /// term: the negated atom read for each binding the delta gives, in the old state and
+    /// the new, to find the bindings whose `not` flips.
+    pub op: &'static str,
+    /// The literal's canonical text.
+    pub literal: String,
+    /// The relation read (joins and negations).
+    pub relation: Option<String>,
+    /// The read's bound columns, by attribute name, in column order.
+    pub bound: Vec<String>,
+    /// What serves the read (`None` for filters and assignments).
+    pub served_by: Option<ServedBy>,
+}
+
+/// What serves one read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServedBy {
+    /// The commit's delta of the relation (the term's driver).
+    Delta,
+    /// The relation's tuple tree: `Scan` when nothing is bound (every tuple is read),
+    /// `Prefix` when the bound columns lead the tuple, `Lookup` when all are bound.
+    Tree(Access),
+    /// An index tree (its label in the state, e.g. `index 1,0,2`), by prefix (`Prefix`,
+    /// or `Lookup` when every column is bound).
+    Index(String, Access),
+    /// The relation's rules, evaluated when read with the bound columns pushed in.
+    Rules,
+}
+
+/// How a tree is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Every entry: nothing is bound.
+    Scan,
+    /// The entries under a prefix of bound columns.
+    Prefix,
+    /// Every column bound: at most one entry.
+    Lookup,
+}
+
+impl Access {
+    /// `scan`, `prefix` or `lookup`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Scan => "scan",
+            Access::Prefix => "prefix",
+            Access::Lookup => "lookup",
+        }
+    }
+}
+
+impl ServedBy {
+    /// What serves the read, as JSON prints it: `delta`, `tree`, `index 1,0,2`, `rules`.
+    pub fn source(&self) -> String {
+        match self {
+            ServedBy::Delta => "delta".into(),
+            ServedBy::Tree(_) => "tree".into(),
+            ServedBy::Index(label, _) => label.clone(),
+            ServedBy::Rules => "rules".into(),
+        }
+    }
+
+    /// How it is read: `delta`, `scan`, `prefix`, `lookup`, or `evaluated` (rules).
+    pub fn access(&self) -> &'static str {
+        match self {
+            ServedBy::Delta => "delta",
+            ServedBy::Tree(access) | ServedBy::Index(_, access) => access.name(),
+            ServedBy::Rules => "evaluated",
+        }
+    }
+}
+
+impl Snapshot {
+    /// How `relation` is maintained under this state's program: per rule, the cost class
+    /// and the plan of every term a commit (or a read, for an ephemeral relation) runs.
+    /// A delta term starts from its driver; a negation's term from the negated atom's
+    /// variables; DRed adds its rederivation (every head column bound); a recomputed
+    /// stratum shows the evaluation it runs instead, and an ephemeral relation its
+    /// evaluation and each read its readers make with columns bound. An unknown or base
+    /// relation is a user error.
+    pub fn explain(&self, relation: &str) -> DbResult<Explanation> {
+        let Some(declared) = self.program.relation(relation) else {
+            return Err(unknown_relation(self, relation));
+        };
+        let kind = declared.kind();
+        if kind == RelationKind::Relation {
+            return Err(DbError::user(format!(
+                "`{relation}` is a base relation: it has no rules to explain (explain a view, \
+                 an ephemeral relation or a denial)"
+            )));
+        }
+        let stratum = self
+            .program
+            .strata
+            .iter()
+            .find(|s| s.relations.iter().any(|r| r == relation))
+            .ok_or_else(|| DbError::internal(format!("`{relation}` is in no stratum")))?;
+        let mode = match kind {
+            RelationKind::Denial => Some("denial"),
+            _ => operator_of(&self.program, &stratum.relations, stratum.recursive)
+                .map(Operator::name),
+        };
+        let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
+        let mut pushed = self.pushed_patterns(relation);
+        if mode == Some("ephemeral") && !declared.is_aggregated() {
+            // `ephemeral_delta` checks each candidate tuple with every column bound, in the
+            // old state and the new.
+            pushed.insert((0..declared.declaration.arity()).collect());
+        }
+        let mut rules = Vec::new();
+        for rule in &declared.rules {
+            let mut plans: Vec<(PlanTerm, Option<usize>, RulePlan)> = Vec::new();
+            // An evaluation runs at commits only for a recomputed stratum; an ephemeral
+            // relation runs it for every read with nothing bound (`show`).
+            let evaluated = kind == RelationKind::Ephemeral || mode == Some("recompute");
+            if evaluated {
+                plans.push((PlanTerm::Eval, None, plan_rule(rule)));
+            }
+            if kind == RelationKind::Ephemeral {
+                for bound in &pushed {
+                    let names = self.attribute_names(relation, bound);
+                    plans.push((
+                        PlanTerm::Read(names),
+                        None,
+                        plan_for_head_pattern(rule, bound),
+                    ));
+                }
+            }
+            // Delta terms run at commits unless the stratum is recomputed (or, for an
+            // ephemeral relation, nothing reads it or it aggregates: recomputed too).
+            let delta_terms = match mode {
+                None | Some("recompute") => false,
+                Some("ephemeral") => !declared.is_aggregated(),
+                Some(_) => true,
+            };
+            if delta_terms {
+                // The order `delta::terms` runs them in: the positive literals' terms, then
+                // the negations'.
+                for (i, literal) in rule.rule.body.iter().enumerate() {
+                    if let Literal::Positive(atom) = literal {
+                        plans.push((
+                            PlanTerm::Delta(atom.relation.name.clone()),
+                            Some(i),
+                            plan_from_literal(rule, i),
+                        ));
+                    }
+                }
+                for (i, literal) in rule.rule.body.iter().enumerate() {
+                    if let Literal::Negative { atom, .. } = literal {
+                        plans.push((
+                            PlanTerm::NegatedDelta(atom.relation.name.clone()),
+                            Some(i),
+                            plan_from_negation(rule, i),
+                        ));
+                    }
+                }
+            }
+            if mode == Some("dred") {
+                let all: Vec<usize> = (0..declared.declaration.arity()).collect();
+                let plan = plan_for_head_pattern_avoiding(rule, &all, &|r| members.contains(r));
+                plans.push((PlanTerm::Rederive, None, plan));
+            }
+            let terms = plans
+                .into_iter()
+                .map(|(term, driver, plan)| self.term_explanation(rule, term, driver, &plan))
+                .collect();
+            rules.push(RuleExplanation {
+                rule: rule_text(&rule.rule),
+                cost: cost_class(kind, mode, &rule.rule),
+                trees: if kind == RelationKind::View {
+                    aggregate_trees(&rule.rule)
+                } else {
+                    Vec::new()
+                },
+                terms,
+            });
+        }
+        Ok(Explanation {
+            relation: relation.to_string(),
+            kind,
+            mode,
+            rules,
+        })
+    }
+
+    /// The bound columns (non-empty, distinct) with which the program's plans read
+    /// `relation`: what its readers push into an ephemeral relation's rules.
+    fn pushed_patterns(&self, relation: &str) -> BTreeSet<Vec<usize>> {
+        let plans = plan_program(&self.program);
+        let all = plans
+            .full
+            .values()
+            .flatten()
+            .chain(plans.delta.values().flatten().map(|(p, _)| p))
+            .chain(plans.negation_delta.values().flatten().map(|(p, _, _)| p));
+        all.flat_map(|plan| plan.reads())
+            .filter(|read| read.relation == relation)
+            .map(|read| read.bound_columns())
+            .filter(|bound| !bound.is_empty())
+            .collect()
+    }
+
+    fn attribute_names(&self, relation: &str, columns: &[usize]) -> Vec<String> {
+        let schema = self.schema(relation);
+        columns
+            .iter()
+            .map(|&c| {
+                schema
+                    .as_ref()
+                    .and_then(|s| s.attribute_names().nth(c).map(str::to_string))
+                    .unwrap_or_else(|| c.to_string())
+            })
+            .collect()
+    }
+
+    fn term_explanation(
+        &self,
+        rule: &CheckedRule,
+        term: PlanTerm,
+        driver: Option<usize>,
+        plan: &RulePlan,
+    ) -> TermExplanation {
+        let delta = driver.map(|i| literal_text(&rule.rule, &rule.rule.body[i]));
+        let positive_driver = driver.filter(|&i| matches!(rule.rule.body[i], Literal::Positive(_)));
+        // A negation's term first reads the negated atom for each binding the delta gives,
+        // in the old state and the new, to find the bindings whose `not` flips
+        // (`delta::terms::negation_terms`).
+        let flip = driver.and_then(|i| match &rule.rule.body[i] {
+            Literal::Negative { atom, .. } => {
+                let read = AtomRead {
+                    relation: atom.relation.name.clone(),
+                    literal: i,
+                    columns: atom
+                        .terms
+                        .iter()
+                        .map(|t| match &t.kind {
+                            TermKind::Const(c) => Column::Const(c.clone()),
+                            TermKind::Var(v) => Column::Var(*v),
+                            TermKind::Wildcard => Column::Ignore,
+                        })
+                        .collect(),
+                };
+                Some(StepExplanation {
+                    op: "flip",
+                    literal: literal_text(&rule.rule, &rule.rule.body[i]),
+                    relation: Some(read.relation.clone()),
+                    bound: self.attribute_names(&read.relation, &read.bound_columns()),
+                    served_by: Some(self.served_by(&read)),
+                })
+            }
+            _ => None,
+        });
+        let steps = flip
+            .into_iter()
+            .chain(
+                plan.steps
+                    .iter()
+                    .zip(&plan.step_texts)
+                    .map(|(step, text)| match step {
+                        Step::Join(read) | Step::Not(read) => {
+                            let served_by = if Some(read.literal) == positive_driver {
+                                ServedBy::Delta
+                            } else {
+                                self.served_by(read)
+                            };
+                            StepExplanation {
+                                op: if matches!(step, Step::Join(_)) {
+                                    "join"
+                                } else {
+                                    "not"
+                                },
+                                literal: text.clone(),
+                                relation: Some(read.relation.clone()),
+                                bound: self.attribute_names(&read.relation, &read.bound_columns()),
+                                served_by: Some(served_by),
+                            }
+                        }
+                        Step::Filter(_) | Step::Assign { .. } => StepExplanation {
+                            op: if matches!(step, Step::Filter(_)) {
+                                "filter"
+                            } else {
+                                "assign"
+                            },
+                            literal: text.clone(),
+                            relation: None,
+                            bound: Vec::new(),
+                            served_by: None,
+                        },
+                    }),
+            )
+            .collect();
+        TermExplanation {
+            term,
+            delta,
+            bound_first: plan
+                .prebound
+                .iter()
+                .map(|v| plan.variable_names[v.index()].clone())
+                .collect(),
+            steps,
+        }
+    }
+
+    /// What serves a read that is not the term's driver: the rule the engine's reads follow
+    /// (`eval::read`), and the index `plan_program` makes the state keep for it.
+    fn served_by(&self, read: &AtomRead) -> ServedBy {
+        let stored = self
+            .program
+            .relation(&read.relation)
+            .is_some_and(|r| r.kind().is_stored());
+        if !stored {
+            return ServedBy::Rules;
+        }
+        let bound = read.bound_columns();
+        let access = if bound.is_empty() {
+            Access::Scan
+        } else if bound.len() == read.columns.len() {
+            Access::Lookup
+        } else {
+            Access::Prefix
+        };
+        match index_permutation(&bound, read.columns.len()) {
+            None => ServedBy::Tree(access),
+            Some(permutation) => ServedBy::Index(index_label(&permutation), access),
+        }
+    }
+}
+
+/// The auxiliary trees an aggregating rule's view keeps (`eval::aggregate`'s layout).
+fn aggregate_trees(rule: &Rule) -> Vec<String> {
+    if !rule.is_aggregated() {
+        return Vec::new();
+    }
+    let mut trees = vec![GROUPS_LABEL.to_string()];
+    for (column, term) in rule.head.terms.iter().enumerate() {
+        if let HeadTerm::Aggregate(a) = term {
+            match a.function {
+                AggregateFn::Min | AggregateFn::Max => trees.push(extremes_label(column)),
+                AggregateFn::CountDistinct => trees.push(distinct_label(column)),
+                AggregateFn::Count | AggregateFn::Sum | AggregateFn::Avg => {}
+            }
+        }
+    }
+    trees
+}
+
+/// The cost class per commit of `rule`, from seed 001's operator table (work per tick):
+///
+/// | rule | class | the seed's line |
+/// |---|---|---|
+/// | one positive atom, filters, assignments | `O(Δ) filter, project, union` | Filter, project, union: O(Δ) |
+/// | two or more positive atoms | `O(Σm) join` | Join: O(Σm) |
+/// | one positive atom and `not` | `O(Σm) anti-join` | Join (semi and anti joins): O(Σm) |
+/// | `count`/`sum`/`avg` | `O(K) per touched group` | SUM, COUNT, AVG: O(K) |
+/// | `min`/`max` | `O(K) per touched group · O(m) when a group loses its extremes` | MIN, MAX |
+/// | `count_distinct` | `O(K) per touched group · O(1) per changed (group, value) for count_distinct` | DISTINCT, then COUNT: O(Σm) — beaten by keeping a match count per (group, value) |
+/// | recursive, DRed | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
+/// | recursive, recomputed | `O(N) recomputed` | Recursive query, recomputed: O(N) |
+///
+/// An aggregate over a join pays both: `O(Σm) join, then O(K) per touched group`. A denial
+/// runs its body's class on insert-only deltas and stops at the first witness; an
+/// ephemeral relation keeps no state and runs its body's class when read (an aggregating
+/// one reads each group it is asked for whole, and is recomputed at commits its readers
+/// need: O(N)).
+fn cost_class(kind: RelationKind, mode: Option<&str>, rule: &Rule) -> String {
+    let positive = rule
+        .body
+        .iter()
+        .filter(|l| matches!(l, Literal::Positive(_)))
+        .count();
+    let negated = rule
+        .body
+        .iter()
+        .any(|l| matches!(l, Literal::Negative { .. }));
+    let body = if positive >= 2 {
+        Some("O(Σm) join")
+    } else if negated {
+        Some("O(Σm) anti-join")
+    } else {
+        None
+    };
+    let functions: Vec<AggregateFn> = rule
+        .head
+        .terms
+        .iter()
+        .filter_map(|t| match t {
+            HeadTerm::Aggregate(a) => Some(a.function),
+            HeadTerm::Term(_) => None,
+        })
+        .collect();
+    let aggregate = (!functions.is_empty()).then(|| {
+        let extremes = functions
+            .iter()
+            .any(|f| matches!(f, AggregateFn::Min | AggregateFn::Max));
+        let distinct = functions
+            .iter()
+            .any(|f| matches!(f, AggregateFn::CountDistinct));
+        match (extremes, distinct) {
+            (true, true) => "O(K) per touched group · O(m) when a group loses its extremes · O(1) per changed (group, value) for count_distinct",
+            (true, false) => "O(K) per touched group · O(m) when a group loses its extremes",
+            (false, true) => "O(K) per touched group · O(1) per changed (group, value) for count_distinct",
+            (false, false) => "O(K) per touched group",
+        }
+    });
+    let class = match (body, aggregate) {
+        (Some(body), Some(aggregate)) => format!("{body}, then {aggregate}"),
+        (None, Some(aggregate)) => aggregate.to_string(),
+        (Some(body), None) => body.to_string(),
+        (None, None) => "O(Δ) filter, project, union".to_string(),
+    };
+    match (kind, mode) {
+        (_, Some("dred")) => "O(Σm) at each level the change reaches (recursion, DRed)".into(),
+        (_, Some("recompute")) => "O(N) recursion, recomputed in memory and diffed".into(),
+        (RelationKind::Denial, _) => {
+            format!("{class}, on insert-only deltas; stops at the first witness")
+        }
+        // Read, an aggregate reads every match of the groups it is asked for; at a commit
+        // its readers need, it is recomputed whole and diffed (`ephemeral_delta`).
+        (RelationKind::Ephemeral, _) if !functions.is_empty() => {
+            let read = match body {
+                Some(body) => format!("{body}, then O(Σm) per group read"),
+                None => "O(Σm) per group read".to_string(),
+            };
+            let commit = if mode.is_some() {
+                "; O(N) recomputed and diffed at each commit that changes its inputs, for its \
+                 readers"
+            } else {
+                ""
+            };
+            format!("evaluated when read, bindings pushed in: {read}; no state{commit}")
+        }
+        (RelationKind::Ephemeral, _) => {
+            format!("evaluated when read, bindings pushed in: {class}; no state")
+        }
+        _ => class,
     }
 }

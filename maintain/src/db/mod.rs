@@ -23,7 +23,10 @@ mod verify;
 
 pub use commit::CommitOutcome;
 pub use diff::{DiffScope, TupleChange};
-pub use explain::{PlanDump, PlanTerm};
+pub use explain::{
+    Access, Explanation, PlanDump, PlanTerm, RuleExplanation, ServedBy, StepExplanation,
+    TermExplanation,
+};
 pub use history::{ReflogEntry, ResetOutcome, RevertOutcome};
 pub use import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub(crate) use indexes::update_base_indexes;

@@ -47,6 +47,65 @@ pub struct OperatorStats {
     pub counters: Counters,
 }
 
+/// The operator that maintains a stratum at a commit that changes what it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operator {
+    /// A non-recursive view without aggregates: derivation counts ([`counting`]).
+    Counting,
+    /// An aggregating view: per-group accumulators and sorted values ([`aggregate`]).
+    Aggregate,
+    /// A recursive stratum of views: delete and rederive ([`dred`]).
+    Dred,
+    /// A recursive stratum that is not all views: recomputed from scratch and diffed
+    /// ([`recompute`]).
+    Recompute,
+    /// A non-recursive ephemeral relation others read: its delta, for them ([`ephemeral`];
+    /// an aggregating one is recomputed and diffed).
+    Ephemeral,
+}
+
+impl Operator {
+    /// The name commit stats (`rnt log --format json`) and `rnt explain` print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Operator::Counting => "counting",
+            Operator::Aggregate => "aggregate",
+            Operator::Dred => "dred",
+            Operator::Recompute => "recompute",
+            Operator::Ephemeral => "ephemeral",
+        }
+    }
+}
+
+/// The operator that maintains `stratum` (its relations, and whether it is recursive), or
+/// `None` when a commit does no work for it (a denial, judged after every stratum; an
+/// ephemeral relation nothing reads). One choice, shared by the commit and `explain`.
+pub fn operator_of(program: &Program, stratum: &[String], recursive: bool) -> Option<Operator> {
+    let kind = |name: &str| {
+        program
+            .relation(name)
+            .map(|r| r.kind())
+            .unwrap_or(RelationKind::Relation)
+    };
+    if recursive {
+        return Some(if stratum.iter().all(|r| kind(r) == RelationKind::View) {
+            Operator::Dred
+        } else {
+            Operator::Recompute
+        });
+    }
+    let name = stratum.first()?;
+    let aggregated = program.relation(name).is_some_and(|r| r.is_aggregated());
+    match kind(name) {
+        RelationKind::View if aggregated => Some(Operator::Aggregate),
+        RelationKind::View => Some(Operator::Counting),
+        // An ephemeral relation's delta matters only to the relations that read it (an
+        // aggregating one is recomputed: `ephemeral_delta` hands it to `recompute`).
+        RelationKind::Ephemeral if program.reads(name) => Some(Operator::Ephemeral),
+        _ => None,
+    }
+}
+
 /// Maintains the derived relations of one commit.
 pub struct Maintainer<'a> {
     nodes: &'a NodeStore,
@@ -92,40 +151,22 @@ impl<'a> Maintainer<'a> {
             if !stratum.relations.iter().any(|r| self.reads_changed(r)) {
                 continue;
             }
-            let before = self.nodes.counters();
-            let kinds: Vec<RelationKind> = stratum.relations.iter().map(|r| self.kind(r)).collect();
-            let operator = if stratum.recursive {
-                if kinds.iter().all(|k| *k == RelationKind::View) {
-                    self.dred(&stratum.relations)?;
-                    "dred"
-                } else {
-                    self.recompute(&stratum.relations)?;
-                    "recompute"
-                }
-            } else {
-                let name = &stratum.relations[0];
-                match kinds[0] {
-                    RelationKind::View if self.is_aggregated(name) => {
-                        self.maintain_aggregate(name)?;
-                        "aggregate"
-                    }
-                    RelationKind::View => {
-                        self.maintain_counting(name)?;
-                        "counting"
-                    }
-                    // An ephemeral relation's delta matters only to the relations that
-                    // read it.
-                    RelationKind::Ephemeral if self.program.reads(name) => {
-                        self.ephemeral_delta(name)?;
-                        "ephemeral"
-                    }
-                    _ => continue,
-                }
+            let Some(operator) = operator_of(self.program, &stratum.relations, stratum.recursive)
+            else {
+                continue;
             };
+            let before = self.nodes.counters();
+            match operator {
+                Operator::Dred => self.dred(&stratum.relations)?,
+                Operator::Recompute => self.recompute(&stratum.relations)?,
+                Operator::Aggregate => self.maintain_aggregate(&stratum.relations[0])?,
+                Operator::Counting => self.maintain_counting(&stratum.relations[0])?,
+                Operator::Ephemeral => self.ephemeral_delta(&stratum.relations[0])?,
+            }
             let spent = self.nodes.counters() - before;
             self.stats.push(OperatorStats {
                 relation: stratum.relations.join(","),
-                operator: operator.into(),
+                operator: operator.name().into(),
                 counters: spent,
             });
         }
