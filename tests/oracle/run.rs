@@ -18,6 +18,8 @@ pub(crate) struct Stats {
     pub(crate) aggregates: usize,
     /// Aggregating rules with a `count_distinct` in the head.
     pub(crate) count_distinct: usize,
+    /// Aggregating rules with a `concat` in the head.
+    pub(crate) concat: usize,
     pub(crate) negations: usize,
     pub(crate) derived_tuples: usize,
     /// Derived relations compared after a commit, and how many of them held tuples.
@@ -46,7 +48,8 @@ pub(crate) fn ints(tuple: &[Value]) -> Tuple {
         .iter()
         .map(|v| match v {
             Value::Int(i) => *i,
-            other => panic!("non-int value {other} in an int relation"),
+            Value::Str(s) => str_id(s),
+            other @ Value::Bool(_) => panic!("a bool {other} where the oracle has ints and strs"),
         })
         .collect()
 }
@@ -275,6 +278,10 @@ pub(crate) fn count_program(program: &Program, stats: &mut Stats) {
         let distinct = |t: &HeadTerm| matches!(t, HeadTerm::Agg(AggFn::CountDistinct, _));
         if rule.terms.iter().any(distinct) {
             stats.count_distinct += 1;
+        }
+        let concat = |t: &HeadTerm| matches!(t, HeadTerm::Agg(AggFn::Concat(_), _));
+        if rule.terms.iter().any(concat) {
+            stats.concat += 1;
         }
     }
 }
