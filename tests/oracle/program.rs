@@ -124,7 +124,7 @@ pub(crate) const SEPARATORS: [&str; 4] = [",", "", ", ", "\"|\\"];
 
 /// Model ids of strings that are no name (`concat` results), from `STR_IDS`: far above any
 /// int a generated rule computes.
-const STR_IDS: i64 = 1 << 40;
+pub(crate) const STR_IDS: i64 = 1 << 40;
 static INTERNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 /// The model value of a str: a name's index in [`NAMES`], else an id interned here, so equal

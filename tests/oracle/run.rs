@@ -60,7 +60,14 @@ pub(crate) fn show(tuples: &BTreeSet<Tuple>) -> String {
         .map(|t| {
             format!(
                 "({})",
-                t.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                // A `concat` result shows as its string (a name of `w` shows as its index).
+                t.iter()
+                    .map(|&v| match v >= STR_IDS {
+                        true => Value::Str(str_of(v)).to_string(),
+                        false => v.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
             )
         })
         .collect();
