@@ -767,6 +767,251 @@ fn count_distinct_beside_other_aggregates_update() {
     );
 }
 
+// CONCAT (the fallback, D∘Q∘I per touched group): n'(g, v) = n(g, v) + Δn(g, v), and the
+// group's row is recomputed from its stored values (one prefix scan) joined in byte order;
+// the old row goes and the new one comes when they differ.
+const CONCAT: &str = "
+relation notes(id: int, customer: int, note: str).
+view noted(customer: int, notes: str).
+noted(c, concat(n, \", \")) :- notes(_, c, n).
+";
+
+const CONCAT_BASE: &str = "
++customers(7, \"pro\")
++customers(8, \"free\")
++notes(1, 7, \"b\")
++notes(2, 7, \"d\")
++notes(3, 8, \"x\")
+";
+
+// "c" sorts between "b" and "d": the new row has it in the middle.
+#[test]
+fn concat_insert_in_the_middle() {
+    check_commit(
+        &shop(CONCAT),
+        CONCAT_BASE,
+        "+notes(4, 7, \"c\")",
+        expect![[r#"
+            +noted(7, "b, c, d")
+            -noted(7, "b, d")
+            +notes(4, 7, "c")
+            base notes: 7 entries read
+            aggregate noted: 4 entries read
+              Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+        "#]],
+    );
+}
+
+// "b" again in customer 7's group: its count goes 1 → 2, the concatenation stays.
+#[test]
+fn concat_second_match_of_a_value() {
+    check_commit(
+        &shop(CONCAT),
+        CONCAT_BASE,
+        "+notes(4, 7, \"b\")",
+        expect![[r#"
+            +notes(4, 7, "b")
+            base notes: 7 entries read
+            aggregate noted: 4 entries read
+              Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+        "#]],
+    );
+}
+
+// Note 2 was the only "d" of customer 7: the value goes from the concatenation.
+#[test]
+fn concat_delete_last_match_of_a_value() {
+    check_commit(
+        &shop(CONCAT),
+        CONCAT_BASE,
+        "-notes(2, 7, \"d\")",
+        expect![[r#"
+            +noted(7, "b")
+            -noted(7, "b, d")
+            -notes(2, 7, "d")
+            base notes: 5 entries read
+            aggregate noted: 4 entries read
+              Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+        "#]],
+    );
+}
+
+// Two matches of "b"; one goes (2 → 1) and the concatenation stays.
+#[test]
+fn concat_one_of_two_matches_goes() {
+    check_commit(
+        &shop(CONCAT),
+        &format!("{CONCAT_BASE}+notes(4, 7, \"b\")\n"),
+        "-notes(1, 7, \"b\")",
+        expect![[r#"
+            -notes(1, 7, "b")
+            base notes: 7 entries read
+            aggregate noted: 4 entries read
+              Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+        "#]],
+    );
+}
+
+// Note 1's text becomes "e": "b" goes, "e" sorts last.
+#[test]
+fn concat_update() {
+    check_commit(
+        &shop(CONCAT),
+        CONCAT_BASE,
+        "-notes(1, 7, \"b\")\n+notes(1, 7, \"e\")",
+        expect![[r#"
+            -noted(7, "b, d")
+            +noted(7, "d, e")
+            -notes(1, 7, "b")
+            +notes(1, 7, "e")
+            base notes: 6 entries read
+            aggregate noted: 4 entries read
+              Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+        "#]],
+    );
+}
+
+#[test]
+fn concat_no_op() {
+    check_commit(
+        &shop(CONCAT),
+        CONCAT_BASE,
+        "+notes(1, 7, \"b\")",
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}
+
+// Customer 9's first note makes its group; customer 8's only note takes its group away.
+#[test]
+fn concat_group_appears_and_disappears() {
+    check_commit(
+        &shop(CONCAT),
+        CONCAT_BASE,
+        "+notes(4, 9, \"z\")\n-notes(3, 8, \"x\")",
+        expect![[r#"
+            -noted(8, "x")
+            +noted(9, "z")
+            -notes(3, 8, "x")
+            +notes(4, 9, "z")
+            base notes: 6 entries read
+            aggregate noted: 2 entries read
+              Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+        "#]],
+    );
+}
+
+// The empty string is a value like any other: it sorts first, so the row starts with the
+// separator.
+#[test]
+fn concat_empty_string_value() {
+    check_commit(
+        &shop(CONCAT),
+        CONCAT_BASE,
+        "+notes(4, 7, \"\")",
+        expect![[r#"
+            +noted(7, ", b, d")
+            -noted(7, "b, d")
+            +notes(4, 7, "")
+            base notes: 7 entries read
+            aggregate noted: 4 entries read
+              Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+        "#]],
+    );
+}
+
+// A separator holding a quote, a backslash and a line break: joined as written, printed
+// escaped (the canonical rule text in the plan, the change-file syntax of the delta).
+const CONCAT_ESCAPED: &str = "
+relation notes(id: int, customer: int, note: str).
+view noted(customer: int, notes: str).
+noted(c, concat(n, \"\\\" \\\\\\n\")) :- notes(_, c, n).
+";
+
+#[test]
+fn concat_separator_with_quotes_and_escapes() {
+    check_commit(
+        &shop(CONCAT_ESCAPED),
+        CONCAT_BASE,
+        "+notes(4, 7, \"a\")",
+        expect![[r#"
+            +noted(7, "a\" \\\nb\" \\\nd")
+            -noted(7, "b\" \\\nd")
+            +notes(4, 7, "a")
+            base notes: 7 entries read
+            aggregate noted: 4 entries read
+              Δnotes: noted(c, concat(n, "\" \\\n")) :- notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+        "#]],
+    );
+}
+
+// concat beside count(), count_distinct(), max() and a second concat over a join, in one
+// head: per plan, the notes of its customers.
+const CONCAT_MIX: &str = "
+relation notes(id: int, customer: int, note: str).
+view plan_notes(plan: str, notes: str, n: int, distinct: int, last: str, slashed: str).
+plan_notes(p, concat(n, \";\"), count(), count_distinct(n), max(n), concat(n, \"/\")) :- customers(c, p), notes(_, c, n).
+";
+
+#[test]
+fn concat_beside_other_aggregates_insert() {
+    check_commit(
+        &shop(CONCAT_MIX),
+        &format!("{CONCAT_BASE}+customers(9, \"pro\")\n"),
+        "+notes(4, 9, \"a\")\n+notes(5, 8, \"x\")",
+        expect![[r#"
+            +notes(4, 9, "a")
+            +notes(5, 8, "x")
+            -plan_notes("free", "x", 1, 1, "x", "x")
+            +plan_notes("free", "x", 2, 1, "x", "x")
+            +plan_notes("pro", "a;b;d", 3, 3, "d", "a/b/d")
+            -plan_notes("pro", "b;d", 2, 2, "d", "b/d")
+            base notes: 8 entries read
+            aggregate plan_notes: 17 entries read
+              Δcustomers: plan_notes(p, concat(n, ";"), count(), count_distinct(n), max(n), concat(n, "/")) :- customers(c, p), notes(_, c, n).
+                join customers(c, p) from Δcustomers
+                join notes(_, c, n) bound [1] from `index 1,0,2`, by prefix
+              Δnotes: plan_notes(p, concat(n, ";"), count(), count_distinct(n), max(n), concat(n, "/")) :- customers(c, p), notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+                join customers(c, p) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
+#[test]
+fn concat_beside_other_aggregates_update() {
+    check_commit(
+        &shop(CONCAT_MIX),
+        &format!("{CONCAT_BASE}+customers(9, \"pro\")\n+notes(4, 9, \"a\")\n"),
+        "-customers(9, \"pro\")\n+customers(9, \"free\")",
+        expect![[r#"
+            +customers(9, "free")
+            -customers(9, "pro")
+            +plan_notes("free", "a;x", 2, 2, "x", "a/x")
+            -plan_notes("free", "x", 1, 1, "x", "x")
+            -plan_notes("pro", "a;b;d", 3, 3, "d", "a/b/d")
+            +plan_notes("pro", "b;d", 2, 2, "d", "b/d")
+            base customers: 6 entries read
+            aggregate plan_notes: 18 entries read
+              Δcustomers: plan_notes(p, concat(n, ";"), count(), count_distinct(n), max(n), concat(n, "/")) :- customers(c, p), notes(_, c, n).
+                join customers(c, p) from Δcustomers
+                join notes(_, c, n) bound [1] from `index 1,0,2`, by prefix
+              Δnotes: plan_notes(p, concat(n, ";"), count(), count_distinct(n), max(n), concat(n, "/")) :- customers(c, p), notes(_, c, n).
+                join notes(_, c, n) from Δnotes
+                join customers(c, p) bound [0] from the tree, by prefix
+        "#]],
+    );
+}
+
 // DRed: over-delete what used a deleted edge, rederive what keeps another derivation,
 // then insert semi-naively.
 const GRAPH: &str = "

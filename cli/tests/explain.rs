@@ -32,6 +32,8 @@ view extremes(customer: int, lo: int, hi: int).
 extremes(c, min(a), max(a)) :- orders(_, c, a).
 view amounts(customer: int, n: int).
 amounts(c, count_distinct(a)) :- orders(_, c, a).
+view plan_list(id: int, plans: str).
+plan_list(i, concat(p, \",\")) :- customers(i, p).
 view reach(x: int, y: int).
 reach(x, y) :- edge(x, y).
 reach(x, z) :- reach(x, y), edge(y, z).
@@ -273,6 +275,12 @@ fn every_operator_gets_its_cost_class_and_mode() {
             "view",
             Some("aggregate"),
             &["O(K) per touched group · O(1) per changed (group, value) for count_distinct"],
+        ),
+        (
+            "plan_list",
+            "view",
+            Some("aggregate"),
+            &["O(K) per touched group · O(m) per touched group for concat (its values re-read)"],
         ),
         ("reach", "view", Some("dred"), &[dred, dred]),
         (

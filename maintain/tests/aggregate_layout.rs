@@ -1,7 +1,8 @@
 //! Guards the stored bytes of aggregating views' aux trees as `docs/format.md` §8.1 draws
 //! them: `groups` (matches, exact sums, then distinct counts) and `distinct I` (group key ‖
-//! value → the value's match count), and that a head without `count_distinct` keeps the
-//! `groups` bytes it had before the aggregate existed.
+//! value → the value's match count), `values I` for `concat` (the same layout; `groups` gets
+//! nothing for it), and that a head without `count_distinct` keeps the `groups` bytes it had
+//! before the aggregate existed. And the tuple limit on the keys and rows they make.
 
 use rnt_maintain::change::parse_changes;
 use rnt_maintain::tuple::encode_tuple;
@@ -146,6 +147,96 @@ fn a_count_distinct_key_over_the_tuple_limit_refuses_the_commit() {
     );
     assert!(
         message.contains("its count_distinct key encodes to"),
+        "{message}"
+    );
+    assert_eq!(db.head().unwrap().state_address, before.state_address);
+}
+
+/// `values I` holds, per `concat` column, group key ‖ the str value → its match count, so a
+/// group's entries are its distinct values in byte order; `groups` holds only the matches.
+#[test]
+fn concat_keeps_a_match_count_per_group_and_value() {
+    let db = store(
+        "relation t(k: int, s: str, b: bool).\n\
+         view c(k: int, n: int, joined: str).\n\
+         c(k, count(), concat(s, \"+\")) :- t(k, s, b).\n",
+        &format!("{DATA}+t(1, \"\", true)\n+t(1, \"B\", true)\n"),
+    );
+    assert_eq!(labels(&db, "c"), ["groups", "values 2"]);
+    let one = key(&[Value::Int(1)], &[Type::Int]);
+    let two = key(&[Value::Int(2)], &[Type::Int]);
+    let under = |group: &[u8], value: &str| {
+        [group, &key(&[Value::Str(value.into())], &[Type::Str])].concat()
+    };
+    let count = |n: u64| n.to_le_bytes().to_vec();
+    assert_eq!(
+        aux_entries(&db, "c", "values 2"),
+        [
+            (under(&one, ""), count(1)),
+            (under(&one, "B"), count(1)),
+            (under(&one, "a"), count(2)),
+            (under(&one, "b"), count(1)),
+            (under(&two, "c"), count(1)),
+        ]
+    );
+    assert_eq!(
+        aux_entries(&db, "c", "groups"),
+        [(one, count(5)), (two, count(1))]
+    );
+    let head = db.head().unwrap();
+    let rows = db.tuples(&head, "c").unwrap();
+    let row = |k: i64, n: i64, joined: &str| {
+        vec![Value::Int(k), Value::Int(n), Value::Str(joined.into())]
+    };
+    // Byte order: "" before "B" before "a" before "b".
+    assert_eq!(rows, [row(1, 5, "+B+a+b"), row(2, 1, "c")]);
+}
+
+/// A group whose concatenation outgrows the tuple limit (each value fits) refuses the commit
+/// that makes it so, exit 1, naming the rule and the group; the head stays. Over data, the
+/// define that would compute it is refused the same way.
+#[test]
+fn a_concat_row_over_the_tuple_limit_refuses_the_commit_and_the_define() {
+    let program = "relation t(k: int, s: str).\n\
+                   view c(k: int, joined: str).\n\
+                   c(k, concat(s, \", \")) :- t(k, s).\n";
+    let wide = |c: &str| c.repeat(33_000);
+    let db = store(
+        program,
+        &format!("+t(1, \"{}\")\n+t(2, \"x\")\n", wide("a")),
+    );
+    let before = db.head().unwrap();
+    let text = format!("+t(1, \"{}\")\n", wide("b"));
+    let error = db
+        .commit(parse_changes(&text, None).unwrap(), "wide")
+        .unwrap_err();
+    assert_eq!(error.exit_code(), 1, "{error}");
+    let message = error.to_string();
+    assert!(
+        message.contains("rule `c(k, concat(s, \", \"))"),
+        "{message}"
+    );
+    assert!(
+        message.contains("group (1): its row encodes to"),
+        "{message}"
+    );
+    assert_eq!(db.head().unwrap().state_address, before.state_address);
+
+    // The same data under a program without the view, then the view defined over it.
+    let db = store(
+        "relation t(k: int, s: str).\n",
+        &format!("+t(1, \"{}\")\n+t(1, \"{}\")\n", wide("a"), wide("b")),
+    );
+    let before = db.head().unwrap();
+    let error = db.define(program, "p.rnt", "define").unwrap_err();
+    assert_eq!(error.exit_code(), 1, "{error}");
+    let message = error.to_string();
+    assert!(
+        message.contains("rule `c(k, concat(s, \", \"))"),
+        "{message}"
+    );
+    assert!(
+        message.contains("group (1): its row encodes to"),
         "{message}"
     );
     assert_eq!(db.head().unwrap().state_address, before.state_address);

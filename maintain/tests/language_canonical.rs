@@ -98,6 +98,22 @@ d(k, count_distinct(s), count_distinct(b), count(), count_distinct(k)) :- t(k, s
     assert_eq!(assert_round_trip(text), expected);
 }
 
+/// `concat(x, "sep")` prints with its separator escaped as the language's string literals
+/// are (a quote, a backslash, a line break, a tab), beside the other aggregates.
+#[test]
+fn canonical_text_of_concat() {
+    let text = r#"relation t(k: int, s: str).
+view c(k: int, plain: str, odd: str, n: int, empty: str).
+c(k, concat(s,   ", "), concat(s, "\"\\\n\t"), count(), concat(s, "")) :- t(k, s).
+"#;
+    let expected = r#"relation t(k: int, s: str).
+view c(k: int, plain: str, odd: str, n: int, empty: str).
+
+c(k, concat(s, ", "), concat(s, "\"\\\n\t"), count(), concat(s, "")) :- t(k, s).
+"#;
+    assert_eq!(assert_round_trip(text), expected);
+}
+
 #[test]
 fn empty_program() {
     assert_eq!(assert_round_trip("# nothing here\n"), "");
@@ -219,6 +235,11 @@ fn head() -> impl Strategy<Value = String> {
             variable()
         )
             .prop_map(|(f, v)| format!("{f}({v})")),
+        (
+            variable(),
+            prop::sample::select(&["", ", ", "\\\"|\\\\", "\\n"][..])
+        )
+            .prop_map(|(v, s)| format!("concat({v}, \"{s}\")")),
     ];
     let head_term = prop_oneof![3 => term(), 1 => aggregate];
     (name(), prop::collection::vec(head_term, 0..4))

@@ -354,6 +354,42 @@ fn count_distinct_types() {
     );
 }
 
+/// `concat` joins strs and is a str: an int or bool to join, or a str result in an int
+/// column, is a type error with its snippet.
+#[test]
+fn concat_types() {
+    check(
+        "relation t(k: int, s: str, b: bool).\n\
+         view a(k: int, n: str, m: int).\n\
+         view c(k: int, n: str).\n\
+         view d(k: int, n: str).\n\
+         view e(k: int, s: str, m: int).\n\
+         a(k, concat(s, \", \"), count()) :- t(k, s, _).\n\
+         c(k, concat(k, \",\")) :- t(k, _, _).\n\
+         d(k, concat(b, \",\")) :- t(k, _, b).\n\
+         e(k, s, concat(s, \"\")) :- t(k, s, _).\n",
+        &lines(&[
+            "error: type mismatch: `concat` needs a str, but `k` is int",
+            " --> test.rnt:7:13",
+            "  |",
+            "7 | c(k, concat(k, \",\")) :- t(k, _, _).",
+            "  |             ^",
+            "",
+            "error: type mismatch: `concat` needs a str, but `b` is bool",
+            " --> test.rnt:8:13",
+            "  |",
+            "8 | d(k, concat(b, \",\")) :- t(k, _, b).",
+            "  |             ^",
+            "",
+            "error: type mismatch: `concat(s, \"\")` is str, but `e.m` is int",
+            " --> test.rnt:9:9",
+            "  |",
+            "9 | e(k, s, concat(s, \"\")) :- t(k, s, _).",
+            "  |         ^^^^^^^^^^^^^",
+        ]),
+    );
+}
+
 #[test]
 fn unsafe_variables() {
     check(

@@ -215,6 +215,13 @@ fn head_terms_constants_and_every_aggregate() {
             (CountDistinct, a)
         ]
     );
+    let concat = self::rule(r#"r(k, concat(a, ", "), concat(a, "")) :- s(k, a)."#);
+    let separators: Vec<(AggregateFn, Option<&str>)> = concat
+        .head
+        .aggregates()
+        .map(|a| (a.function, a.separator.as_deref()))
+        .collect();
+    assert_eq!(separators, [(Concat, Some(", ")), (Concat, Some(""))]);
     assert!(
         matches!(&rule.head.terms[1], HeadTerm::Term(t) if t.kind == TermKind::Const(Value::Str("c".into())))
     );
@@ -478,7 +485,7 @@ fn bad_aggregates() {
             "  |",
             "1 | v(x, foo(y)) :- r(x).",
             "  |      ^^^",
-            "  = help: the aggregates are count(), sum(x), min(x), max(x), avg(x) and count_distinct(x)",
+            "  = help: the aggregates are count(), sum(x), min(x), max(x), avg(x), count_distinct(x) and concat(x, \"sep\")",
             "",
             "error: `count()` takes no argument, found `x`",
             " --> test.rnt:2:9",
@@ -497,6 +504,47 @@ fn bad_aggregates() {
             "  |",
             "4 | v(max(1)) :- r(x).",
             "  |       ^",
+        ]),
+    );
+}
+
+/// `concat` takes a variable and a string literal, nothing else: no separator, a variable or
+/// an int as the separator, a third argument, a constant to join.
+#[test]
+fn bad_concat() {
+    check(
+        "v(concat(x)) :- r(x).\nv(concat(x, y)) :- r(x, y).\nv(concat(x, 1)) :- r(x).\n\
+         v(concat(x, \",\", \";\")) :- r(x).\nv(concat(\"a\", \",\")) :- r(x).\n",
+        &lines(&[
+            "error: `concat` takes a separator string literal, as in `concat(x, \", \")`, found `)`",
+            " --> test.rnt:1:11",
+            "  |",
+            "1 | v(concat(x)) :- r(x).",
+            "  |           ^",
+            "",
+            "error: `concat` takes a separator string literal, as in `concat(x, \", \")`, found `y`",
+            " --> test.rnt:2:13",
+            "  |",
+            "2 | v(concat(x, y)) :- r(x, y).",
+            "  |             ^",
+            "",
+            "error: `concat` takes a separator string literal, as in `concat(x, \", \")`, found `1`",
+            " --> test.rnt:3:13",
+            "  |",
+            "3 | v(concat(x, 1)) :- r(x).",
+            "  |             ^",
+            "",
+            "error: `concat` takes a variable and a separator string, found `,`",
+            " --> test.rnt:4:16",
+            "  |",
+            "4 | v(concat(x, \",\", \";\")) :- r(x).",
+            "  |                ^",
+            "",
+            "error: `concat` takes a variable, as in `concat(x, \", \")`, found a string literal",
+            " --> test.rnt:5:10",
+            "  |",
+            "5 | v(concat(\"a\", \",\")) :- r(x).",
+            "  |          ^^^",
         ]),
     );
 }

@@ -2,7 +2,8 @@
 //! matching tuples, not the relation; and reads per commit follow the operator table of
 //! seed 001 (a filter or projection reads nothing beyond its delta, a join reads the other
 //! side's tuples under the touched keys, SUM/COUNT reads one accumulator per touched group,
-//! COUNT_DISTINCT one match count per changed (group, value)).
+//! COUNT_DISTINCT one match count per changed (group, value), CONCAT the touched group's
+//! values).
 
 // Test data and measurements: small generated numbers and counters cast freely.
 #![allow(
@@ -286,6 +287,76 @@ fn count_distinct_reads_one_count_per_changed_group_and_value() {
     );
     assert!(
         large.2 <= small.2 * 3 / 2,
+        "10k: {small:?}, 100k: {large:?}"
+    );
+}
+
+/// Note `i` of `notes`: customer `i % (notes / 20)`, text `n` and the note's rank within its
+/// customer: every customer has 20 distinct notes at any size, and there are `notes / 20`
+/// customers, so the relation grows and the groups do not.
+fn concat_note(i: i64, notes: i64) -> (i64, i64, String) {
+    let customers = notes / 20;
+    (i, i % customers, format!("n{:02}", i / customers))
+}
+
+/// CONCAT is the fallback (D∘Q∘I per touched group): a commit touching one group re-reads
+/// that group's values, one prefix scan of its m entries, and its accumulator — the same
+/// entries over 10,000 notes as over 100,000, nothing of the other groups or the relation.
+#[test]
+fn concat_reads_the_touched_groups_values_not_the_relation() {
+    const GROUP_VALUES: u64 = 20;
+    let mut reads = Vec::new();
+    for notes in [10_000i64, 100_000] {
+        let db = Database::new(Arc::new(MemoryStore::new()));
+        db.define(
+            r#"
+            relation notes(id: int, customer: int, note: str).
+            view noted(customer: int, notes: str, n: int).
+            noted(c, concat(t, ", "), count()) :- notes(_, c, t).
+            "#,
+            "p.rnt",
+            "define",
+        )
+        .unwrap();
+        import(
+            &db,
+            "notes",
+            (0..notes).map(|i| {
+                let (i, c, t) = concat_note(i, notes);
+                vec![Value::Int(i), Value::Int(c), Value::Str(t)]
+            }),
+        );
+        // Customer 5 gets a note between its 6th and 7th ("n05" < "n05x" < "n06").
+        let stats = commit(&db, &format!("+notes({notes}, 5, \"n05x\")\n"));
+        let noted = stat(&stats, "noted");
+        assert_eq!(noted.operator, "aggregate");
+        // The group's m values (one scan) and its accumulator, give or take the scan's end.
+        assert!(
+            GROUP_VALUES <= noted.entries_read && noted.entries_read <= GROUP_VALUES + 4,
+            "{noted:?}"
+        );
+        reads.push((noted.entries_read, noted.nodes_read));
+
+        let head = db.head().unwrap();
+        assert!(db.verify(&head).unwrap().mismatches.is_empty());
+        // Customer 5's notes, joined here from the rows imported and committed.
+        let mut expected: Vec<String> = (0..notes)
+            .map(|i| concat_note(i, notes))
+            .filter(|(_, c, _)| *c == 5)
+            .map(|(_, _, t)| t)
+            .collect();
+        expected.push("n05x".to_string());
+        expected.sort();
+        let rows = db.tuples(&head, "noted").unwrap();
+        let row = rows.iter().find(|r| r[0] == Value::Int(5)).unwrap();
+        assert_eq!(row[1], Value::Str(expected.join(", ")), "{row:?}");
+        assert_eq!(row[2], Value::Int(GROUP_VALUES as i64 + 1));
+    }
+    let (small, large) = (reads[0], reads[1]);
+    // Ten times the notes, the same group: the same entries; nodes grow with depth at most.
+    assert_eq!(small.0, large.0, "10k: {small:?}, 100k: {large:?}");
+    assert!(
+        large.1 <= small.1 * 3 / 2,
         "10k: {small:?}, 100k: {large:?}"
     );
 }

@@ -30,7 +30,15 @@ impl ChangeSet {
     pub(crate) fn text(&self, program: &Program) -> String {
         let mut out = String::new();
         for (insert, rel, tuple) in &self.changes {
-            let values: Vec<String> = tuple.iter().map(i64::to_string).collect();
+            let strs = &program.rels[*rel].strs;
+            let values: Vec<String> = tuple
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| match strs.contains(&i) {
+                    true => Value::Str(str_of(v)).to_string(),
+                    false => v.to_string(),
+                })
+                .collect();
             let sign = if *insert { '+' } else { '-' };
             let _ = writeln!(
                 out,

@@ -219,10 +219,11 @@ pub(crate) fn derived_kind(ch: &mut Choices) -> Kind {
     }
 }
 
-/// Every relation a new rule may read: all but denials.
+/// Every relation a new rule may read: all but denials and relations with str columns
+/// (only the `concat` unit reads one, `w`).
 pub(crate) fn sources_of(p: &Program) -> Vec<usize> {
     (0..p.rels.len())
-        .filter(|&i| p.rels[i].kind != Kind::Denial)
+        .filter(|&i| p.rels[i].kind != Kind::Denial && p.rels[i].strs.is_empty())
         .collect()
 }
 
@@ -273,7 +274,26 @@ pub(crate) fn aggregate_unit(ch: &mut Choices, p: &mut Program) {
         body.bound.push(target);
         shifted = Some(target);
     }
-    for _ in 0..1 + usize::from(ch.percent(35)) {
+    // Sometimes a name of `w` per match, joined by `concat`: `w(k, s)` with `k` from the
+    // body; `s` is a str, so nothing else reads it.
+    let mut concats = 0;
+    if body.next < VARS.len() && ch.percent(35) {
+        let key = match body.atom_vars.is_empty() {
+            true => body.bind_fresh(),
+            false => Term::Var(ch.pick(&body.atom_vars)),
+        };
+        if body.next < VARS.len() {
+            let name = body.fresh();
+            body.lits.push(pos(NAMES_REL, vec![key, var(name)]));
+            for _ in 0..1 + usize::from(ch.percent(25)) {
+                let term = HeadTerm::Agg(AggFn::Concat(ch.pick(&SEPARATORS)), Some(name));
+                let at = ch.below(terms.len() + 1);
+                terms.insert(at, term);
+                concats += 1;
+            }
+        }
+    }
+    for _ in 0..usize::from(concats == 0) + usize::from(ch.percent(35)) {
         let function = ch.pick(&[
             AggFn::Count,
             AggFn::Sum,
@@ -294,6 +314,9 @@ pub(crate) fn aggregate_unit(ch: &mut Choices, p: &mut Program) {
         terms.insert(at, term);
     }
     let rel = p.add_rel(terms.len(), derived_kind(ch));
+    p.rels[rel].strs = (0..terms.len())
+        .filter(|&i| matches!(terms[i], HeadTerm::Agg(AggFn::Concat(_), _)))
+        .collect();
     p.rules.push(Rule {
         head: rel,
         terms,
@@ -572,10 +595,14 @@ pub(crate) fn mutate_program(ch: &mut Choices, program: &Program) -> Program {
                 let reads = p.reads();
                 let sources: Vec<usize> = (0..rel)
                     .filter(|&s| {
-                        p.rels[s].kind != Kind::Denial && !(reads[rel][s] && reads[s][rel])
+                        p.rels[s].kind != Kind::Denial
+                            && p.rels[s].strs.is_empty()
+                            && !(reads[rel][s] && reads[s][rel])
                     })
                     .collect();
-                if !p.is_aggregated(rel) {
+                // A relation with str columns takes no int rule (a `concat` view whose
+                // rule was dropped stays empty).
+                if !p.is_aggregated(rel) && p.rels[rel].strs.is_empty() {
                     let rule = random_rule(ch, &p, rel, &sources);
                     p.rules.push(rule);
                 }

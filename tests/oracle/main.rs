@@ -20,7 +20,8 @@
 //! assignments (`+ - * / %`, unary minus, precedence), `not` over lower strata, recursion
 //! (transitive closure in five shapes, reachability from a constant, mutual recursion,
 //! cycles in the data), every aggregate (`count sum min max avg count_distinct`, grouped or not, over
-//! joins, in any head position), views and ephemeral relations mixed freely (also inside
+//! joins, in any head position; `concat` over the names of the str relation `w`, with
+//! separators that hold quotes and backslashes), views and ephemeral relations mixed freely (also inside
 //! one recursive stratum) and denials. The program is defined before the data or over it,
 //! and sometimes replaced midway by another (views change kind, arity or rules, or go).
 //! Change sets insert, delete, update (delete + insert), cut all edges out of a node

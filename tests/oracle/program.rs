@@ -28,6 +28,9 @@ pub(crate) struct Rel {
     pub(crate) name: String,
     pub(crate) arity: usize,
     pub(crate) kind: Kind,
+    /// Columns of type str (the others are int): `w`'s names and `concat` results. No
+    /// generated rule reads such a relation but the `concat` unit, which reads `w`.
+    pub(crate) strs: Vec<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -85,6 +88,8 @@ pub(crate) enum AggFn {
     Max,
     Avg,
     CountDistinct,
+    /// `concat(s, "sep")` over a name of `w`.
+    Concat(&'static str),
 }
 
 #[derive(Clone, Debug)]
@@ -107,16 +112,60 @@ pub(crate) struct Program {
     pub(crate) rules: Vec<Rule>,
 }
 
-pub(crate) const BASE: [(&str, usize); 4] = [("a", 2), ("b", 2), ("c", 1), ("e", 2)];
+pub(crate) const BASE: [(&str, usize); 5] = [("a", 2), ("b", 2), ("c", 1), ("e", 2), ("w", 2)];
+/// `w(c0: int, c1: str)`: a key and a name; the model holds the name's index in [`NAMES`].
+pub(crate) const NAMES_REL: usize = 4;
+/// The names of `w`, by model value: their byte order is not the order of their indexes,
+/// and they hold the empty string, prefixes of one another, quotes, a backslash, a comma and
+/// a multi-byte character.
+pub(crate) const NAMES: [&str; VALUE_RANGE] = ["b", "", "a,b", "ab", "\"q\"", "a", "é\\"];
+/// The separators a generated `concat` joins with.
+pub(crate) const SEPARATORS: [&str; 4] = [",", "", ", ", "\"|\\"];
+
+/// Model ids of strings that are no name (`concat` results), from `STR_IDS`: far above any
+/// int a generated rule computes.
+pub(crate) const STR_IDS: i64 = 1 << 40;
+static INTERNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The model value of a str: a name's index in [`NAMES`], else an id interned here, so equal
+/// strings have equal values and different ones different values.
+pub(crate) fn str_id(s: &str) -> i64 {
+    if let Some(i) = NAMES.iter().position(|n| *n == s) {
+        return i as i64;
+    }
+    let mut interned = INTERNED.lock().expect("the interner");
+    let index = match interned.iter().position(|n| n == s) {
+        Some(i) => i,
+        None => {
+            interned.push(s.to_string());
+            interned.len() - 1
+        }
+    };
+    STR_IDS + index as i64
+}
+
+/// The str a model value of a str column stands for (the inverse of [`str_id`]).
+pub(crate) fn str_of(value: i64) -> String {
+    if let Some(name) = usize::try_from(value).ok().and_then(|i| NAMES.get(i)) {
+        return name.to_string();
+    }
+    let interned = INTERNED.lock().expect("the interner");
+    usize::try_from(value - STR_IDS)
+        .ok()
+        .and_then(|i| interned.get(i).cloned())
+        .unwrap_or_else(|| panic!("{value} stands for no str"))
+}
 
 impl Program {
     pub(crate) fn base_only() -> Program {
         let rels = BASE
             .iter()
-            .map(|&(name, arity)| Rel {
+            .enumerate()
+            .map(|(i, &(name, arity))| Rel {
                 name: name.to_string(),
                 arity,
                 kind: Kind::Base,
+                strs: if i == NAMES_REL { vec![1] } else { Vec::new() },
             })
             .collect();
         Program {
@@ -137,7 +186,12 @@ impl Program {
             .map(|n| format!("{prefix}{n}"))
             .find(|name| self.rels.iter().all(|r| r.name != *name))
             .expect("a free name");
-        self.rels.push(Rel { name, arity, kind });
+        self.rels.push(Rel {
+            name,
+            arity,
+            kind,
+            strs: Vec::new(),
+        });
         self.rels.len() - 1
     }
 
@@ -212,8 +266,12 @@ impl Program {
             .rels
             .iter()
             .map(|rel| {
-                let attributes: Vec<String> =
-                    (0..rel.arity).map(|i| format!("c{i}: int")).collect();
+                let attributes: Vec<String> = (0..rel.arity)
+                    .map(|i| {
+                        let ty = if rel.strs.contains(&i) { "str" } else { "int" };
+                        format!("c{i}: {ty}")
+                    })
+                    .collect();
                 format!(
                     "{} {}({}).",
                     rel.kind.keyword(),
@@ -245,6 +303,13 @@ impl Program {
             .map(|term| match term {
                 HeadTerm::Var(v) => VARS[*v].to_string(),
                 HeadTerm::Const(c) => c.to_string(),
+                HeadTerm::Agg(AggFn::Concat(separator), arg) => {
+                    let separator = Value::Str(separator.to_string());
+                    format!(
+                        "concat({}, {separator})",
+                        arg.map(|v| VARS[v]).unwrap_or("")
+                    )
+                }
                 HeadTerm::Agg(f, arg) => {
                     let name = match f {
                         AggFn::Count => "count",
@@ -253,6 +318,7 @@ impl Program {
                         AggFn::Max => "max",
                         AggFn::Avg => "avg",
                         AggFn::CountDistinct => "count_distinct",
+                        AggFn::Concat(_) => unreachable!("printed above"),
                     };
                     format!("{name}({})", arg.map(|v| VARS[v]).unwrap_or(""))
                 }

@@ -204,6 +204,14 @@ pub(crate) fn derive_rule(rule: &Rule, db: &Db) -> BTreeSet<Tuple> {
                         // The values, deduplicated by a set: nothing shared with the
                         // engine's per-(group, value) counts.
                         AggFn::CountDistinct => values.iter().collect::<BTreeSet<_>>().len() as i64,
+                        // The names themselves, deduplicated and sorted by a set of
+                        // `String`s (byte order), joined by `str::join`.
+                        AggFn::Concat(separator) => {
+                            let names: BTreeSet<String> =
+                                values.iter().map(|&v| str_of(v)).collect();
+                            let names: Vec<String> = names.into_iter().collect();
+                            str_id(&names.join(separator))
+                        }
                     }
                 }
                 _ => key.next().expect("a key value per group term"),

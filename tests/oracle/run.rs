@@ -18,6 +18,8 @@ pub(crate) struct Stats {
     pub(crate) aggregates: usize,
     /// Aggregating rules with a `count_distinct` in the head.
     pub(crate) count_distinct: usize,
+    /// Aggregating rules with a `concat` in the head.
+    pub(crate) concat: usize,
     pub(crate) negations: usize,
     pub(crate) derived_tuples: usize,
     /// Derived relations compared after a commit, and how many of them held tuples.
@@ -46,7 +48,8 @@ pub(crate) fn ints(tuple: &[Value]) -> Tuple {
         .iter()
         .map(|v| match v {
             Value::Int(i) => *i,
-            other => panic!("non-int value {other} in an int relation"),
+            Value::Str(s) => str_id(s),
+            other @ Value::Bool(_) => panic!("a bool {other} where the oracle has ints and strs"),
         })
         .collect()
 }
@@ -57,7 +60,14 @@ pub(crate) fn show(tuples: &BTreeSet<Tuple>) -> String {
         .map(|t| {
             format!(
                 "({})",
-                t.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                // A `concat` result shows as its string (a name of `w` shows as its index).
+                t.iter()
+                    .map(|&v| match v >= STR_IDS {
+                        true => Value::Str(str_of(v)).to_string(),
+                        false => v.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
             )
         })
         .collect();
@@ -275,6 +285,10 @@ pub(crate) fn count_program(program: &Program, stats: &mut Stats) {
         let distinct = |t: &HeadTerm| matches!(t, HeadTerm::Agg(AggFn::CountDistinct, _));
         if rule.terms.iter().any(distinct) {
             stats.count_distinct += 1;
+        }
+        let concat = |t: &HeadTerm| matches!(t, HeadTerm::Agg(AggFn::Concat(_), _));
+        if rule.terms.iter().any(concat) {
+            stats.concat += 1;
         }
     }
 }

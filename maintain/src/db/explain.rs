@@ -4,7 +4,7 @@
 
 use crate::db::snapshot::{unknown_relation, Snapshot};
 use crate::delta::{operator_of, Operator};
-use crate::eval::aggregate::{distinct_label, extremes_label, GROUPS_LABEL};
+use crate::eval::aggregate::{distinct_label, extremes_label, values_label, GROUPS_LABEL};
 use crate::eval::engine::plan_program;
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
@@ -487,6 +487,7 @@ fn aggregate_trees(rule: &Rule) -> Vec<String> {
             match a.function {
                 AggregateFn::Min | AggregateFn::Max => trees.push(extremes_label(column)),
                 AggregateFn::CountDistinct => trees.push(distinct_label(column)),
+                AggregateFn::Concat => trees.push(values_label(column)),
                 AggregateFn::Count | AggregateFn::Sum | AggregateFn::Avg => {}
             }
         }
@@ -504,6 +505,7 @@ fn aggregate_trees(rule: &Rule) -> Vec<String> {
 /// | `count`/`sum`/`avg` | `O(K) per touched group` | SUM, COUNT, AVG: O(K) |
 /// | `min`/`max` | `O(K) per touched group · O(m) when a group loses its extremes` | MIN, MAX |
 /// | `count_distinct` | `O(K) per touched group · O(1) per changed (group, value) for count_distinct` | DISTINCT, then COUNT: O(Σm) — beaten by keeping a match count per (group, value) |
+/// | `concat` | `O(K) per touched group · O(m) per touched group for concat (its values re-read)` | STRING_AGG: O(Σm) (the D∘Q∘I fallback) |
 /// | recursive, DRed | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
 /// | recursive, recomputed | `O(N) recomputed` | Recursive query, recomputed: O(N) |
 ///
@@ -545,16 +547,22 @@ fn cost_class(kind: RelationKind, mode: Option<&str>, rule: &Rule) -> String {
         let distinct = functions
             .iter()
             .any(|f| matches!(f, AggregateFn::CountDistinct));
-        match (extremes, distinct) {
-            (true, true) => "O(K) per touched group · O(m) when a group loses its extremes · O(1) per changed (group, value) for count_distinct",
-            (true, false) => "O(K) per touched group · O(m) when a group loses its extremes",
-            (false, true) => "O(K) per touched group · O(1) per changed (group, value) for count_distinct",
-            (false, false) => "O(K) per touched group",
+        let concat = functions.iter().any(|f| matches!(f, AggregateFn::Concat));
+        let mut class = "O(K) per touched group".to_string();
+        if extremes {
+            class.push_str(" · O(m) when a group loses its extremes");
         }
+        if distinct {
+            class.push_str(" · O(1) per changed (group, value) for count_distinct");
+        }
+        if concat {
+            class.push_str(" · O(m) per touched group for concat (its values re-read)");
+        }
+        class
     });
     let class = match (body, aggregate) {
         (Some(body), Some(aggregate)) => format!("{body}, then {aggregate}"),
-        (None, Some(aggregate)) => aggregate.to_string(),
+        (None, Some(aggregate)) => aggregate,
         (Some(body), None) => body.to_string(),
         (None, None) => "O(Δ) filter, project, union".to_string(),
     };

@@ -1,16 +1,18 @@
-//! Aggregates (one rule, `count`/`sum`/`avg`/`min`/`max`/`count_distinct` in the head), from
-//! per-group accumulators kept beside the view (layout in `crate::eval::aggregate`):
+//! Aggregates (one rule, `count`/`sum`/`avg`/`min`/`max`/`count_distinct`/`concat` in the
+//! head), from per-group accumulators kept beside the view (layout in
+//! `crate::eval::aggregate`):
 //!
 //! `acc'(g) = acc(g) + Σ signed matches of the delta terms in group g`, and the view's delta
 //! retracts each touched group's old row and inserts its new one (a group whose matches fall
 //! to 0 has no row). One accumulator read per touched group; MIN/MAX read the front of the
 //! group's sorted values (`minmax`); COUNT_DISTINCT reads one match count per touched
-//! (group, value) and steps the accumulator's distinct count (`distinct`).
+//! (group, value) and steps the accumulator's distinct count (`distinct`); CONCAT re-reads
+//! the touched group's values (`concat`, the fallback).
 
 use super::terms::Mode;
 use super::{aux, encode, stored_tree, Delta, Maintainer};
 use crate::eval::aggregate::{
-    distinct_label, extremes_label, Accumulator, AggregateShape, GROUPS_LABEL,
+    distinct_label, extremes_label, values_label, Accumulator, AggregateShape, GROUPS_LABEL,
 };
 use crate::eval::read::Flow;
 use crate::lang::tuple::Tuple;
@@ -26,6 +28,8 @@ struct GroupChange {
     values: Vec<BTreeMap<Value, i64>>,
     /// Signed matches per value, per `distinct_columns`.
     distinct: Vec<BTreeMap<Value, i64>>,
+    /// Signed matches per value, per `concat_columns`.
+    concat: Vec<BTreeMap<Value, i64>>,
 }
 
 /// The aux trees of an aggregating view that a group change reads.
@@ -33,6 +37,7 @@ struct AuxTrees<'a> {
     groups: &'a Tree,
     extremes: &'a [Tree],
     distinct: &'a [Tree],
+    concat: &'a [Tree],
 }
 
 /// The edits to a view's trees that its touched groups make, and the view's delta.
@@ -42,6 +47,7 @@ struct Edits {
     groups: Vec<Edit>,
     extremes: Vec<Vec<Edit>>,
     distinct: Vec<Vec<Edit>>,
+    concat: Vec<Vec<Edit>>,
     delta: Delta,
 }
 
@@ -73,15 +79,22 @@ impl Maintainer<'_> {
             .iter()
             .map(|&c| aux(&entry, &distinct_label(c)))
             .collect::<DbResult<_>>()?;
+        let concat_columns = shape.concat_columns();
+        let concat: Vec<Tree> = concat_columns
+            .iter()
+            .map(|&c| aux(&entry, &values_label(c)))
+            .collect::<DbResult<_>>()?;
         let mut edits = Edits {
             extremes: vec![Vec::new(); extreme_columns.len()],
             distinct: vec![Vec::new(); distinct_columns.len()],
+            concat: vec![Vec::new(); concat_columns.len()],
             ..Edits::default()
         };
         let trees = AuxTrees {
             groups: &groups,
             extremes: &extremes,
             distinct: &distinct,
+            concat: &concat,
         };
         for (key, change) in changes {
             self.apply_group_change(
@@ -117,6 +130,14 @@ impl Maintainer<'_> {
                 distinct[slot].edit(self.nodes, column_edits)?,
             ));
         }
+        for (slot, &column) in concat_columns.iter().enumerate() {
+            let mut column_edits = std::mem::take(&mut edits.concat[slot]);
+            column_edits.sort_by(|a, b| a.0.cmp(&b.0));
+            extra.push((
+                values_label(column),
+                concat[slot].edit(self.nodes, column_edits)?,
+            ));
+        }
         self.store(view, entry, new_tree, edits.delta, extra)
     }
 
@@ -129,6 +150,7 @@ impl Maintainer<'_> {
         let sum_columns = shape.sum_columns();
         let extreme_columns = shape.extreme_columns();
         let distinct_columns = shape.distinct_columns();
+        let concat_columns = shape.concat_columns();
         let mut changes: BTreeMap<Tuple, GroupChange> = BTreeMap::new();
         self.delta_terms(
             view,
@@ -144,6 +166,7 @@ impl Maintainer<'_> {
                         sums: vec![0; sum_columns.len()],
                         values: vec![BTreeMap::new(); extreme_columns.len()],
                         distinct: vec![BTreeMap::new(); distinct_columns.len()],
+                        concat: vec![BTreeMap::new(); concat_columns.len()],
                     });
                 change.matches += sign;
                 for (slot, &column) in sum_columns.iter().enumerate() {
@@ -161,6 +184,11 @@ impl Maintainer<'_> {
                         *change.distinct[slot].entry(value).or_default() += sign;
                     }
                 }
+                for (slot, &column) in concat_columns.iter().enumerate() {
+                    if let Some(value) = shape.argument(column, b) {
+                        *change.concat[slot].entry(value).or_default() += sign;
+                    }
+                }
                 Ok(Flow::Continue)
             },
         )?;
@@ -168,7 +196,7 @@ impl Maintainer<'_> {
     }
 
     /// One touched group: its accumulator `acc' = acc + change`, its MIN/MAX fronts, its
-    /// COUNT_DISTINCT steps, and the retraction of its old row and insertion of its new one
+    /// COUNT_DISTINCT steps, its CONCAT values re-read, and the retraction of its old row and insertion of its new one
     /// when they differ.
     #[allow(clippy::too_many_arguments)] // the group's parts, each read once; a struct would only rename them
     fn apply_group_change(
@@ -239,15 +267,42 @@ impl Maintainer<'_> {
             new_front.push(new);
             edits.extremes[slot].extend(column_edits);
         }
-        let row = |accumulator: &Accumulator, front: Vec<Option<Value>>| {
-            if accumulator.matches == 0 {
-                return Ok(None);
+        let mut old_joined = Vec::new();
+        let mut new_joined = Vec::new();
+        for (slot, &column) in shape.concat_columns().iter().enumerate() {
+            let joined = self.concat_change(
+                shape,
+                &trees.concat[slot],
+                (key, &group_key),
+                column,
+                &change.concat[slot],
+                (view, rule),
+            )?;
+            // A group has a value exactly when it has a match.
+            if joined.new.is_some() != (new.matches > 0) {
+                return Err(DbError::corrupted(format!(
+                    "maintaining `{view}`: a group has {} matches but {} concat values",
+                    new.matches,
+                    if joined.new.is_some() { "some" } else { "no" }
+                )));
             }
-            let front = unwrap_all(front, view)?;
-            shape.output_row(key, accumulator, &front, rule).map(Some)
-        };
-        let old_row = row(&old, old_front)?;
-        let new_row = row(&new, new_front)?;
+            old_joined.push(joined.old);
+            new_joined.push(joined.new);
+            edits.concat[slot].extend(joined.edits);
+        }
+        let row =
+            |accumulator: &Accumulator, front: Vec<Option<Value>>, joined: Vec<Option<String>>| {
+                if accumulator.matches == 0 {
+                    return Ok(None);
+                }
+                let front = unwrap_all(front, view)?;
+                let joined = unwrap_all(joined, view)?;
+                shape
+                    .output_row(key, accumulator, (&front, &joined), rule)
+                    .map(Some)
+            };
+        let old_row = row(&old, old_front, old_joined)?;
+        let new_row = row(&new, new_front, new_joined)?;
         let accumulator = (new.matches > 0).then(|| new.encode());
         edits.groups.push((group_key, accumulator));
         if old_row != new_row {
@@ -274,12 +329,14 @@ fn step(count: u64, change: i64) -> Option<u64> {
         .and_then(|c| u64::try_from(c).ok())
 }
 
-fn unwrap_all(values: Vec<Option<Value>>, view: &str) -> DbResult<Vec<Value>> {
+fn unwrap_all<T>(values: Vec<Option<T>>, view: &str) -> DbResult<Vec<T>> {
     values
         .into_iter()
         .map(|v| {
             v.ok_or_else(|| {
-                DbError::internal(format!("`{view}`: a group with matches has no extreme"))
+                DbError::internal(format!(
+                    "`{view}`: a group with matches has no extreme or concat value"
+                ))
             })
         })
         .collect()

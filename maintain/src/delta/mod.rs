@@ -4,8 +4,9 @@
 //!
 //! - [`terms`]: the telescoped delta rule all of them build on;
 //! - [`counting`]: non-recursive views, with derivation counts;
-//! - [`aggregate`], [`minmax`] and [`distinct`]: aggregate views, from per-group
-//!   accumulators, sorted values and per-(group, value) match counts;
+//! - [`aggregate`], [`minmax`], [`distinct`] and [`concat`]: aggregate views, from per-group
+//!   accumulators, sorted values and per-(group, value) match counts (CONCAT re-reads its
+//!   touched groups' values, the fallback);
 //! - [`dred`]: recursive strata of views; [`recompute`]: the fallback;
 //! - [`ephemeral`]: deltas of relations computed when read, for their readers;
 //! - [`denial`]: judged on insert-only deltas, stopping at the first witness.
@@ -15,6 +16,7 @@
 //! `crate::db` calls in; nothing here reads `crate::db`.*
 
 mod aggregate;
+mod concat;
 mod counting;
 mod denial;
 mod distinct;

@@ -1,6 +1,7 @@
 //! Aggregate views: per-group accumulators kept in the state, so a change reads one entry
 //! per touched group (SUM, COUNT, AVG), the front of the group's sorted values (MIN, MAX),
-//! or one entry per touched (group, value) (COUNT_DISTINCT).
+//! one entry per touched (group, value) (COUNT_DISTINCT), or the touched group's values
+//! (CONCAT).
 //!
 //! Layout (every tree content-addressed like the view itself):
 //! - the view's tree holds the output rows;
@@ -17,7 +18,12 @@
 //!   key encoded, then the value encoded (the argument's own type); value = the number of
 //!   the group's matches with that value (u64 LE, never 0: an entry goes when its count
 //!   does). The group's distinct count is the number of its entries, kept in `groups` so
-//!   that no change has to count them.
+//!   that no change has to count them;
+//! - aux `values I` for each `concat` column at head position I: the same layout as
+//!   `distinct I` (key = the group key encoded, then the str value encoded; value = the
+//!   group's matches with that value, u64 LE, never 0). The group's entries, one prefix scan,
+//!   are its distinct values in byte order: its concatenation joins them. `groups` holds
+//!   nothing for `concat`, so a head without it has the bytes it had before.
 
 use crate::eval::join::run_plan;
 use crate::eval::limit::{check_group_row, group_too_large};
@@ -43,6 +49,12 @@ pub fn extremes_label(column: usize) -> String {
 /// position `column`.
 pub fn distinct_label(column: usize) -> String {
     format!("distinct {column}")
+}
+
+/// Label of the per-(group, value) match counts of the `concat` column at head position
+/// `column`.
+pub fn values_label(column: usize) -> String {
+    format!("values {column}")
 }
 
 /// How an aggregating head splits into group key and aggregates.
@@ -91,11 +103,38 @@ impl AggregateShape {
         self.aggregate_columns(|f| matches!(f, AggregateFn::CountDistinct))
     }
 
+    /// Head positions of the `concat` columns, in order.
+    pub fn concat_columns(&self) -> Vec<usize> {
+        self.aggregate_columns(|f| matches!(f, AggregateFn::Concat))
+    }
+
+    /// The separator of the `concat` column at head position `column`.
+    pub fn separator(&self, column: usize) -> &str {
+        match &self.columns[column] {
+            HeadColumn::Aggregate(_, _, Some(separator)) => separator,
+            _ => "",
+        }
+    }
+
+    /// The concatenation of the `concat` column at head position `column` over a group's
+    /// distinct values, given in byte order.
+    pub fn join<'v>(&self, column: usize, values: impl IntoIterator<Item = &'v str>) -> String {
+        let separator = self.separator(column);
+        let mut joined = String::new();
+        for (i, value) in values.into_iter().enumerate() {
+            if i > 0 {
+                joined.push_str(separator);
+            }
+            joined.push_str(value);
+        }
+        joined
+    }
+
     fn aggregate_columns(&self, want: impl Fn(AggregateFn) -> bool) -> Vec<usize> {
         self.columns
             .iter()
             .enumerate()
-            .filter(|(_, c)| matches!(c, HeadColumn::Aggregate(f, _) if want(*f)))
+            .filter(|(_, c)| matches!(c, HeadColumn::Aggregate(f, ..) if want(*f)))
             .map(|(i, _)| i)
             .collect()
     }
@@ -115,7 +154,7 @@ impl AggregateShape {
     /// The aggregated value of head column `column` in a body match.
     pub fn argument(&self, column: usize, bindings: &[Option<Value>]) -> Option<Value> {
         match &self.columns[column] {
-            HeadColumn::Aggregate(_, Some(v)) => bindings[v.index()].clone(),
+            HeadColumn::Aggregate(_, Some(v), _) => bindings[v.index()].clone(),
             _ => None,
         }
     }
@@ -151,7 +190,7 @@ impl AggregateShape {
         key.extend_from_slice(group);
         if matches!(
             self.columns[column],
-            HeadColumn::Aggregate(AggregateFn::Max, _)
+            HeadColumn::Aggregate(AggregateFn::Max, ..)
         ) {
             key.extend(encoded.iter().map(|b| !b));
         } else {
@@ -171,16 +210,33 @@ impl AggregateShape {
         value: &Value,
         rule: &str,
     ) -> DbResult<Vec<u8>> {
-        let encoded = encode_tuple(std::slice::from_ref(value), &[value.ty()])
-            .map_err(|e| DbError::internal(format!("rule `{rule}`: aggregate value: {e}")))?;
-        let bytes = group.len() + encoded.len();
-        if bytes > TUPLE_BYTES_MAX {
-            return Err(group_too_large(rule, key, "its count_distinct key", bytes));
+        value_key(group, key, value, rule, "its count_distinct key")
+    }
+
+    /// The key of `value` in the per-(group, value) counts of a `concat` column (the layout
+    /// of [`AggregateShape::distinct_key`]).
+    pub fn concat_key(
+        &self,
+        group: &[u8],
+        key: &[Value],
+        value: &Value,
+        rule: &str,
+    ) -> DbResult<Vec<u8>> {
+        value_key(group, key, value, rule, "its concat key")
+    }
+
+    /// Decodes the str value of a `values I` key under the encoded group key `group`.
+    pub fn concat_value(&self, group: &[u8], key: &[u8]) -> DbResult<String> {
+        let bytes = key.get(group.len()..).unwrap_or_default();
+        match decode_tuple(bytes, &[Type::Str]) {
+            Ok(mut tuple) => match tuple.pop() {
+                Some(Value::Str(value)) => Ok(value),
+                _ => Err(DbError::corrupted("a concat value is not a str")),
+            },
+            Err(e) => Err(DbError::corrupted(format!(
+                "a concat value does not decode: {e}"
+            ))),
         }
-        let mut key = Vec::with_capacity(bytes);
-        key.extend_from_slice(group);
-        key.extend_from_slice(&encoded);
-        Ok(key)
     }
 
     /// Decodes the value part of a sorted-values key under `group`.
@@ -188,7 +244,7 @@ impl AggregateShape {
         let mut bytes = key.get(group.len()..).unwrap_or_default().to_vec();
         if matches!(
             self.columns[column],
-            HeadColumn::Aggregate(AggregateFn::Max, _)
+            HeadColumn::Aggregate(AggregateFn::Max, ..)
         ) {
             bytes.iter_mut().for_each(|b| *b = !*b);
         }
@@ -201,13 +257,14 @@ impl AggregateShape {
     }
 
     /// The output row of a group with `matches` body matches, the given sums (per
-    /// `sum_columns`), extremes (per `extreme_columns`) and distinct counts (per
-    /// `distinct_columns`).
+    /// `sum_columns`), extremes (per `extreme_columns`), distinct counts (per
+    /// `distinct_columns`) and concatenations (per `concat_columns`). A row over the tuple
+    /// limit (a long concatenation, say) is refused naming the rule and the group.
     pub fn output_row(
         &self,
         key: &[Value],
         accumulator: &Accumulator,
-        extremes: &[Value],
+        (extremes, joined): (&[Value], &[String]),
         rule: &str,
     ) -> DbResult<Tuple> {
         let Accumulator {
@@ -224,6 +281,7 @@ impl AggregateShape {
         let sum_columns = self.sum_columns();
         let extreme_columns = self.extreme_columns();
         let distinct_columns = self.distinct_columns();
+        let concat_columns = self.concat_columns();
         let mut key_values = key.iter();
         let mut row = Vec::with_capacity(self.columns.len());
         for (i, column) in self.columns.iter().enumerate() {
@@ -231,20 +289,23 @@ impl AggregateShape {
                 HeadColumn::Var(_) | HeadColumn::Const(_) => {
                     key_values.next().cloned().unwrap_or(Value::Int(0))
                 }
-                HeadColumn::Aggregate(AggregateFn::Count, _) => {
+                HeadColumn::Aggregate(AggregateFn::Count, ..) => {
                     int_result(i128::from(matches), rule)?
                 }
-                HeadColumn::Aggregate(AggregateFn::Sum, _) => {
+                HeadColumn::Aggregate(AggregateFn::Sum, ..) => {
                     int_result(sums[position(&sum_columns, i)], rule)?
                 }
-                HeadColumn::Aggregate(AggregateFn::Avg, _) => {
+                HeadColumn::Aggregate(AggregateFn::Avg, ..) => {
                     int_result(sums[position(&sum_columns, i)] / i128::from(matches), rule)?
                 }
-                HeadColumn::Aggregate(AggregateFn::Min | AggregateFn::Max, _) => {
+                HeadColumn::Aggregate(AggregateFn::Min | AggregateFn::Max, ..) => {
                     extremes[position(&extreme_columns, i)].clone()
                 }
-                HeadColumn::Aggregate(AggregateFn::CountDistinct, _) => {
+                HeadColumn::Aggregate(AggregateFn::CountDistinct, ..) => {
                     int_result(i128::from(distincts[position(&distinct_columns, i)]), rule)?
+                }
+                HeadColumn::Aggregate(AggregateFn::Concat, ..) => {
+                    Value::Str(joined[position(&concat_columns, i)].clone())
                 }
             };
             row.push(value);
@@ -252,6 +313,27 @@ impl AggregateShape {
         check_group_row(rule, key, &row)?;
         Ok(row)
     }
+}
+
+/// `group` then `value` encoded with its own type: a per-(group, value) key, refused naming
+/// the rule and the group when it outgrows the tuple limit (`what` says whose key).
+fn value_key(
+    group: &[u8],
+    key: &[Value],
+    value: &Value,
+    rule: &str,
+    what: &str,
+) -> DbResult<Vec<u8>> {
+    let encoded = encode_tuple(std::slice::from_ref(value), &[value.ty()])
+        .map_err(|e| DbError::internal(format!("rule `{rule}`: aggregate value: {e}")))?;
+    let bytes = group.len() + encoded.len();
+    if bytes > TUPLE_BYTES_MAX {
+        return Err(group_too_large(rule, key, what, bytes));
+    }
+    let mut out = Vec::with_capacity(bytes);
+    out.extend_from_slice(group);
+    out.extend_from_slice(&encoded);
+    Ok(out)
 }
 
 fn position(columns: &[usize], column: usize) -> usize {
@@ -344,6 +426,8 @@ pub struct GroupState {
     pub values: Vec<BTreeMap<Value, u64>>,
     /// Matches per value, per `distinct_columns`.
     pub distinct: Vec<BTreeMap<Value, u64>>,
+    /// Matches per value, per `concat_columns` (byte order: `Value`'s order on strs).
+    pub concat: Vec<BTreeMap<Value, u64>>,
 }
 
 /// Runs an aggregating plan from scratch and returns every group's state.
@@ -356,6 +440,7 @@ pub fn groups_from_scratch(
     let sum_columns = shape.sum_columns();
     let extreme_columns = shape.extreme_columns();
     let distinct_columns = shape.distinct_columns();
+    let concat_columns = shape.concat_columns();
     let mut groups: BTreeMap<Tuple, GroupState> = BTreeMap::new();
     run_plan(plan, sources, &mut bindings, &mut |b| {
         let group = groups.entry(shape.key_of(b)).or_insert_with(|| GroupState {
@@ -363,6 +448,7 @@ pub fn groups_from_scratch(
             sums: vec![0; sum_columns.len()],
             values: vec![BTreeMap::new(); extreme_columns.len()],
             distinct: vec![BTreeMap::new(); distinct_columns.len()],
+            concat: vec![BTreeMap::new(); concat_columns.len()],
         });
         group.matches += 1;
         for (slot, &column) in sum_columns.iter().enumerate() {
@@ -378,6 +464,11 @@ pub fn groups_from_scratch(
         for (slot, &column) in distinct_columns.iter().enumerate() {
             if let Some(value) = shape.argument(column, b) {
                 *group.distinct[slot].entry(value).or_default() += 1;
+            }
+        }
+        for (slot, &column) in concat_columns.iter().enumerate() {
+            if let Some(value) = shape.argument(column, b) {
+                *group.concat[slot].entry(value).or_default() += 1;
             }
         }
         Ok(Flow::Continue)
@@ -400,7 +491,7 @@ pub fn row_from_state(
             let values = &group.values[slot];
             let max = matches!(
                 shape.columns[column],
-                HeadColumn::Aggregate(AggregateFn::Max, _)
+                HeadColumn::Aggregate(AggregateFn::Max, ..)
             );
             let pick = if max {
                 values.keys().next_back()
@@ -410,7 +501,19 @@ pub fn row_from_state(
             pick.cloned().unwrap_or(Value::Int(0))
         })
         .collect();
-    shape.output_row(key, &group.accumulator(), &extremes, rule)
+    let joined: Vec<String> = shape
+        .concat_columns()
+        .iter()
+        .enumerate()
+        .map(|(slot, &column)| {
+            let values = group.concat[slot].keys().map(|value| match value {
+                Value::Str(s) => s.as_str(),
+                _ => "",
+            });
+            shape.join(column, values)
+        })
+        .collect();
+    shape.output_row(key, &group.accumulator(), (&extremes, &joined), rule)
 }
 
 impl GroupState {

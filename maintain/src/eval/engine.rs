@@ -7,8 +7,8 @@
 //! on the same state — `maintain(V, state, Δ) == eval(V, state + Δ)`, checked by verify.*
 
 use crate::eval::aggregate::{
-    distinct_label, extremes_label, groups_from_scratch, row_from_state, AggregateShape,
-    GROUPS_LABEL,
+    distinct_label, extremes_label, groups_from_scratch, row_from_state, values_label,
+    AggregateShape, GROUPS_LABEL,
 };
 use crate::eval::fixpoint::semi_naive;
 use crate::eval::index::index_trees;
@@ -433,8 +433,8 @@ impl<'a> Engine<'a> {
     }
 
     /// An aggregate view from scratch: its output rows, and its auxiliary trees — the
-    /// groups' accumulators, each MIN/MAX column's sorted values and each COUNT_DISTINCT
-    /// column's per-(group, value) match counts (layout in `crate::eval::aggregate`).
+    /// groups' accumulators, each MIN/MAX column's sorted values and each COUNT_DISTINCT and
+    /// CONCAT column's per-(group, value) match counts (layout in `crate::eval::aggregate`).
     fn aggregate_from_scratch(
         &self,
         view: &str,
@@ -450,11 +450,13 @@ impl<'a> Engine<'a> {
         let shape = AggregateShape::of(plan, types);
         let extreme_columns = shape.extreme_columns();
         let distinct_columns = shape.distinct_columns();
+        let concat_columns = shape.concat_columns();
         let groups = groups_from_scratch(plan, &shape, &sources, vec![None; plan.variables])?;
         let mut rows = Vec::with_capacity(groups.len());
         let mut accumulators = Vec::new();
         let mut extremes: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); extreme_columns.len()];
         let mut distinct: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); distinct_columns.len()];
+        let mut concat: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); concat_columns.len()];
         for (key, group) in &groups {
             rows.push(row_from_state(&shape, key, group, &plan.source)?);
             let group_key = shape.encode_key(key, &plan.source)?;
@@ -463,6 +465,14 @@ impl<'a> Engine<'a> {
                 for (value, matches) in values {
                     distinct[slot].push((
                         shape.distinct_key(&group_key, key, value, &plan.source)?,
+                        matches.to_le_bytes().to_vec(),
+                    ));
+                }
+            }
+            for (slot, values) in group.concat.iter().enumerate() {
+                for (value, matches) in values {
+                    concat[slot].push((
+                        shape.concat_key(&group_key, key, value, &plan.source)?,
                         matches.to_le_bytes().to_vec(),
                     ));
                 }
@@ -490,6 +500,12 @@ impl<'a> Engine<'a> {
             trees.push((
                 distinct_label(column),
                 build_sorted(self.nodes, std::mem::take(&mut distinct[slot]))?,
+            ));
+        }
+        for (slot, &column) in concat_columns.iter().enumerate() {
+            trees.push((
+                values_label(column),
+                build_sorted(self.nodes, std::mem::take(&mut concat[slot]))?,
             ));
         }
         Ok((rows, trees))

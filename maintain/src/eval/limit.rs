@@ -42,7 +42,7 @@ pub fn check_group_row(rule: &str, group: &[Value], row: &[Value]) -> DbResult<(
 
 /// The error for a key or row of the group `group` of `rule` that encodes to `bytes`,
 /// more than the tuple limit; `what` says which ("its key", "its row", "its min/max key",
-/// "its count_distinct key").
+/// "its count_distinct key", "its concat key"; a long concatenation shows as "its row").
 pub fn group_too_large(rule: &str, group: &[Value], what: &str, bytes: usize) -> DbError {
     let group = TupleDisplay {
         relation: "",

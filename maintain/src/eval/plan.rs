@@ -87,8 +87,9 @@ pub enum HeadColumn {
     Var(VarId),
     /// A constant.
     Const(Value),
-    /// An aggregate over the group's matches.
-    Aggregate(AggregateFn, Option<VarId>),
+    /// An aggregate over the group's matches: its function, its variable, and its separator
+    /// (`Some` exactly for `concat`).
+    Aggregate(AggregateFn, Option<VarId>, Option<String>),
 }
 
 /// A rule compiled for one way of starting it.
@@ -438,7 +439,9 @@ fn head_columns(rule: &Rule) -> Vec<HeadColumn> {
                 TermKind::Const(c) => HeadColumn::Const(c.clone()),
                 TermKind::Wildcard => unreachable!("the checker rejects `_` in a head"),
             },
-            HeadTerm::Aggregate(a) => HeadColumn::Aggregate(a.function, a.argument.map(|v| v.id)),
+            HeadTerm::Aggregate(a) => {
+                HeadColumn::Aggregate(a.function, a.argument.map(|v| v.id), a.separator.clone())
+            }
         })
         .collect()
 }

@@ -20,6 +20,7 @@ use crate::lang::syntax::ast::{
     Literal, Program, Rule, Term, TermKind, VarId, Variable,
 };
 use crate::lang::syntax::Span;
+use crate::lang::value::Value;
 
 /// The canonical text of a program (see the module documentation). Every line ends with
 /// `\n`; an empty program is the empty string.
@@ -135,9 +136,18 @@ pub fn head_text(rule: &Rule, head: &Head) -> String {
     format!("{}({})", head.relation.name, terms.join(", "))
 }
 
-fn aggregate_text(rule: &Rule, aggregate: &Aggregate) -> String {
+/// The text of a head aggregate: `sum(x)`, `count()`, `concat(x, ", ")`.
+pub fn aggregate_text(rule: &Rule, aggregate: &Aggregate) -> String {
     let argument = aggregate.argument.map_or("", |v| rule.variable_name(v.id));
-    format!("{}({argument})", aggregate.function.name())
+    match &aggregate.separator {
+        // The separator as the language writes a string literal (escaped as constants are).
+        Some(separator) => format!(
+            "{}({argument}, {})",
+            aggregate.function.name(),
+            Value::Str(separator.clone())
+        ),
+        None => format!("{}({argument})", aggregate.function.name()),
+    }
 }
 
 /// The text of a body literal.
@@ -262,6 +272,7 @@ fn normalize_rule(rule: &Rule) -> Rule {
                 HeadTerm::Aggregate(aggregate) => HeadTerm::Aggregate(Aggregate {
                     function: aggregate.function,
                     argument: aggregate.argument.map(|v| renumber.variable(v)),
+                    separator: aggregate.separator.clone(),
                     span: Span::default(),
                 }),
             })

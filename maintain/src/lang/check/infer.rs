@@ -162,6 +162,7 @@ fn head_term_type(
             | AggregateFn::Sum
             | AggregateFn::Avg
             | AggregateFn::CountDistinct => Some(Type::Int),
+            AggregateFn::Concat => Some(Type::Str),
             AggregateFn::Min | AggregateFn::Max => aggregate
                 .argument
                 .and_then(|v| variable_type(rule, v.id, types, 0)),

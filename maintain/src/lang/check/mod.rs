@@ -36,7 +36,7 @@ pub use infer::infer_head_declarations;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::lang::canonical::{canonical_text, expr_text, literal_text};
+use crate::lang::canonical::{aggregate_text, canonical_text, expr_text, literal_text};
 use crate::lang::diagnostic::Diagnostic;
 use crate::lang::strata::{stratify, Strata};
 use crate::lang::syntax::ast::{
@@ -751,11 +751,7 @@ impl RuleChecker<'_> {
                     let result = self.aggregate_type(aggregate);
                     if let (Some(result), Some((declaration, attribute))) = (result, attribute) {
                         if result != attribute.ty {
-                            let function = aggregate.function.name();
-                            let shown = match aggregate.argument {
-                                Some(v) => format!("{function}({})", self.rule.variable_name(v.id)),
-                                None => format!("{function}()"),
-                            };
+                            let shown = aggregate_text(self.rule, aggregate);
                             let message = format!(
                                 "type mismatch: `{shown}` is {result}, but `{}.{}` is {}",
                                 declaration.name.name, attribute.name.name, attribute.ty
@@ -961,6 +957,7 @@ impl RuleChecker<'_> {
         let wrong = match (function, ty) {
             (AggregateFn::Sum | AggregateFn::Avg, Some(ty)) if ty != Type::Int => Some("an int"),
             (AggregateFn::Min | AggregateFn::Max, Some(Type::Bool)) => Some("an int or a str"),
+            (AggregateFn::Concat, Some(ty)) if ty != Type::Str => Some("a str"),
             _ => None,
         };
         if let (Some(wanted), Some(ty)) = (wrong, ty) {
@@ -977,6 +974,7 @@ impl RuleChecker<'_> {
             | AggregateFn::Avg
             | AggregateFn::CountDistinct => Some(Type::Int),
             AggregateFn::Min | AggregateFn::Max => ty,
+            AggregateFn::Concat => Some(Type::Str),
         }
     }
 

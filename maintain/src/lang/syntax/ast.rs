@@ -266,7 +266,8 @@ impl Head {
 pub enum HeadTerm {
     /// A variable, a constant, or a (rejected by the checker) wildcard.
     Term(Term),
-    /// `count()`, `sum(x)`, `min(x)`, `max(x)`, `avg(x)` or `count_distinct(x)`.
+    /// `count()`, `sum(x)`, `min(x)`, `max(x)`, `avg(x)`, `count_distinct(x)` or
+    /// `concat(x, "sep")`.
     Aggregate(Aggregate),
 }
 
@@ -287,6 +288,8 @@ pub struct Aggregate {
     pub function: AggregateFn,
     /// The aggregated variable; `None` exactly for `count()`.
     pub argument: Option<Variable>,
+    /// The separator literal; `Some` exactly for `concat(x, "sep")`.
+    pub separator: Option<String>,
     /// The whole aggregate, name to `)`.
     pub span: Span,
 }
@@ -307,17 +310,21 @@ pub enum AggregateFn {
     /// `count_distinct(x)`: the number of distinct values of `x` (int, str or bool) among
     /// the group's body matches.
     CountDistinct,
+    /// `concat(x, "sep")`: the group's distinct `str` values of `x` in byte order, joined
+    /// by the separator literal (STRING_AGG).
+    Concat,
 }
 
 impl AggregateFn {
     /// Every aggregate function.
-    pub const ALL: [AggregateFn; 6] = [
+    pub const ALL: [AggregateFn; 7] = [
         AggregateFn::Count,
         AggregateFn::Sum,
         AggregateFn::Min,
         AggregateFn::Max,
         AggregateFn::Avg,
         AggregateFn::CountDistinct,
+        AggregateFn::Concat,
     ];
 
     /// The function's name in the language.
@@ -329,6 +336,7 @@ impl AggregateFn {
             AggregateFn::Max => "max",
             AggregateFn::Avg => "avg",
             AggregateFn::CountDistinct => "count_distinct",
+            AggregateFn::Concat => "concat",
         }
     }
 

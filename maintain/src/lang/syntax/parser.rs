@@ -8,6 +8,7 @@
 //! rule        = head ":-" literal {"," literal} "."
 //! head        = NAME "(" [headterm {"," headterm}] ")"
 //! headterm    = term | "count" "(" ")" | ("sum" | "min" | "max" | "avg" | "count_distinct") "(" VAR ")"
+//!             | "concat" "(" VAR "," STRING ")"
 //! literal     = atom | "not" atom | expr cmp expr
 //! atom        = NAME "(" [term {"," term}] ")"
 //! term        = VAR | "_" | INT | "-" INT | STRING | "true" | "false"
@@ -298,8 +299,8 @@ impl<'t> Parser<'t> {
         let name = self.bump();
         let Some(function) = AggregateFn::from_name(self.token_text(&name)) else {
             let message = format!("unknown aggregate `{}`", self.token_text(&name));
-            let help =
-                "the aggregates are count(), sum(x), min(x), max(x), avg(x) and count_distinct(x)";
+            let help = "the aggregates are count(), sum(x), min(x), max(x), avg(x), \
+                        count_distinct(x) and concat(x, \"sep\")";
             return Err(self.report(Diagnostic::error(name.span, message).with_help(help)));
         };
         self.bump();
@@ -308,7 +309,10 @@ impl<'t> Parser<'t> {
             let is_variable = token.kind == TokenKind::Ident
                 && !matches!(self.token_text(&token), "_" | "true" | "false");
             if !is_variable {
-                let usage = format!("`{}(x)`", function.name());
+                let usage = match function {
+                    AggregateFn::Concat => "`concat(x, \", \")`".to_string(),
+                    _ => format!("`{}(x)`", function.name()),
+                };
                 let message = format!("`{}` takes a variable, as in {usage}", function.name());
                 return Err(
                     self.report_unexpected(self.found(Diagnostic::error(token.span, message)))
@@ -322,9 +326,17 @@ impl<'t> Parser<'t> {
         } else {
             None
         };
+        let separator = if function == AggregateFn::Concat {
+            Some(self.separator()?)
+        } else {
+            None
+        };
         if !self.at(&TokenKind::RParen) {
             let message = match function {
                 AggregateFn::Count => "`count()` takes no argument".to_string(),
+                AggregateFn::Concat => {
+                    "`concat` takes a variable and a separator string".to_string()
+                }
                 _ => format!("`{}` takes one variable", function.name()),
             };
             let span = self.peek().span;
@@ -334,8 +346,28 @@ impl<'t> Parser<'t> {
         Ok(HeadTerm::Aggregate(Aggregate {
             function,
             argument,
+            separator,
             span: name.span.to(end),
         }))
+    }
+
+    /// `, "sep"`: the separator of `concat(x, "sep")`, a string literal and nothing else.
+    fn separator(&mut self) -> PResult<String> {
+        let token = self.peek().clone();
+        if let (TokenKind::Comma, TokenKind::Str(separator)) = (&token.kind, &self.nth(1).kind) {
+            let separator = separator.clone();
+            self.bump();
+            self.bump();
+            return Ok(separator);
+        }
+        let at = if token.kind == TokenKind::Comma {
+            self.bump();
+            self.peek().span
+        } else {
+            token.span
+        };
+        let message = "`concat` takes a separator string literal, as in `concat(x, \", \")`";
+        Err(self.report_unexpected(self.found(Diagnostic::error(at, message))))
     }
 
     fn literal(&mut self) -> PResult<Literal> {
