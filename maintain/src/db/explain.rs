@@ -3,7 +3,7 @@
 //! bound columns and the tree or index that serves it.
 
 use crate::db::snapshot::{unknown_relation, Snapshot};
-use crate::delta::{operator_of, Operator};
+use crate::delta::{operator_of, Operator, RecursionCost, RecursionMode};
 use crate::eval::aggregate::{distinct_label, extremes_label, GROUPS_LABEL};
 use crate::eval::engine::plan_program;
 use crate::eval::plan::{
@@ -114,6 +114,10 @@ pub struct Explanation {
     /// `aggregate`, `dred`, `recompute`, `ephemeral`, `denial`); `None` for an ephemeral
     /// relation nothing reads (a commit does no work for it).
     pub mode: Option<&'static str>,
+    /// For a recursive stratum of views, the cost rule that picked `mode` with this state's
+    /// numbers (`crate::delta::RECURSION_RECOMPUTE_TUPLES_MAX`): the mode the next commit
+    /// from this state uses.
+    pub mode_rule: Option<String>,
     /// One entry per rule, in the canonical order.
     pub rules: Vec<RuleExplanation>,
 }
@@ -247,9 +251,24 @@ impl Snapshot {
             .ok_or_else(|| DbError::internal(format!("`{relation}` is in no stratum")))?;
         let mode = match kind {
             RelationKind::Denial => Some("denial"),
-            _ => operator_of(&self.program, &stratum.relations, stratum.recursive)
-                .map(Operator::name),
+            _ => operator_of(
+                &self.program,
+                &stratum.relations,
+                stratum.recursive,
+                &self.state.relations,
+                RecursionMode::ByCost,
+            )
+            .map(Operator::name),
         };
+        let recursive_views = stratum.recursive
+            && stratum.relations.iter().all(|r| {
+                self.program
+                    .relation(r)
+                    .is_some_and(|r| r.kind() == RelationKind::View)
+            });
+        let mode_rule = recursive_views.then(|| {
+            RecursionCost::of(&self.program, &stratum.relations, &self.state.relations).describe()
+        });
         let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
         let mut pushed = self.pushed_patterns(relation);
         if mode == Some("ephemeral") && !declared.is_aggregated() {
@@ -329,6 +348,7 @@ impl Snapshot {
             relation: relation.to_string(),
             kind,
             mode,
+            mode_rule,
             rules,
         })
     }
