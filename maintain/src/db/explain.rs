@@ -524,8 +524,8 @@ fn aggregate_trees(rule: &Rule) -> Vec<String> {
 /// | `count`/`sum`/`avg` | `O(K) per touched group` | SUM, COUNT, AVG: O(K) |
 /// | `min`/`max` | `O(K) per touched group · O(m) when a group loses its extremes` | MIN, MAX |
 /// | `count_distinct` | `O(K) per touched group · O(1) per changed (group, value) for count_distinct` | DISTINCT, then COUNT: O(Σm) — beaten by keeping a match count per (group, value) |
-/// | recursive, DRed | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
-/// | recursive, recomputed | `O(N) recomputed` | Recursive query, recomputed: O(N) |
+/// | recursive, DRed (N above `RECURSION_RECOMPUTE_TUPLES_MAX`) | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
+/// | recursive, recomputed (N at most that, or not all views) | `O(N) recomputed` | Recursive query, recomputed: O(N) |
 ///
 /// An aggregate over a join pays both: `O(Σm) join, then O(K) per touched group`. A denial
 /// runs its body's class on insert-only deltas and stops at the first witness; an
