@@ -15,7 +15,7 @@
 use expect_test::{expect, Expect};
 use rnt::maintain::change::parse_changes;
 use rnt::maintain::tuple::format_tuple;
-use rnt::maintain::{CommitOutcome, Database, DiffScope, PlanTerm, Sign, Snapshot};
+use rnt::maintain::{CommitOutcome, Database, DiffScope, PlanTerm, RecursionMode, Sign, Snapshot};
 use rnt::store::MemoryStore;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -23,7 +23,9 @@ use std::sync::Arc;
 /// Defines `program`, commits `base` (change-file text), commits `change`, and compares
 /// what the last commit did with `expect`.
 fn check_commit(program: &str, base: &str, change: &str, expect: Expect) {
-    let db = Database::new(Arc::new(MemoryStore::new()));
+    // Recursive strata of views by DRed, the operator the `dred_*` cases guard (by the cost
+    // rule their small data would be recomputed; `tests/recursion_modes.rs` guards that).
+    let db = Database::new(Arc::new(MemoryStore::new())).with_recursion_mode(RecursionMode::Dred);
     db.define(program, "program.rnt", "define")
         .expect("the program defines");
     if !base.trim().is_empty() {

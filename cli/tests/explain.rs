@@ -246,7 +246,6 @@ fn every_operator_gets_its_cost_class_and_mode() {
     // (relation, kind, mode, the cost class of each rule): seed 001's table.
     let join = "O(Σm) join";
     let filter = "O(Δ) filter, project, union";
-    let dred = "O(Σm) at each level the change reaches (recursion, DRed)";
     let recompute = "O(N) recursion, recomputed in memory and diffed";
     let cases: &[(&str, &str, Option<&str>, &[&str])] = &[
         ("order_plan", "view", Some("counting"), &[join]),
@@ -282,7 +281,9 @@ fn every_operator_gets_its_cost_class_and_mode() {
             Some("aggregate"),
             &["O(K) per touched group · O(m) per touched group for concat (its values re-read)"],
         ),
-        ("reach", "view", Some("dred"), &[dred, dred]),
+        // Small: under the cost rule's threshold, recomputed (a large one is DRed's:
+        // `recursion_mode_follows_the_state_it_explains`).
+        ("reach", "view", Some("recompute"), &[recompute, recompute]),
         (
             "hop",
             "ephemeral",
@@ -317,6 +318,13 @@ fn every_operator_gets_its_cost_class_and_mode() {
         assert_eq!(explained["relation"], *relation);
         assert_eq!(explained["kind"], *kind, "{relation}");
         assert_eq!(explained["mode"].as_str(), *mode, "{relation}");
+        // Only a recursive stratum of views has a mode chosen by the cost rule.
+        assert_eq!(
+            explained["mode_rule"].is_string(),
+            *relation == "reach",
+            "{relation}: {}",
+            explained["mode_rule"]
+        );
         let got: Vec<&str> = explained["rules"]
             .as_array()
             .unwrap()
@@ -403,7 +411,8 @@ fn modes_are_the_operators_a_commit_runs() {
             continue;
         }
         for relation in stat["relation"].as_str().unwrap().split(',') {
-            let explained = explain_json(&shop, relation, None);
+            // The mode explain reports for a state is the one the next commit from it runs.
+            let explained = explain_json(&shop, relation, Some("HEAD~1"));
             assert_eq!(explained["mode"].as_str(), Some(operator), "{relation}");
             ran += 1;
         }
@@ -491,9 +500,72 @@ fn delta_terms_start_from_their_driver_and_name_scans() {
             "\"rules\" \"evaluated\"".to_string()
         ])
     );
-    // DRed's rederivation reads with every head column bound.
-    let reach = explain_json(&shop, "reach", None);
-    for rule in reach["rules"].as_array().unwrap() {
+}
+
+/// Recursion's two modes: a small recursive view is recomputed (its plans are the
+/// evaluation a commit runs, no delta terms), a large one (above
+/// `RECURSION_RECOMPUTE_TUPLES_MAX`) is DRed's (delta terms and the rederivation, every head
+/// column bound); explain says the rule with the state's numbers, and the next commit from
+/// the state runs the mode it reports.
+#[test]
+fn recursion_mode_follows_the_state_it_explains() {
+    let shop = operators();
+    let small = explain_json(&shop, "reach", None);
+    assert_eq!(small["mode"], "recompute");
+    let rule = small["mode_rule"].as_str().unwrap();
+    // 3 reach tuples; 2 edges (the inputs: `edge` only).
+    assert!(
+        rule.starts_with("recompute: N = 3 stratum + 2 input tuples = 5 ≤ 64"),
+        "{rule}"
+    );
+    for rule in small["rules"].as_array().unwrap() {
+        assert_eq!(
+            rule["cost"],
+            "O(N) recursion, recomputed in memory and diffed"
+        );
+        let terms: Vec<&str> = rule["terms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["term"].as_str().unwrap())
+            .collect();
+        assert_eq!(terms, ["eval"], "{rule}");
+    }
+    let table = shop.ok(&["explain", "reach"]);
+    assert!(
+        table.starts_with("view reach (mode: recompute)\nmode rule: recompute: N = 3"),
+        "{table}"
+    );
+    // A chain of 12 more edges: 14 edges from 1 to 15 close 105 reach tuples, over the
+    // threshold.
+    let chain: Vec<String> = (3..15).map(|n| format!("+edge({n}, {})", n + 1)).collect();
+    let chain: Vec<&str> = chain.iter().map(String::as_str).collect();
+    shop.commit("a long chain", &chain);
+    let log = shop.log();
+    let ran = |log: &[Value]| -> String {
+        log[0]["stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["relation"] == "reach")
+            .map(|s| s["operator"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    // That commit started from the small state, so it recomputed.
+    assert_eq!(ran(&log), "recompute");
+    let large = explain_json(&shop, "reach", None);
+    assert_eq!(large["mode"], "dred");
+    let rule = large["mode_rule"].as_str().unwrap();
+    assert!(
+        rule.starts_with("dred: N = 105 stratum + 14 input tuples = 119 > 64"),
+        "{rule}"
+    );
+    for rule in large["rules"].as_array().unwrap() {
+        assert_eq!(
+            rule["cost"],
+            "O(Σm) at each level the change reaches (recursion, DRed)"
+        );
+        // DRed's rederivation reads with every head column bound.
         let rederive = rule["terms"]
             .as_array()
             .unwrap()
@@ -502,6 +574,15 @@ fn delta_terms_start_from_their_driver_and_name_scans() {
             .expect("a rederive term");
         assert_eq!(strings(&rederive["bound_first"]).len(), 2, "{rule}");
     }
+    // The next commit runs DRed, as explained; the older state still explains recompute.
+    shop.commit("one more edge", &["+edge(15, 16)"]);
+    assert_eq!(ran(&shop.log()), "dred");
+    assert_eq!(
+        explain_json(&shop, "reach", Some("HEAD~2"))["mode"],
+        "recompute"
+    );
+    let verified = shop.ok(&["verify"]);
+    assert!(!verified.is_empty());
 }
 
 /// The `served by` cell the table prints for a step of the JSON: an index's label is

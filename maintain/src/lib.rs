@@ -51,6 +51,7 @@ pub use db::{
     ServedBy, Snapshot, StepExplanation, TermExplanation, TupleChange, VerifyReport,
     BRANCH_DEFAULT, IMPORT_BATCH_ROWS,
 };
+pub use delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 pub use error::{DbError, DbResult};
 pub use eval::query::QueryAnswer;
 pub use lang::change::{Change, ChangeError, ChangeSet, Sign};

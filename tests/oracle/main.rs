@@ -63,7 +63,7 @@ pub(crate) use reference::*;
 pub(crate) use rnt::maintain::change::parse_changes;
 pub(crate) use rnt::maintain::tuple::format_tuple;
 pub(crate) use rnt::maintain::{
-    CommitOutcome, Database, DbError, MergeOutcome, ResetOutcome, Value,
+    CommitOutcome, Database, DbError, MergeOutcome, RecursionMode, ResetOutcome, Value,
 };
 pub(crate) use rnt::store::MemoryStore;
 pub(crate) use run::*;
@@ -106,5 +106,13 @@ fn engine_agrees_with_the_oracle() {
     }
     if let Err(error) = result {
         panic!("{error}");
+    }
+    // Both recursion modes ran on recursive programs (each case takes one in turn).
+    let stats = stats.borrow();
+    if stats.cases >= 30 {
+        assert!(
+            stats.dred_strata > 0 && stats.recompute_strata > 0,
+            "a recursion mode never ran: {stats:#?}"
+        );
     }
 }

@@ -25,6 +25,36 @@ pub(crate) struct Stats {
     /// Derived relations compared after a commit, and how many of them held tuples.
     pub(crate) derived_checked: usize,
     pub(crate) derived_nonempty: usize,
+    /// Cases run with recursion by the cost rule, forced to DRed, forced to recompute
+    /// (in turn; the fresh store of each case's last check runs the other mode).
+    pub(crate) modes: [usize; 3],
+    /// Recursive strata of views maintained at commits by DRed and by recomputing.
+    pub(crate) dred_strata: usize,
+    pub(crate) recompute_strata: usize,
+}
+
+/// The recursion modes cases take in turn, and the mode of each one's fresh store.
+pub(crate) const RECURSION_MODES: [(RecursionMode, RecursionMode); 3] = [
+    (RecursionMode::ByCost, RecursionMode::Dred),
+    (RecursionMode::Dred, RecursionMode::Recompute),
+    (RecursionMode::Recompute, RecursionMode::Dred),
+];
+
+/// Counts the recursive strata of views a commit maintained, by mode.
+fn count_modes(program: &Program, stats: &[rnt::merkle::OperatorStat], counts: &mut Stats) {
+    for stat in stats {
+        let views = stat.relation.split(',').all(|name| {
+            program
+                .rels
+                .iter()
+                .any(|r| r.name == name && r.kind == Kind::View)
+        });
+        match stat.operator.as_str() {
+            "dred" => counts.dred_strata += 1,
+            "recompute" if views => counts.recompute_strata += 1,
+            _ => {}
+        }
+    }
 }
 
 /// The history of a case so far, printed when it fails.
@@ -198,7 +228,12 @@ pub(crate) fn commit_step(
         return Ok(base.clone());
     }
     match result {
-        Ok(CommitOutcome::Committed { commit, .. }) => {
+        Ok(CommitOutcome::Committed {
+            commit,
+            stats: operators,
+            ..
+        }) => {
+            count_modes(program, &operators, stats);
             if next == *base {
                 return Err("the changes change nothing, yet a commit was made".into());
             }
@@ -330,7 +365,10 @@ pub(crate) fn run_program(
     stats.cases += 1;
     count_program(program, stats);
     let ch = &mut Choices::new(data_choices);
-    let db = Database::new(Arc::new(MemoryStore::new()));
+    // Recursion in each mode in turn: all reach the oracle's tuples and one state.
+    let (mode, fresh_mode) = RECURSION_MODES[stats.cases % 3];
+    stats.modes[stats.cases % 3] += 1;
+    let db = Database::new(Arc::new(MemoryStore::new())).with_recursion_mode(mode);
     let mut active = program.clone();
     let mut base: Db = vec![BTreeSet::new(); BASE.len()];
     let initial = initial_data(ch);
@@ -400,7 +438,7 @@ pub(crate) fn run_program(
     }
     // Maintained equals recomputed: a fresh store given the same program and base tuples in
     // one commit reaches the same state hash.
-    let fresh = Database::new(Arc::new(MemoryStore::new()));
+    let fresh = Database::new(Arc::new(MemoryStore::new())).with_recursion_mode(fresh_mode);
     define(&fresh, &active).map_err(|e| format!("fresh define: {e}"))?;
     let mut all = ChangeSet::new();
     for (rel, tuples) in base.iter().enumerate() {

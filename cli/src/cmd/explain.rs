@@ -5,7 +5,7 @@
 //! with nothing bound is a full scan, and says so; that is where a slow commit looks first.
 //!
 //! The table is one block per rule; JSON is one object (documented in the README):
-//! `{"relation", "kind", "mode", "commit", "state", "rules": [{"rule", "cost", "trees",
+//! `{"relation", "kind", "mode", "mode_rule", "commit", "state", "rules": [{"rule", "cost", "trees",
 //! "terms": [{"term", "delta", "bound_first", "steps": [{"op", "literal", "relation",
 //! "bound", "served_by", "access"}]}]}]}`.
 
@@ -41,6 +41,7 @@ pub fn run(context: &Context, args: ExplainArgs, out: &mut dyn Write) -> anyhow:
                 ("relation", Json::Str(explanation.relation.clone())),
                 ("kind", Json::Str(explanation.kind.keyword().to_string())),
                 ("mode", Json::opt_str(explanation.mode.map(str::to_string))),
+                ("mode_rule", Json::opt_str(explanation.mode_rule.clone())),
                 ("commit", Json::opt_str(snapshot.commit.map(|c| c.to_hex()))),
                 ("state", Json::Str(snapshot.state_address.to_hex())),
                 ("rules", rules_json(&explanation)),
@@ -120,6 +121,9 @@ fn write_explanation(
             out,
             "{kind} {relation} (mode: none: nothing reads it, so commits do no work for it)"
         )?,
+    }
+    if let Some(rule) = &explanation.mode_rule {
+        writeln!(out, "mode rule: {rule}")?;
     }
     for (number, rule) in explanation.rules.iter().enumerate() {
         writeln!(out)?;

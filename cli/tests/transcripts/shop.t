@@ -212,6 +212,7 @@ $ rnt explain plan_total --at HEAD~4 --format json
   "relation": "plan_total",
   "kind": "view",
   "mode": "aggregate",
+  "mode_rule": null,
   "commit": "613fde249cce55e21622388bacc02fc85dcfe82e8218f385a14bcbaa24994900",
   "state": "a9621694e0f9fe81f1e54ee3040750cf5257d9e179bb1b869c63b3030fd264a0",
   "rules": [

@@ -198,6 +198,7 @@ impl Database {
             &head.state.relations,
             by_name.into_values().collect(),
             deltas,
+            self.recursion,
         );
         let (relations, operator_stats) = maintainer.run()?;
         state.relations = relations;

@@ -3,7 +3,7 @@
 //! bound columns and the tree or index that serves it.
 
 use crate::db::snapshot::{unknown_relation, Snapshot};
-use crate::delta::{operator_of, Operator};
+use crate::delta::{operator_of, Operator, RecursionCost, RecursionMode};
 use crate::eval::aggregate::{distinct_label, extremes_label, values_label, GROUPS_LABEL};
 use crate::eval::engine::plan_program;
 use crate::eval::plan::{
@@ -114,6 +114,10 @@ pub struct Explanation {
     /// `aggregate`, `dred`, `recompute`, `ephemeral`, `denial`); `None` for an ephemeral
     /// relation nothing reads (a commit does no work for it).
     pub mode: Option<&'static str>,
+    /// For a recursive stratum of views, the cost rule that picked `mode` with this state's
+    /// numbers (`crate::delta::RECURSION_RECOMPUTE_TUPLES_MAX`): the mode the next commit
+    /// from this state uses.
+    pub mode_rule: Option<String>,
     /// One entry per rule, in the canonical order.
     pub rules: Vec<RuleExplanation>,
 }
@@ -247,9 +251,24 @@ impl Snapshot {
             .ok_or_else(|| DbError::internal(format!("`{relation}` is in no stratum")))?;
         let mode = match kind {
             RelationKind::Denial => Some("denial"),
-            _ => operator_of(&self.program, &stratum.relations, stratum.recursive)
-                .map(Operator::name),
+            _ => operator_of(
+                &self.program,
+                &stratum.relations,
+                stratum.recursive,
+                &self.state.relations,
+                RecursionMode::ByCost,
+            )
+            .map(Operator::name),
         };
+        let recursive_views = stratum.recursive
+            && stratum.relations.iter().all(|r| {
+                self.program
+                    .relation(r)
+                    .is_some_and(|r| r.kind() == RelationKind::View)
+            });
+        let mode_rule = recursive_views.then(|| {
+            RecursionCost::of(&self.program, &stratum.relations, &self.state.relations).describe()
+        });
         let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
         let mut pushed = self.pushed_patterns(relation);
         if mode == Some("ephemeral") && !declared.is_aggregated() {
@@ -329,6 +348,7 @@ impl Snapshot {
             relation: relation.to_string(),
             kind,
             mode,
+            mode_rule,
             rules,
         })
     }
@@ -506,8 +526,8 @@ fn aggregate_trees(rule: &Rule) -> Vec<String> {
 /// | `min`/`max` | `O(K) per touched group · O(m) when a group loses its extremes` | MIN, MAX |
 /// | `count_distinct` | `O(K) per touched group · O(1) per changed (group, value) for count_distinct` | DISTINCT, then COUNT: O(Σm) — beaten by keeping a match count per (group, value) |
 /// | `concat` | `O(K) per touched group · O(m) per touched group for concat (its values re-read)` | STRING_AGG: O(Σm) (the D∘Q∘I fallback) |
-/// | recursive, DRed | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
-/// | recursive, recomputed | `O(N) recomputed` | Recursive query, recomputed: O(N) |
+/// | recursive, DRed (N above `RECURSION_RECOMPUTE_TUPLES_MAX`) | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
+/// | recursive, recomputed (N at most that, or not all views) | `O(N) recomputed` | Recursive query, recomputed: O(N) |
 ///
 /// An aggregate over a join pays both: `O(Σm) join, then O(K) per touched group`. A denial
 /// runs its body's class on insert-only deltas and stops at the first witness; an

@@ -35,6 +35,7 @@ pub(crate) use rebuild::rebuild_views;
 pub use snapshot::Snapshot;
 pub use verify::{Mismatch, VerifyReport};
 
+use crate::delta::RecursionMode;
 use crate::eval::engine::{plan_program, Engine};
 use crate::eval::query::{query, QueryAnswer, QueryState};
 use crate::eval::read::decode_stored;
@@ -56,6 +57,8 @@ pub struct Database {
     import_step_rows: usize,
     /// Rows an import sorts and applies per batch ([`IMPORT_BATCH_ROWS`] unless set).
     import_batch_rows: usize,
+    /// How commits maintain recursive strata of views (by the cost rule unless set).
+    recursion: RecursionMode,
 }
 
 impl Database {
@@ -67,7 +70,17 @@ impl Database {
             nodes,
             import_step_rows: IMPORT_STEP_ROWS,
             import_batch_rows: IMPORT_BATCH_ROWS,
+            recursion: RecursionMode::ByCost,
         }
+    }
+
+    /// This database, maintaining recursive strata of views in `mode` instead of by the
+    /// cost rule (`crate::delta::RECURSION_RECOMPUTE_TUPLES_MAX`): tests and benchmarks
+    /// force each mode to check that both reach the same state.
+    #[must_use]
+    pub fn with_recursion_mode(mut self, mode: RecursionMode) -> Database {
+        self.recursion = mode;
+        self
     }
 
     /// This database, importing `rows` rows per maintenance step (at least 1) instead of

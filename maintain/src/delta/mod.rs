@@ -7,7 +7,8 @@
 //! - [`aggregate`], [`minmax`], [`distinct`] and [`concat`]: aggregate views, from per-group
 //!   accumulators, sorted values and per-(group, value) match counts (CONCAT re-reads its
 //!   touched groups' values, the fallback);
-//! - [`dred`]: recursive strata of views; [`recompute`]: the fallback;
+//! - [`dred`]: recursive strata of views; [`recompute`]: the fallback, and small recursive
+//!   strata of views, whichever [`recursion`]'s cost rule picks;
 //! - [`ephemeral`]: deltas of relations computed when read, for their readers;
 //! - [`denial`]: judged on insert-only deltas, stopping at the first witness.
 //!
@@ -24,6 +25,7 @@ mod dred;
 mod ephemeral;
 mod minmax;
 mod recompute;
+mod recursion;
 mod terms;
 
 use crate::eval::engine::{Engine, ProgramPlans};
@@ -34,6 +36,7 @@ use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::{decode_tuple, encode_tuple};
 use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
+pub use recursion::{RecursionCost, RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, Tree};
 use std::collections::BTreeMap;
 use terms::driver_relation;
@@ -56,10 +59,11 @@ pub enum Operator {
     Counting,
     /// An aggregating view: per-group accumulators and sorted values ([`aggregate`]).
     Aggregate,
-    /// A recursive stratum of views: delete and rederive ([`dred`]).
+    /// A recursive stratum of views above the cost rule's threshold: delete and rederive
+    /// ([`dred`]).
     Dred,
-    /// A recursive stratum that is not all views: recomputed from scratch and diffed
-    /// ([`recompute`]).
+    /// A recursive stratum that is not all views, or a stratum of views the cost rule finds
+    /// small ([`recursion`]): recomputed in memory and diffed ([`recompute`]).
     Recompute,
     /// A non-recursive ephemeral relation others read: its delta, for them ([`ephemeral`];
     /// an aggregating one is recomputed and diffed).
@@ -79,10 +83,18 @@ impl Operator {
     }
 }
 
-/// The operator that maintains `stratum` (its relations, and whether it is recursive), or
-/// `None` when a commit does no work for it (a denial, judged after every stratum; an
-/// ephemeral relation nothing reads). One choice, shared by the commit and `explain`.
-pub fn operator_of(program: &Program, stratum: &[String], recursive: bool) -> Option<Operator> {
+/// The operator that maintains `stratum` (its relations, and whether it is recursive) at a
+/// commit starting from the state whose relations are `entries`, or `None` when a commit
+/// does no work for it (a denial, judged after every stratum; an ephemeral relation nothing
+/// reads). A recursive stratum of views goes by `mode` ([`recursion`]'s cost rule unless
+/// forced). One choice, shared by the commit and `explain`.
+pub fn operator_of(
+    program: &Program,
+    stratum: &[String],
+    recursive: bool,
+    entries: &[RelationEntry],
+    mode: RecursionMode,
+) -> Option<Operator> {
     let kind = |name: &str| {
         program
             .relation(name)
@@ -90,10 +102,18 @@ pub fn operator_of(program: &Program, stratum: &[String], recursive: bool) -> Op
             .unwrap_or(RelationKind::Relation)
     };
     if recursive {
-        return Some(if stratum.iter().all(|r| kind(r) == RelationKind::View) {
-            Operator::Dred
-        } else {
+        if !recursion::all_views(program, stratum) {
+            return Some(Operator::Recompute);
+        }
+        let recompute = match mode {
+            RecursionMode::ByCost => RecursionCost::of(program, stratum, entries).recompute(),
+            RecursionMode::Dred => false,
+            RecursionMode::Recompute => true,
+        };
+        return Some(if recompute {
             Operator::Recompute
+        } else {
+            Operator::Dred
         });
     }
     let name = stratum.first()?;
@@ -113,6 +133,9 @@ pub struct Maintainer<'a> {
     nodes: &'a NodeStore,
     program: &'a Program,
     plans: &'a ProgramPlans,
+    /// The head's entries: what the cost rule reads.
+    old_entries: &'a [RelationEntry],
+    recursion: RecursionMode,
     old: Engine<'a>,
     new: Engine<'a>,
     entries: BTreeMap<String, RelationEntry>,
@@ -122,14 +145,16 @@ pub struct Maintainer<'a> {
 
 impl<'a> Maintainer<'a> {
     /// A maintainer from the head's entries (`old`) to the new base entries (`new`, whose
-    /// base relations and their indexes already hold the change), given the base deltas.
+    /// base relations and their indexes already hold the change), given the base deltas;
+    /// recursive strata of views go by `recursion`.
     pub fn new(
         nodes: &'a NodeStore,
         program: &'a Program,
         plans: &'a ProgramPlans,
-        old: &[RelationEntry],
+        old: &'a [RelationEntry],
         new: Vec<RelationEntry>,
         base_deltas: BTreeMap<String, Delta>,
+        recursion: RecursionMode,
     ) -> Maintainer<'a> {
         for (name, delta) in &base_deltas {
             delta.debug_assert_disjoint(name);
@@ -138,6 +163,8 @@ impl<'a> Maintainer<'a> {
             nodes,
             program,
             plans,
+            old_entries: old,
+            recursion,
             old: Engine::new(nodes, program, plans, old),
             new: Engine::new(nodes, program, plans, &new),
             entries: new.into_iter().map(|e| (e.name.clone(), e)).collect(),
@@ -153,8 +180,13 @@ impl<'a> Maintainer<'a> {
             if !stratum.relations.iter().any(|r| self.reads_changed(r)) {
                 continue;
             }
-            let Some(operator) = operator_of(self.program, &stratum.relations, stratum.recursive)
-            else {
+            let Some(operator) = operator_of(
+                self.program,
+                &stratum.relations,
+                stratum.recursive,
+                self.old_entries,
+                self.recursion,
+            ) else {
                 continue;
             };
             let before = self.nodes.counters();

@@ -225,6 +225,26 @@ impl<'a> Engine<'a> {
         Ok(out)
     }
 
+    /// Every tuple of a derived relation computed from its rules over this engine's
+    /// relations, never read from its own stored tree: a recursive relation by its
+    /// stratum's fixpoint (the stratum's members overlaid in memory), any other by
+    /// [`Engine::evaluate`]. The caller makes sure a non-recursive one is not stored.
+    pub fn evaluate_from_scratch(&self, relation: &str) -> DbResult<BTreeSet<Tuple>> {
+        let recursive = self
+            .program
+            .strata
+            .stratum_of(relation)
+            .is_some_and(|i| self.program.strata.strata[i].recursive);
+        if recursive {
+            return Ok(self.recursive_relation(relation)?.tuples().clone());
+        }
+        debug_assert!(
+            !self.stored.contains_key(relation),
+            "`{relation}` is stored: evaluating it from scratch would read its stale tree"
+        );
+        self.evaluate(relation)
+    }
+
     fn plans_for_pattern(&self, relation: &str, bound: &[usize]) -> Rc<Vec<RulePlan>> {
         let key = (relation.to_string(), bound.to_vec());
         if let Some(plans) = self.pattern_plans.borrow().get(&key) {
