@@ -9,10 +9,10 @@
 //! its touched groups' values, O(Σm) as seed 001 states; never another group's, never the
 //! relation.
 
-use super::{decode_count, Maintainer};
+use super::{decode_count, moved_count, Maintainer};
 use crate::eval::aggregate::AggregateShape;
 use crate::lang::value::Value;
-use crate::{DbError, DbResult};
+use crate::DbResult;
 use rnt_merkle::{Edit, Tree};
 use std::collections::BTreeMap;
 
@@ -53,15 +53,7 @@ impl Maintainer<'_> {
             }
             let key = shape.concat_key(group_key, group, value, rule)?;
             let before = old.get(&key).copied().unwrap_or(0);
-            let after = i64::try_from(before)
-                .ok()
-                .and_then(|o| o.checked_add(*change))
-                .and_then(|n| u64::try_from(n).ok())
-                .ok_or_else(|| {
-                    DbError::corrupted(format!(
-                        "maintaining `{view}`: a value's match count went negative"
-                    ))
-                })?;
+            let after = moved_count(before, *change, view, "match count")?;
             edits.push((
                 key.clone(),
                 (after > 0).then(|| after.to_le_bytes().to_vec()),

@@ -8,10 +8,10 @@
 //! reads one entry per (group, value) it touches, never the values it leaves alone: O(Δ),
 //! the seed's "DISTINCT, then COUNT" done in one operator.
 
-use super::{decode_count, Maintainer};
+use super::{decode_count, moved_count, Maintainer};
 use crate::eval::aggregate::AggregateShape;
 use crate::lang::value::Value;
-use crate::{DbError, DbResult};
+use crate::DbResult;
 use rnt_merkle::{Edit, Tree};
 use std::collections::BTreeMap;
 
@@ -37,15 +37,7 @@ impl Maintainer<'_> {
                 Some(bytes) => decode_count(&bytes, view)?,
                 None => 0,
             };
-            let new = i64::try_from(old)
-                .ok()
-                .and_then(|o| o.checked_add(*change))
-                .and_then(|n| u64::try_from(n).ok())
-                .ok_or_else(|| {
-                    DbError::corrupted(format!(
-                        "maintaining `{view}`: a value's match count went negative"
-                    ))
-                })?;
+            let new = moved_count(old, *change, view, "match count")?;
             match (old, new) {
                 (0, n) if n > 0 => step += 1,
                 (o, 0) if o > 0 => step -= 1,

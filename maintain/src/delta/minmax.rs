@@ -4,10 +4,10 @@
 //! `mult'(g, v) = mult(g, v) + Δmult(g, v)`; `extreme'(g) = first v with mult'(g, v) > 0`,
 //! found by reading the group's front and stepping only past the entries the change empties.
 
-use super::{decode_count, Maintainer};
+use super::{decode_count, moved_count, Maintainer};
 use crate::eval::aggregate::AggregateShape;
 use crate::lang::value::Value;
-use crate::{DbError, DbResult};
+use crate::DbResult;
 use rnt_merkle::{Edit, Tree};
 use std::collections::BTreeMap;
 
@@ -35,15 +35,7 @@ impl Maintainer<'_> {
                 Some(bytes) => decode_count(&bytes, view)?,
                 None => 0,
             };
-            let new = i64::try_from(old)
-                .ok()
-                .and_then(|o| o.checked_add(*change))
-                .and_then(|n| u64::try_from(n).ok())
-                .ok_or_else(|| {
-                    DbError::corrupted(format!(
-                        "maintaining `{view}`: a value's multiplicity went negative"
-                    ))
-                })?;
+            let new = moved_count(old, *change, view, "multiplicity")?;
             edits.push((key.clone(), (new > 0).then(|| new.to_le_bytes().to_vec())));
             new_counts.insert(key, new);
         }

@@ -326,6 +326,21 @@ fn decode_count(bytes: &[u8], relation: &str) -> DbResult<u64> {
     Ok(u64::from_le_bytes(array))
 }
 
+/// A stored multiplicity `old` moved by `change` (a value's matches in a group): damage
+/// when it would go negative or overflow, since maintenance only removes what it added.
+/// `what` names the count in the message (`multiplicity`, `match count`).
+fn moved_count(old: u64, change: i64, view: &str, what: &str) -> DbResult<u64> {
+    i64::try_from(old)
+        .ok()
+        .and_then(|o| o.checked_add(change))
+        .and_then(|n| u64::try_from(n).ok())
+        .ok_or_else(|| {
+            DbError::corrupted(format!(
+                "maintaining `{view}`: a value's {what} went negative"
+            ))
+        })
+}
+
 fn stored_tree(entry: &RelationEntry) -> DbResult<Tree> {
     entry
         .tree()
