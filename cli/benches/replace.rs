@@ -13,6 +13,9 @@
 //! `RNT_BENCH_SCALE=0.1` shrinks the data, `RNT_BENCH_RUNS` (replace runs, median taken;
 //! default 3), `RNT_BENCH_CHANGED_PERMILLE` (default 10: 1 %).
 
+mod common;
+
+use common::{env_or, median, Rng};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
@@ -33,29 +36,6 @@ orphan(i) :- orders(i, c, _), not customers(c, _).
 ";
 
 const PLANS: [&str; 5] = ["free", "basic", "pro", "team", "enterprise"];
-
-/// xorshift64 with the seed of `storage.rs`, drawn in the same order (plans, then orders),
-/// so the orders are the reference orders.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// Runs `rnt --store STORE args` in `dir`; panics on failure; returns its wall time (s) and
 /// its standard output.
@@ -78,11 +58,6 @@ fn rnt(dir: &Path, store: &Path, args: &[&str]) -> (f64, String) {
         seconds,
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn write_orders(path: &Path, orders: &[(u64, u64, u64)]) {
@@ -146,6 +121,8 @@ fn main() {
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let scaled = |n: f64| ((n * scale) as u64).max(1000);
     let (customers, order_count) = (scaled(100_000.0), scaled(1_000_000.0));
+    // The seed of `storage.rs`, drawn in the same order (plans, then orders): the
+    // reference orders.
     let mut rng = Rng(0x5eed_1234_abcd_9876);
     let plans: Vec<u64> = (0..customers).map(|_| rng.below(5)).collect();
     let orders: Vec<(u64, u64, u64)> = (0..order_count)

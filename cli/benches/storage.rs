@@ -17,6 +17,9 @@
 //! the RSS run), `RNT_BENCH_BACKENDS=packs,sled`, `RNT_BENCH_CODECS=zstd,lz4,raw`, `RNT_BENCH_VERBOSE=1`. Packs are measured with each codec for
 //! new chunks (zstd, the default; lz4; raw), which is how the default was chosen.
 
+mod common;
+
+use common::{env_or, median, Rng};
 use rnt_maintain::change::parse_changes;
 use rnt_maintain::{CommitOutcome, Database};
 use rnt_store::{open_store, OpenMode};
@@ -52,38 +55,6 @@ plan_total(p, sum(a), count()) :- orders(_, c, a), customers(c, p).
 ";
 
 const PLANS: [&str; 5] = ["free", "basic", "pro", "team", "enterprise"];
-
-/// xorshift64, seeded: the data and ticks are the same in every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    /// An index below `len`: the same draw as `below`.
-    fn index(&mut self, len: usize) -> usize {
-        let len = u64::try_from(len).expect("a usize fits u64");
-        usize::try_from(self.below(len)).expect("below a usize")
-    }
-    /// A number below a non-negative `n`: the same draw as `below`.
-    fn below_i64(&mut self, n: i64) -> i64 {
-        let n = u64::try_from(n).expect("a non-negative bound");
-        i64::try_from(self.below(n)).expect("below an i64")
-    }
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// The reference data, and the state the ticks change.
 struct Data {
@@ -193,11 +164,6 @@ fn rnt(dir: &Path, store: &Path, args: &[&str]) -> f64 {
         String::from_utf8_lossy(&output.stderr)
     );
     ms
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn folder_bytes(folder: &Path) -> u64 {

@@ -5,6 +5,7 @@
 //! names, and the reflog keeps every value a branch held until the branch is deleted.*
 
 use crate::db::refs::{self, BranchTip};
+use crate::db::snapshot::Snapshot;
 use crate::db::{CommitOutcome, Database, DiffScope};
 use crate::lang::change::{Change, Sign};
 use crate::{DbError, DbResult};
@@ -50,11 +51,7 @@ impl Database {
 
     /// The commit `reference` names; a state named by its hash has none (an error).
     pub fn resolve_commit(&self, reference: &str) -> DbResult<Address> {
-        self.resolve(reference)?.commit.ok_or_else(|| {
-            DbError::user(format!(
-                "`{reference}` names a state by its hash, not a commit; name a commit, branch or tag"
-            ))
-        })
+        commit_of(&self.resolve(reference)?, reference)
     }
 
     /// Creates branch `name` at the commit `at` names (default `HEAD`); returns the commit.
@@ -135,11 +132,7 @@ impl Database {
     /// `Revert "ORIGINAL MESSAGE"`.
     pub fn revert(&self, reference: &str, message: Option<&str>) -> DbResult<RevertOutcome> {
         let target = self.resolve(reference)?;
-        let commit = target.commit.ok_or_else(|| {
-            DbError::user(format!(
-                "`{reference}` names a state by its hash, not a commit; name a commit, branch or tag"
-            ))
-        })?;
+        let commit = commit_of(&target, reference)?;
         let record = Commit::read(self.chunks.as_ref(), &commit)?;
         let parent = self.first_parent(&target)?;
         let program_changed = parent.state.program != target.state.program;
@@ -185,11 +178,6 @@ impl Database {
         Ok(live)
     }
 
-    /// Whether commit `ancestor` is `descendant` or one of its ancestors.
-    pub fn is_ancestor(&self, ancestor: Address, descendant: Address) -> DbResult<bool> {
-        Ok(self.ancestors(descendant)?.contains(&ancestor))
-    }
-
     /// `commit` and every commit it descends from.
     pub(super) fn ancestors(&self, commit: Address) -> DbResult<HashSet<Address>> {
         let mut seen = HashSet::new();
@@ -201,6 +189,16 @@ impl Database {
         }
         Ok(seen)
     }
+}
+
+/// The commit `snapshot` (resolved from `reference`) was reached through; a state named by
+/// its hash has none, which is the user's error.
+fn commit_of(snapshot: &Snapshot, reference: &str) -> DbResult<Address> {
+    snapshot.commit.ok_or_else(|| {
+        DbError::user(format!(
+            "`{reference}` names a state by its hash, not a commit; name a commit, branch or tag"
+        ))
+    })
 }
 
 /// What `revert` did.

@@ -147,11 +147,10 @@ pub fn head_commit(chunks: &dyn ChunkStore) -> DbResult<Option<Address>> {
 /// Every branch with its commit, sorted by name.
 pub fn branches(chunks: &dyn ChunkStore) -> DbResult<Vec<(String, Address)>> {
     let mut out = Vec::new();
-    for (name, _) in chunks.list_refs()? {
+    for (name, record) in chunks.list_refs()? {
         if let Some(branch) = name.strip_prefix(BRANCH_PREFIX) {
-            if let Some(tip) = branch_tip(chunks, branch)? {
-                out.push((branch.to_string(), tip.commit));
-            }
+            let commit = BranchRecord::read(chunks, &record)?.commit_address();
+            out.push((branch.to_string(), commit));
         }
     }
     if !out.iter().any(|(name, _)| name == BRANCH_DEFAULT) {
@@ -197,14 +196,7 @@ pub fn move_branch(
         record: None,
     }) = tip
     {
-        let time = Commit::read(chunks, &commit)?.time;
-        let first = BranchRecord {
-            commit: *commit.as_bytes(),
-            previous: None,
-            time,
-            action: "the history before branches".to_string(),
-        };
-        previous = Some(first.write(chunks)?);
+        previous = Some(legacy_record(chunks, commit)?.write(chunks)?);
     }
     let record = BranchRecord {
         commit: *new.as_bytes(),
@@ -325,17 +317,7 @@ pub fn reflog<'a>(
     let mut legacy = tip.filter(|t| t.record.is_none()).map(|t| t.commit);
     Ok(std::iter::from_fn(move || {
         if let Some(commit) = legacy.take() {
-            let time = match Commit::read(chunks, &commit) {
-                Ok(c) => c.time,
-                Err(e) => return Some(Err(e.into())),
-            };
-            let record = BranchRecord {
-                commit: *commit.as_bytes(),
-                previous: None,
-                time,
-                action: "the history before branches".to_string(),
-            };
-            return Some(Ok((commit, record)));
+            return Some(legacy_record(chunks, commit).map(|record| (commit, record)));
         }
         let address = next_record.take()?;
         match BranchRecord::read(chunks, &address) {
@@ -372,6 +354,17 @@ pub fn live_roots(chunks: &dyn ChunkStore) -> DbResult<(Vec<Address>, Vec<Addres
     commits.sort();
     commits.dedup();
     Ok((commits, objects))
+}
+
+/// The record standing for the bare commit ref of a store made before branches: the
+/// branch's first value, logged at its commit's time.
+fn legacy_record(chunks: &dyn ChunkStore, commit: Address) -> DbResult<BranchRecord> {
+    Ok(BranchRecord {
+        commit: *commit.as_bytes(),
+        previous: None,
+        time: Commit::read(chunks, &commit)?.time,
+        action: "the history before branches".to_string(),
+    })
 }
 
 fn branch_ref(name: &str) -> String {

@@ -1,0 +1,42 @@
+//! What the CLI benchmarks share: the seeded generator that draws the reference data (the
+//! same draws in the same order give the same data in every bench), `env_or` for the
+//! knobs, and `median`.
+#![allow(dead_code)] // Each bench uses a different part.
+
+/// xorshift64, seeded: the data and ticks are the same in every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    /// An index below `len`: the same draw as `below`.
+    pub fn index(&mut self, len: usize) -> usize {
+        let len = u64::try_from(len).expect("a usize fits u64");
+        usize::try_from(self.below(len)).expect("below a usize")
+    }
+    /// A number below a non-negative `n`: the same draw as `below`.
+    pub fn below_i64(&mut self, n: i64) -> i64 {
+        let n = u64::try_from(n).expect("a non-negative bound");
+        i64::try_from(self.below(n)).expect("below an i64")
+    }
+}
+
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The middle value (NaN for none).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
