@@ -58,7 +58,7 @@ pub use record::Codec;
 
 use super::{check_ref_name, describe};
 use crate::fault;
-use crate::{Address, Chunk, ChunkStore, GcReport, StoreError, StoreResult};
+use crate::{Address, AddressMap, Chunk, ChunkStore, GcReport, StoreError, StoreResult};
 pub(crate) use files::sync_folder;
 use files::{folder_bytes, process_is_alive, remove_if_present, stamp_of, FileStamp};
 use index::Entry;
@@ -581,6 +581,8 @@ impl ChunkStore for PackStore {
         // trees) that it never publishes. The lock is taken when something is published.
         let mut writer = self.lock_writer();
         let view = self.view();
+        let mut fresh: Vec<(Address, &[u8])> = Vec::with_capacity(chunks.len());
+        let mut batch = AddressMap::default();
         for (address, bytes) in chunks {
             if bytes.len() > record::CHUNK_BYTES_MAX {
                 return Err(StoreError::Backend(format!(
@@ -596,6 +598,7 @@ impl ChunkStore for PackStore {
             // A chunk already in a pack is skipped (content addressing: same bytes); a
             // pack we cannot read counts as not holding it, so the chunk is written again.
             if pending_has
+                || batch.insert(*address, ()).is_some()
                 || view
                     .packs
                     .iter()
@@ -603,14 +606,20 @@ impl ChunkStore for PackStore {
             {
                 continue;
             }
-            if writer.pending.is_none() {
-                writer.pending = Some(PendingPack::create(
-                    &self.inner.packs_dir,
-                    self.inner.options.codec,
-                )?);
-            }
-            let pending = writer.pending.as_mut().expect("created above");
-            pending.append_chunk(address, bytes)?;
+            fresh.push((*address, bytes));
+        }
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        if writer.pending.is_none() {
+            writer.pending = Some(PendingPack::create(
+                &self.inner.packs_dir,
+                self.inner.options.codec,
+            )?);
+        }
+        let pending = writer.pending.as_mut().expect("created above");
+        for (address, record) in encode_records(&fresh, pending.codec) {
+            pending.append_record(address, &record)?;
         }
         Ok(())
     }
@@ -801,6 +810,40 @@ impl View {
     }
 }
 
+/// Chunks a batch must hold before its records are compressed on two threads: below it,
+/// a thread's start costs more than the compression it takes over.
+const PARALLEL_ENCODE_CHUNKS_MIN: usize = 64;
+
+/// The records of `chunks`, in order, compressed with `codec`. A large batch (a build or
+/// an edit writing many nodes) is compressed on two threads, the second half beside the
+/// first: the records are the same bytes either way.
+fn encode_records(chunks: &[(Address, &[u8])], codec: Codec) -> Vec<(Address, Vec<u8>)> {
+    let encode = |part: &[(Address, &[u8])]| -> Vec<(Address, Vec<u8>)> {
+        part.iter()
+            .map(|(address, bytes)| {
+                let mut record = Vec::with_capacity(bytes.len() + 64);
+                record::encode_record(&mut record, address, bytes, codec);
+                (*address, record)
+            })
+            .collect()
+    };
+    if chunks.len() < PARALLEL_ENCODE_CHUNKS_MIN {
+        return encode(chunks);
+    }
+    let (first, second) = chunks.split_at(chunks.len() / 2);
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| encode(second));
+        let mut records = encode(first);
+        // A panic while compressing is a bug: carry it on to this thread.
+        records.extend(
+            later
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        );
+        records
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -824,6 +867,61 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    /// A batch large enough to be compressed on two threads, holding a chunk twice: every
+    /// chunk reads back after a reopen, the repeated one was written once, and the pack is
+    /// the bytes a one-thread encoding gives.
+    #[test]
+    fn a_large_batch_is_encoded_on_two_threads_into_the_same_records() {
+        let dir = tempfile::tempdir().unwrap();
+        PackStore::create(dir.path()).unwrap();
+        let store = PackStore::open(dir.path()).unwrap();
+        let mut chunks: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| {
+                format!("chunk {i} ")
+                    .repeat(1 + i as usize % 40)
+                    .into_bytes()
+            })
+            .collect();
+        chunks.push(chunks[7].clone());
+        assert!(chunks.len() >= PARALLEL_ENCODE_CHUNKS_MIN);
+        let slices: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+        let addresses = store.put_batch(&slices).unwrap();
+        let head = addresses[0];
+        store
+            .compare_and_swap_ref_durably("main", None, Some(head))
+            .unwrap();
+        drop(store);
+        let store = PackStore::open(dir.path()).unwrap();
+        for (address, bytes) in addresses.iter().zip(&chunks) {
+            assert_eq!(&*store.get(address).unwrap(), bytes.as_slice());
+        }
+        let addressed: Vec<(Address, &[u8])> = addresses
+            .iter()
+            .copied()
+            .zip(slices.iter().copied())
+            .take(300)
+            .collect();
+        let mut sequential = record::PACK_MAGIC.to_vec();
+        for (address, bytes) in &addressed {
+            record::encode_record(&mut sequential, address, bytes, PACK_CODEC_DEFAULT);
+        }
+        let parallel: Vec<u8> = encode_records(&addressed, PACK_CODEC_DEFAULT)
+            .into_iter()
+            .flat_map(|(_, record)| record)
+            .collect();
+        assert_eq!(parallel, sequential[record::PACK_MAGIC.len()..]);
+        let packs: Vec<_> = pack_files(dir.path())
+            .into_iter()
+            .filter(|name| name.ends_with(".pack"))
+            .collect();
+        assert_eq!(packs.len(), 1, "{packs:?}");
+        let pack = std::fs::read(dir.path().join(PACKS_DIR).join(&packs[0])).unwrap();
+        assert!(
+            pack.starts_with(&sequential),
+            "the pack holds the records in order, the repeated chunk once"
+        );
     }
 
     #[test]

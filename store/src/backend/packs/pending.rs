@@ -56,13 +56,8 @@ impl PendingPack {
         self.written + self.buffer.len() as u64
     }
 
-    pub(crate) fn append_chunk(&mut self, address: &Address, bytes: &[u8]) -> StoreResult<()> {
-        let offset = self.end();
-        let len = record::encode_record(&mut self.buffer, address, bytes, self.codec);
-        self.note(*address, offset, len)
-    }
-
-    /// Appends a record that is already encoded (a copy from another pack).
+    /// Appends a record that is already encoded (a new chunk's, or a copy from another
+    /// pack).
     pub(crate) fn append_record(&mut self, address: Address, record: &[u8]) -> StoreResult<()> {
         let offset = self.end();
         self.buffer.extend_from_slice(record);
