@@ -12,10 +12,12 @@ use crate::build::{write_empty_leaf, LevelStack};
 use crate::chunker::Chunker;
 use crate::codec::ChildRef;
 use crate::node_store::{NodeStore, NodeWriter};
+use crate::prefetch::{prefetch_leaves, PREFETCH_KEYS_MIN};
 use crate::{MerkleResult, Node};
 use rnt_store::Address;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 /// One edit: put `key → value`, or delete `key` when the value is `None`.
@@ -31,17 +33,42 @@ pub(crate) fn edit_tree(
         return Ok(root);
     }
     let root_node = store.read(&root)?;
+    if root_node.level() > 0 && edits.len() >= PREFETCH_KEYS_MIN {
+        let done = AtomicBool::new(false);
+        return std::thread::scope(|scope| {
+            let keys = edits.iter().map(|(key, _)| key.as_slice());
+            scope.spawn(|| prefetch_leaves(store, &root_node, keys, &done));
+            let edited = edit_levels(store, root, &root_node, &edits);
+            done.store(true, AtomicOrdering::Relaxed);
+            edited
+        });
+    }
+    edit_levels(store, root, &root_node, &edits)
+}
+
+/// [`edit_tree`]'s work: each level below the root, then the root's.
+fn edit_levels(
+    store: &NodeStore,
+    root: Address,
+    root_node: &Arc<Node>,
+    edits: &[Edit],
+) -> MerkleResult<Address> {
     let height = root_node.level();
     let mut writer = store.writer();
-    let mut level_edits = edits;
+    // The edits of the level being edited: the caller's at the leaves, then each level's
+    // edits of the level above.
+    let mut above: Option<Vec<Edit>> = None;
     for level in 0..height {
-        level_edits = edit_level(store, &root_node, level, &level_edits, &mut writer)?;
-        if level_edits.is_empty() {
+        let level_edits = above.as_deref().unwrap_or(edits);
+        let next = edit_level(store, root_node, level, level_edits, &mut writer)?;
+        if next.is_empty() {
             writer.flush()?;
             return Ok(root);
         }
+        above = Some(next);
     }
-    let new_root = edit_root_level(store, &root_node, &level_edits, &mut writer)?;
+    let level_edits = above.as_deref().unwrap_or(edits);
+    let new_root = edit_root_level(store, root_node, level_edits, &mut writer)?;
     writer.flush()?;
     Ok(new_root)
 }

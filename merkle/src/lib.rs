@@ -36,6 +36,7 @@ mod error;
 mod node;
 mod node_store;
 pub mod objects;
+mod prefetch;
 mod reach;
 mod tree;
 

@@ -97,6 +97,45 @@ impl Tree {
         cursor::get(store, &self.root, key)
     }
 
+    /// The value under each of `keys` (increasing, as an edit's keys are), `None` where
+    /// absent: the same as [`Tree::get`] per key, with the leaves read ahead on a second
+    /// thread when the keys are many (`prefetch`).
+    pub fn get_many(
+        &self,
+        store: &NodeStore,
+        keys: &[Vec<u8>],
+    ) -> MerkleResult<Vec<Option<Vec<u8>>>> {
+        let lookups = || keys.iter().map(|key| self.get(store, key)).collect();
+        if keys.len() < crate::prefetch::PREFETCH_KEYS_MIN {
+            return lookups();
+        }
+        // Not counted as a visit: the lookups count their own.
+        let root = store.warm(&self.root)?;
+        if root.is_leaf() {
+            return lookups();
+        }
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let ahead = keys.iter().map(Vec::as_slice);
+            scope.spawn(|| crate::prefetch::prefetch_leaves(store, &root, ahead, &done));
+            let values = lookups();
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+            values
+        })
+    }
+
+    /// Reads into the cache, until `done`, the leaves a diff with `other` will open (every
+    /// leaf one tree holds and the other does not): for a second thread to run beside a
+    /// diff expected to open many of them. Only the cache changes (`prefetch`).
+    pub fn read_ahead_diff(
+        &self,
+        store: &NodeStore,
+        other: &Tree,
+        done: &std::sync::atomic::AtomicBool,
+    ) {
+        crate::prefetch::read_ahead_diff(store, &self.root, &other.root, done);
+    }
+
     /// Number of entries (read from the root's subtree counts).
     pub fn count(&self, store: &NodeStore) -> MerkleResult<u64> {
         Ok(store.read(&self.root)?.subtree_count())

@@ -196,3 +196,60 @@ fn lone_trailing_internal_entry_joins_its_neighbour() {
         "no tree with a two-entry last internal node in the sweep"
     );
 }
+
+/// Edits and batch lookups large enough to read their leaves ahead on a second thread
+/// (`prefetch`): the same tree as a bulk build of the edited model, the same values as one
+/// `get` per key, and the same work counted (a prefetch counts no visit).
+#[test]
+fn large_edits_and_batch_lookups_read_ahead_without_changing_results_or_counts() {
+    let model = sample(60_000);
+    // Every seventh key deleted, every eleventh changed, and new keys between: ~19k edits,
+    // spread over nearly every leaf.
+    let mut edits: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+    let mut edited = model.clone();
+    for i in 0..60_000u32 {
+        if i % 7 == 0 {
+            edits.push((key(i), None));
+            edited.remove(&key(i));
+        } else if i % 11 == 0 {
+            edits.push((key(i), Some(b"changed".to_vec())));
+            edited.insert(key(i), b"changed".to_vec());
+        }
+        if i % 13 == 0 {
+            let new = format!("key-{i:08}+").into_bytes();
+            edits.push((new.clone(), Some(b"new".to_vec())));
+            edited.insert(new, b"new".to_vec());
+        }
+    }
+    edits.sort_by(|a, b| a.0.cmp(&b.0));
+    let keys: Vec<Vec<u8>> = edits.iter().map(|(k, _)| k.clone()).collect();
+    let (nodes, _) = memory_nodes();
+    let tree = bulk(&nodes, &model);
+    nodes.clear_cache();
+    let before = nodes.counters();
+    let values = tree.get_many(&nodes, &keys).unwrap();
+    let batch_reads = nodes.counters() - before;
+    let one_by_one: Vec<Option<Vec<u8>>> = keys.iter().map(|k| model.get(k).cloned()).collect();
+    assert_eq!(values, one_by_one);
+    let before = nodes.counters();
+    for k in &keys {
+        tree.get(&nodes, k).unwrap();
+    }
+    let single_reads = nodes.counters() - before;
+    assert_eq!(batch_reads.nodes_read, single_reads.nodes_read);
+    assert_eq!(batch_reads.entries_read, single_reads.entries_read);
+    nodes.clear_cache();
+    let edited_tree = tree.edit(&nodes, edits).unwrap();
+    assert_eq!(edited_tree, bulk(&nodes, &edited));
+    assert_eq!(contents(&nodes, &edited_tree), edited);
+    // A diff read ahead beside it gives the same differences.
+    nodes.clear_cache();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let differences = std::thread::scope(|scope| {
+        scope.spawn(|| tree.read_ahead_diff(&nodes, &edited_tree, &done));
+        let count = tree.diff(&nodes, &edited_tree).unwrap().count();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        count
+    });
+    assert_eq!(differences, keys.len());
+}
