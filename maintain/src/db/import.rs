@@ -145,6 +145,10 @@ impl Database {
             current: head.clone(),
             steps: StepTotals::default(),
         };
+        let mut rows = rows.into_iter();
+        if mode == ImportMode::Replace && schema.key_columns().is_none() {
+            run.build_sorted_prefix(&mut rows, progress)?;
+        }
         for row in rows {
             run.push(row?, progress)?;
         }
@@ -233,6 +237,71 @@ impl ImportRun<'_> {
         if self.batch.len() + self.keyed.len() >= self.batch_rows {
             self.apply_batch(false)?;
         }
+        Ok(())
+    }
+
+    /// Streams a replace's rows straight into the new tree while they arrive in order
+    /// (files exported in key order: the common case), with no batch to hold or sort; a
+    /// repeated row is skipped, as a set holds it once. The first row out of order is left
+    /// in the batch, and it and the rows after it go through the batches, applied to the
+    /// prefix's tree as edits: the same tree either way (history independence).
+    fn build_sorted_prefix(
+        &mut self,
+        rows: &mut impl Iterator<Item = DbResult<Tuple>>,
+        progress: &mut dyn FnMut(u64),
+    ) -> DbResult<()> {
+        debug_assert!(self.batch.is_empty() && self.schema.key_columns().is_none());
+        let (relation, types) = (self.relation, &self.types);
+        let read = &mut self.read;
+        let mut failure: Option<DbError> = None;
+        let mut unsorted: Option<Vec<u8>> = None;
+        let mut previous: Option<Vec<u8>> = None;
+        let sorted = std::iter::from_fn(|| loop {
+            let tuple = match rows.next()? {
+                Ok(tuple) => tuple,
+                Err(error) => {
+                    failure = Some(error);
+                    return None;
+                }
+            };
+            let encoded = match encode_tuple(&tuple, types) {
+                Ok(encoded) => encoded,
+                Err(error) => {
+                    failure = Some(DbError::user(format!("{relation}: {error}")));
+                    return None;
+                }
+            };
+            *read += 1;
+            let rows_read = *read;
+            if rows_read.is_multiple_of(65_536) {
+                progress(rows_read);
+                if let Err(error) = crate::budget::check(|| {
+                    format!("importing into `{relation}` ({rows_read} rows read)")
+                }) {
+                    failure = Some(error);
+                    return None;
+                }
+            }
+            match previous.as_deref().map(|last| last.cmp(&encoded)) {
+                Some(std::cmp::Ordering::Equal) => {}
+                Some(std::cmp::Ordering::Greater) => {
+                    unsorted = Some(encoded);
+                    return None;
+                }
+                _ => {
+                    let last = previous.get_or_insert_with(Vec::new);
+                    last.clear();
+                    last.extend_from_slice(&encoded);
+                    return Some(encoded);
+                }
+            }
+        });
+        let tree = Tree::build(&self.db.nodes, sorted.map(|key| (key, [])))?;
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        self.tree = tree;
+        self.batch.extend(unsorted);
         Ok(())
     }
 
@@ -435,7 +504,16 @@ impl ImportRun<'_> {
     ) -> DbResult<CommitOutcome> {
         if self.mode == ImportMode::Replace && self.stepwise {
             let new_tree = self.tree;
-            self.replace_in_steps(old_tree, new_tree)?;
+            // The diff of a replace opens most leaves when the changes are spread out:
+            // read them ahead on a second thread while this one diffs and maintains.
+            let nodes = self.db.nodes.clone();
+            let done = std::sync::atomic::AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                scope.spawn(|| old_tree.read_ahead_diff(&nodes, &new_tree, &done));
+                let replaced = self.replace_in_steps(old_tree, new_tree);
+                done.store(true, std::sync::atomic::Ordering::Relaxed);
+                replaced
+            })?;
         }
         if self.stepwise {
             return match self.steps.finish(self.current.state) {

@@ -34,12 +34,18 @@ impl Maintainer<'_> {
         let tree = stored_tree(&entry)?;
         let mut edits: Vec<Edit> = Vec::new();
         let mut delta = Delta::default();
+        let mut changed = Vec::with_capacity(counts.len());
+        let mut keys = Vec::with_capacity(counts.len());
         for (tuple, change) in counts {
-            if change == 0 {
-                continue;
+            if change != 0 {
+                keys.push(encode(&tuple, &types, view)?);
+                changed.push((tuple, change));
             }
-            let key = encode(&tuple, &types, view)?;
-            let old = match tree.get(self.nodes, &key)? {
+        }
+        let olds = tree.get_many(self.nodes, &keys)?;
+        debug_assert_eq!(olds.len(), keys.len());
+        for (((tuple, change), key), old) in changed.into_iter().zip(keys).zip(olds) {
+            let old = match old {
                 Some(bytes) => decode_count(&bytes, view)?,
                 None => 0,
             };
