@@ -95,6 +95,44 @@ enum State {
     QuoteInQuoted,
 }
 
+/// The fields of the record being read, kept from record to record so that their strings'
+/// buffers are reused: the first `used` strings are the record's fields.
+#[derive(Default)]
+struct Fields {
+    list: Vec<String>,
+    used: usize,
+}
+
+impl Fields {
+    /// Starts a record: no fields yet.
+    fn clear(&mut self) {
+        self.used = 0;
+    }
+
+    /// Starts the record's next field, empty.
+    fn start(&mut self) {
+        if self.used == self.list.len() {
+            self.list.push(String::new());
+        } else {
+            self.list[self.used].clear();
+        }
+        self.used += 1;
+    }
+
+    /// The field being read (a record always has one once it started).
+    fn current(&mut self) -> &mut String {
+        debug_assert!(
+            self.used > 0,
+            "a record's first field starts with the record"
+        );
+        &mut self.list[self.used - 1]
+    }
+
+    fn as_slice(&self) -> &[String] {
+        &self.list[..self.used]
+    }
+}
+
 /// Reads CSV records one at a time from a `BufRead` (RFC 4180; see the module docs).
 pub struct CsvReader<R> {
     input: R,
@@ -102,6 +140,8 @@ pub struct CsvReader<R> {
     lines_read: usize,
     /// The current line's bytes.
     raw: Vec<u8>,
+    /// The fields of the record read last.
+    fields: Fields,
     /// Set after the end of input or an error: the iterator yields nothing more.
     done: bool,
 }
@@ -113,6 +153,7 @@ impl<R: BufRead> CsvReader<R> {
             input,
             lines_read: 0,
             raw: Vec::new(),
+            fields: Fields::default(),
             done: false,
         }
     }
@@ -125,6 +166,15 @@ impl<R: BufRead> CsvReader<R> {
     /// The next record, or `None` at the end of input. Blank lines between records are
     /// skipped.
     pub fn read_record(&mut self) -> Result<Option<Record>, CsvError> {
+        Ok(self.read_fields()?.map(|line| Record {
+            line,
+            fields: self.fields.as_slice().to_vec(),
+        }))
+    }
+
+    /// Reads the next record into the reused field buffer ([`CsvReader::fields`]) and
+    /// returns the line it starts on, or `None` at the end of input.
+    fn read_fields(&mut self) -> Result<Option<usize>, CsvError> {
         if self.done {
             return Ok(None);
         }
@@ -135,9 +185,12 @@ impl<R: BufRead> CsvReader<R> {
         result
     }
 
-    fn parse_record(&mut self) -> Result<Option<Record>, CsvError> {
-        let mut fields = Vec::new();
-        let mut field = String::new();
+    /// The fields of the record [`CsvReader::read_fields`] read last.
+    fn fields(&self) -> &[String] {
+        self.fields.as_slice()
+    }
+
+    fn parse_record(&mut self) -> Result<Option<usize>, CsvError> {
         let mut state = State::FieldStart;
         let mut start_line = None;
         let mut quote_line = 0;
@@ -166,7 +219,11 @@ impl<R: BufRead> CsvReader<R> {
             let start = match start_line {
                 Some(start) => start,
                 None if self.raw == b"\n" || self.raw == b"\r\n" => continue, // blank line
-                None => *start_line.insert(self.lines_read),
+                None => {
+                    self.fields.clear();
+                    self.fields.start();
+                    *start_line.insert(self.lines_read)
+                }
             };
             record_bytes += read;
             if record_bytes > RECORD_BYTES_MAX {
@@ -178,25 +235,15 @@ impl<R: BufRead> CsvReader<R> {
                     ),
                 ));
             }
-            self.parse_line(&mut state, &mut field, &mut fields, &mut quote_line)?;
+            self.parse_line(&mut state, &mut quote_line)?;
             if state != State::Quoted {
-                fields.push(std::mem::take(&mut field));
-                return Ok(Some(Record {
-                    line: start,
-                    fields,
-                }));
+                return Ok(Some(start));
             }
         }
     }
 
     /// Feeds the line in `self.raw` (numbered `self.lines_read`) to the record parser.
-    fn parse_line(
-        &mut self,
-        state: &mut State,
-        field: &mut String,
-        fields: &mut Vec<String>,
-        quote_line: &mut usize,
-    ) -> Result<(), CsvError> {
+    fn parse_line(&mut self, state: &mut State, quote_line: &mut usize) -> Result<(), CsvError> {
         let line = self.lines_read;
         let text = std::str::from_utf8(&self.raw)
             .map_err(|_| invalid(line, "the line is not valid UTF-8"))?;
@@ -212,16 +259,37 @@ impl<R: BufRead> CsvReader<R> {
                 None => (text, ""),
             },
         };
+        let fields = &mut self.fields;
+        // The common line: a whole record of unquoted fields. Without a quote or a carriage
+        // return the character rules below only split at commas, so split at once.
+        if *state == State::FieldStart
+            && fields.used == 1
+            && fields.current().is_empty()
+            && !content.bytes().any(|b| b == b'"' || b == b'\r')
+        {
+            for (i, piece) in content.split(',').enumerate() {
+                if i > 0 {
+                    fields.start();
+                }
+                fields.current().push_str(piece);
+            }
+            *state = if content.is_empty() || content.ends_with(',') {
+                State::FieldStart
+            } else {
+                State::Unquoted
+            };
+            return Ok(());
+        }
         for c in content.chars() {
             match (*state, c) {
                 (State::Quoted, '"') => *state = State::QuoteInQuoted,
-                (State::Quoted, c) => field.push(c),
+                (State::Quoted, c) => fields.current().push(c),
                 (State::QuoteInQuoted, '"') => {
-                    field.push('"');
+                    fields.current().push('"');
                     *state = State::Quoted;
                 }
                 (State::QuoteInQuoted, ',') | (State::FieldStart | State::Unquoted, ',') => {
-                    fields.push(std::mem::take(field));
+                    fields.start();
                     *state = State::FieldStart;
                 }
                 (State::QuoteInQuoted, c) => {
@@ -249,14 +317,14 @@ impl<R: BufRead> CsvReader<R> {
                     ))
                 }
                 (State::FieldStart | State::Unquoted, c) => {
-                    field.push(c);
+                    fields.current().push(c);
                     *state = State::Unquoted;
                 }
             }
         }
         if *state == State::Quoted {
             // The line break belongs to the quoted field.
-            field.push_str(ending);
+            fields.current().push_str(ending);
         }
         Ok(())
     }
@@ -277,6 +345,8 @@ pub struct TupleReader<'s, R> {
     types: Vec<Type>,
     /// For each CSV column, the attribute it holds.
     attribute_of_column: Vec<usize>,
+    /// Whether the columns are the attributes in declaration order.
+    columns_in_order: bool,
     /// The line the last record read starts on.
     line: usize,
 }
@@ -332,10 +402,12 @@ impl<'s, R: BufRead> TupleReader<'s, R> {
                 ),
             ));
         }
+        let columns_in_order = attribute_of_column.iter().enumerate().all(|(c, &a)| c == a);
         Ok(TupleReader {
             records,
             schema,
             types: schema.types(),
+            columns_in_order,
             attribute_of_column,
             line: header.line,
         })
@@ -348,33 +420,41 @@ impl<'s, R: BufRead> TupleReader<'s, R> {
 
     /// The next tuple, in declaration order, or `None` at the end of input.
     pub fn read_tuple(&mut self) -> Result<Option<Tuple>, CsvError> {
-        let Some(record) = self.records.read_record()? else {
+        let Some(line) = self.records.read_fields()? else {
             return Ok(None);
         };
-        self.line = record.line;
-        let line = record.line;
-        if record.fields.len() != self.attribute_of_column.len() {
+        self.line = line;
+        let fields = self.records.fields();
+        if fields.len() != self.attribute_of_column.len() {
             return Err(invalid(
                 line,
                 format!(
                     "expected {} fields, found {}",
                     self.attribute_of_column.len(),
-                    record.fields.len()
+                    fields.len()
                 ),
             ));
         }
-        let mut slots: Vec<Option<Value>> = vec![None; self.types.len()];
-        for (field, &attribute) in record.fields.into_iter().zip(&self.attribute_of_column) {
-            let value =
-                parse_field(field, self.types[attribute]).map_err(|message| CsvError::Invalid {
+        let value_of = |column: usize| {
+            let attribute = self.attribute_of_column[column];
+            parse_field(&fields[column], self.types[attribute]).map_err(|message| {
+                CsvError::Invalid {
                     line,
                     column: Some(self.schema.attributes[attribute].name.clone()),
                     message,
-                })?;
-            slots[attribute] = Some(value);
-        }
-        // The header names every attribute exactly once, so every slot is filled.
-        let tuple: Tuple = slots.into_iter().flatten().collect();
+                }
+            })
+        };
+        let tuple: Tuple = if self.columns_in_order {
+            (0..fields.len()).map(value_of).collect::<Result<_, _>>()?
+        } else {
+            let mut slots: Vec<Option<Value>> = vec![None; self.types.len()];
+            for column in 0..fields.len() {
+                slots[self.attribute_of_column[column]] = Some(value_of(column)?);
+            }
+            // The header names every attribute exactly once, so every slot is filled.
+            slots.into_iter().flatten().collect()
+        };
         match check_tuple(&tuple, &self.types) {
             Ok(_) => Ok(Some(tuple)),
             Err(TupleError::TooLarge { bytes }) => Err(invalid(
@@ -395,7 +475,7 @@ impl<R: BufRead> Iterator for TupleReader<'_, R> {
 }
 
 /// Converts one field to a value of type `ty`; the error message names what was expected.
-fn parse_field(field: String, ty: Type) -> Result<Value, String> {
+fn parse_field(field: &str, ty: Type) -> Result<Value, String> {
     let shown = |text: &str| {
         if text.is_empty() {
             "an empty field".to_string()
@@ -404,7 +484,7 @@ fn parse_field(field: String, ty: Type) -> Result<Value, String> {
         }
     };
     match ty {
-        Type::Str => Ok(Value::Str(field)),
+        Type::Str => Ok(Value::Str(field.to_string())),
         Type::Int => {
             let text = field.trim_matches(' ');
             text.parse::<i64>()
@@ -416,7 +496,7 @@ fn parse_field(field: String, ty: Type) -> Result<Value, String> {
                         i64::MIN,
                         i64::MAX
                     ),
-                    _ => format!("expected an int, found {}", shown(&field)),
+                    _ => format!("expected an int, found {}", shown(field)),
                 })
         }
         Type::Bool => match field.trim_matches(' ') {
@@ -424,7 +504,7 @@ fn parse_field(field: String, ty: Type) -> Result<Value, String> {
             "false" => Ok(Value::Bool(false)),
             _ => Err(format!(
                 "expected `true` or `false`, found {}",
-                shown(&field)
+                shown(field)
             )),
         },
     }
