@@ -2,7 +2,8 @@
 //! and the budget (`--memory-budget SIZE`, `RNT_MEMORY_BUDGET`, default half the
 //! machine's memory) that long work checks against (`rnt_maintain::set_memory_budget`).
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use mimalloc::MiMalloc;
+use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Environment variable: the memory budget, as `--memory-budget` takes it.
@@ -15,18 +16,22 @@ const BUDGET_FALLBACK_BYTES: usize = 4 << 30;
 /// Bytes the allocator hands out now.
 static HELD_BYTES: AtomicUsize = AtomicUsize::new(0);
 
-/// The system allocator, counting the bytes it holds (two relaxed atomic operations per
-/// allocation: cheap next to the allocation itself).
+/// mimalloc, counting the bytes it holds (two relaxed atomic operations per allocation:
+/// cheap next to the allocation itself). mimalloc rather than glibc's malloc: rnt's work
+/// runs on threads other than the main one, and glibc grows a thread's arena a page at a
+/// time, one `mprotect` per page — measured on a 1M-row `import --replace`, ~40 000 calls
+/// and a fifth of the time; with mimalloc the same replace ran 1.39–1.45 s against
+/// 1.49–1.96 s, and the 10M-row import peaked at 725 MiB (glibc: 875 MiB).
 pub struct CountingAllocator;
 
 // The workspace denies unsafe code; a global allocator cannot be written without it
 // (`GlobalAlloc` is an unsafe trait), so this one item allows it.
-// SAFETY: every method forwards to `System` unchanged; the counter only observes sizes.
+// SAFETY: every method forwards to `MiMalloc` unchanged; the counter only observes sizes.
 #[allow(unsafe_code)]
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract for `alloc` is passed on unchanged.
-        let pointer = unsafe { System.alloc(layout) };
+        let pointer = unsafe { MiMalloc.alloc(layout) };
         if !pointer.is_null() {
             HELD_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
         }
@@ -35,7 +40,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
-        let pointer = unsafe { System.alloc_zeroed(layout) };
+        let pointer = unsafe { MiMalloc.alloc_zeroed(layout) };
         if !pointer.is_null() {
             HELD_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
         }
@@ -44,13 +49,13 @@ unsafe impl GlobalAlloc for CountingAllocator {
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
         // SAFETY: `pointer` came from this allocator with `layout`.
-        unsafe { System.dealloc(pointer, layout) };
+        unsafe { MiMalloc.dealloc(pointer, layout) };
         HELD_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
     }
 
     unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller's contract for `realloc` is passed on unchanged.
-        let moved = unsafe { System.realloc(pointer, layout, new_size) };
+        let moved = unsafe { MiMalloc.realloc(pointer, layout, new_size) };
         if !moved.is_null() {
             HELD_BYTES.fetch_add(new_size, Ordering::Relaxed);
             HELD_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);

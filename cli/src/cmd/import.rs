@@ -11,12 +11,20 @@ use crate::Context;
 use clap::Args;
 use rnt_maintain::csv::TupleReader;
 use rnt_maintain::{CommitOutcome, CsvError, DbError, DbResult, RelationSchema, Tuple};
-use std::cell::Cell;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::sync::Arc;
 
 /// Bytes of the CSV read ahead at a time.
 const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Rows the parsing thread hands over at a time.
+const PARSED_CHUNK_ROWS: usize = 4096;
+
+/// Chunks of parsed rows that may wait for the importing thread: bounds the memory the
+/// parser runs ahead by (about a million rows at most, far less in practice).
+const PARSED_CHUNKS_QUEUED: usize = 16;
 
 /// Arguments of `rnt import`.
 #[derive(Debug, Args)]
@@ -43,9 +51,9 @@ pub struct ImportArgs {
 /// Streams the file into the relation and commits.
 pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let relation = args.relation.as_str();
-    let (input, name, total): (Box<dyn Read>, String, Option<u64>) = if args.file == "-" {
+    let (input, name, total): (Box<dyn Read + Send>, String, Option<u64>) = if args.file == "-" {
         (
-            Box::new(std::io::stdin().lock()),
+            Box::new(std::io::stdin()),
             "standard input".to_string(),
             None,
         )
@@ -61,7 +69,7 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
     let schema = head
         .schema(relation)
         .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no schema")))?;
-    let bytes_read = Rc::new(Cell::new(0u64));
+    let bytes_read = Arc::new(AtomicU64::new(0));
     let input = BufReader::with_capacity(
         READ_BUFFER_BYTES,
         CountingReader {
@@ -69,7 +77,6 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
             count: bytes_read.clone(),
         },
     );
-    let rows = LazyRows::new(input, &schema, &name);
     let mut progress = Progress::new(format!("importing {relation}"), total);
     let message = args.message.clone().unwrap_or_else(|| {
         if args.replace {
@@ -82,13 +89,30 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
     let mut read = 0u64;
     let mut report = |rows| {
         read = rows;
-        progress.update(rows, bytes_read.get());
+        progress.update(rows, bytes_read.load(Ordering::Relaxed));
     };
-    let outcome = if args.replace {
-        db.import_replace(relation, rows, &message, &mut report)
-    } else {
-        db.import(relation, rows, &message, &mut report)
-    };
+    // The file is parsed on a thread of its own, a chunk of rows ahead of the import, so
+    // reading the CSV overlaps sorting, building and maintaining. When the import stops
+    // early (an error), the receiver is dropped and the parser stops at its next chunk.
+    let (schema, name) = (&schema, name.as_str());
+    let outcome = std::thread::scope(|scope| {
+        let (sender, receiver) = sync_channel::<Vec<DbResult<Tuple>>>(PARSED_CHUNKS_QUEUED);
+        scope.spawn(move || {
+            let mut rows = LazyRows::new(input, schema, name);
+            loop {
+                let chunk: Vec<DbResult<Tuple>> = rows.by_ref().take(PARSED_CHUNK_ROWS).collect();
+                if chunk.is_empty() || sender.send(chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let rows = receiver.into_iter().flatten();
+        if args.replace {
+            db.import_replace(relation, rows, &message, &mut report)
+        } else {
+            db.import(relation, rows, &message, &mut report)
+        }
+    });
     progress.finish();
     let outcome = outcome?;
     write_outcome(out, &outcome)?;
@@ -111,16 +135,16 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
     Ok(())
 }
 
-/// Counts the bytes read through it, for the progress line.
+/// Counts the bytes read through it, for the progress line (read on another thread).
 struct CountingReader<R> {
     inner: R,
-    count: Rc<Cell<u64>>,
+    count: Arc<AtomicU64>,
 }
 
 impl<R: Read> Read for CountingReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.count.set(self.count.get() + n as u64);
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }
