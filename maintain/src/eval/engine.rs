@@ -12,15 +12,16 @@ use crate::eval::aggregate::{
 };
 use crate::eval::fixpoint::semi_naive;
 use crate::eval::index::index_trees;
-use crate::eval::join::{project, project_stored, run_plan};
+use crate::eval::join::{project, project_stored};
 use crate::eval::memory::MemRelation;
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
-    plan_rule, HeadColumn, RulePlan,
+    plan_rule, plan_with_bound, HeadColumn, RulePlan,
 };
 use crate::eval::read::{index_permutation, Flow, Relations, StoredRelation, Visit};
+use crate::eval::window::run_windowed;
 use crate::lang::check::Program;
-use crate::lang::syntax::ast::{Atom, Literal, RelationKind};
+use crate::lang::syntax::ast::{Atom, Literal, RelationKind, VarId};
 use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
 use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
@@ -42,6 +43,9 @@ pub struct ProgramPlans {
     pub negation_delta: BTreeMap<String, Vec<(RulePlan, usize, Atom)>>,
     /// Column permutations of the indexes each stored relation keeps.
     pub indexes: BTreeMap<String, BTreeSet<Vec<usize>>>,
+    /// Per windowed view, its rule planned with the partition variables bound first: the
+    /// read of one partition's rows that the window fallback makes per touched partition.
+    pub partition: BTreeMap<String, RulePlan>,
 }
 
 /// Plans every rule of `program` and derives the indexes from the plans' read sets.
@@ -59,9 +63,19 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
                     Literal::Negative { atom, .. } => {
                         negation_delta.push((plan_from_negation(rule, i), i, atom.clone()));
                     }
-                    Literal::Comparison(_) => {}
+                    Literal::Comparison(_) | Literal::Window(_) => {}
                 }
             }
+        }
+        if let Some(rule) = relation.rules.iter().find(|r| r.rule.is_windowed()) {
+            let partition: Vec<VarId> = rule
+                .rule
+                .windows()
+                .flat_map(|w| w.partition.iter().map(|v| v.id))
+                .collect();
+            plans
+                .partition
+                .insert(name.clone(), plan_with_bound(rule, &partition));
         }
         if !relation.rules.is_empty() {
             plans.full.insert(name.clone(), full);
@@ -77,7 +91,8 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
         .full
         .values()
         .flatten()
-        .chain(plans.delta.values().flatten().map(|(p, _)| p));
+        .chain(plans.delta.values().flatten().map(|(p, _)| p))
+        .chain(plans.partition.values());
     for plan in all_plans {
         for read in plan.reads() {
             work.push((read.relation.clone(), read.bound_columns()));
@@ -374,7 +389,7 @@ impl<'a> Engine<'a> {
                 }
                 continue;
             }
-            run_plan(plan, &sources, &mut bindings, &mut |b| {
+            run_windowed(plan, &sources, &mut bindings, &mut |b| {
                 results.insert(project(plan, b)?);
                 Ok(Flow::Continue)
             })?;
@@ -444,7 +459,7 @@ impl<'a> Engine<'a> {
         for plan in self.plans.full.get(view).into_iter().flatten() {
             let sources = vec![self as &dyn Relations; plan.literals];
             let mut bindings = vec![None; plan.variables];
-            run_plan(plan, &sources, &mut bindings, &mut |b| {
+            run_windowed(plan, &sources, &mut bindings, &mut |b| {
                 *counts.entry(project_stored(plan, b)?).or_default() += 1;
                 Ok(Flow::Continue)
             })?;
