@@ -631,6 +631,7 @@ impl<'p> Checker<'p> {
     fn stratification(&mut self, groups: &BTreeMap<&str, Vec<RuleFacts>>, strata: &Strata) {
         let help = "the program is not stratifiable: a relation cannot depend on its own \
                     negation or aggregate over itself";
+        let window_help = "the program is not stratifiable: a relation cannot window over itself";
         for (head, facts) in groups {
             for facts in facts {
                 for literal in &facts.rule.body {
@@ -654,11 +655,17 @@ impl<'p> Checker<'p> {
                     for atom in facts.rule.positive_atoms() {
                         let body = atom.relation.name.as_str();
                         if strata.same_stratum(head, body) {
-                            let message = format!(
-                                "window through recursion: `{head}` windows over `{body}`, \
-                                 which depends on `{head}`"
+                            let message = if *head == body {
+                                format!("window through recursion: `{head}` windows over itself")
+                            } else {
+                                format!(
+                                    "window through recursion: `{head}` windows over `{body}`, \
+                                     which depends on `{head}`"
+                                )
+                            };
+                            self.error(
+                                Diagnostic::error(window.span, message).with_help(window_help),
                             );
-                            self.error(Diagnostic::error(window.span, message).with_help(help));
                         }
                     }
                 }
