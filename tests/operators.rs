@@ -1903,11 +1903,156 @@ first_order(c, i) :- orders(i, c, _), n = row_number() over (partition c order i
             -orders(1, 7, 30)
             +orders(6, 8, 1)
             base orders: 6 entries read
-            window first_order: 9 entries read
+            window first_order: 8 entries read
               per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window n = row_number() over (partition c order i) per partition
+                top-k: each partition's front in window order from `index 1,0,2`, up to the first row past 1
+                filter n = 1
+        "#]],
+    );
+}
+
+// Top-k: a ranking function over ascending order terms bounded by a constant reads each
+// touched partition's front only, old and new, from the index that holds the partition in
+// window order (here `index 1,2,0`: customer, amount, id), stopping at the first row past
+// the bound.
+const TOP_K: &str = "
+view cheapest2(customer: int, id: int, k: int).
+cheapest2(c, i, k) :- orders(i, c, a), k = rank() over (partition c order a), k <= 2.
+view first_order(customer: int, id: int).
+first_order(c, i) :- orders(i, c, _), n = row_number() over (partition c order i), n = 1.
+view dense1(customer: int, id: int).
+dense1(c, i) :- orders(i, c, a), k = dense_rank() over (partition c order a), 1 >= k.
+";
+
+const TOP_K_BASE: &str = "
++orders(1, 7, 30)
++orders(3, 7, 20)
++orders(4, 7, 50)
++orders(5, 7, 60)
++orders(6, 7, 70)
++orders(8, 7, 80)
++orders(2, 8, 50)
+";
+
+// A new cheapest order with a tie: ranks shift at the front; the long tail is not read.
+#[test]
+fn top_k_insert_at_the_front() {
+    check_commit(
+        &shop(TOP_K),
+        TOP_K_BASE,
+        "+orders(9, 7, 20)\n+orders(0, 7, 90)",
+        expect![[r#"
+            -cheapest2(7, 1, 2)
+            +cheapest2(7, 9, 1)
+            +dense1(7, 9)
+            +first_order(7, 0)
+            -first_order(7, 1)
+            +orders(0, 7, 90)
+            +orders(9, 7, 20)
+            base orders: 16 entries read
+            window cheapest2: 7 entries read
+              per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = rank() over (partition c order a) per partition
+                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 2
+                filter k <= 2
+            window dense1: 5 entries read
+              per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = dense_rank() over (partition c order a) per partition
+                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 1
+                filter 1 >= k
+            window first_order: 5 entries read
+              per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = row_number() over (partition c order i) per partition
+                top-k: each partition's front in window order from `index 1,0,2`, up to the first row past 1
+                filter n = 1
+        "#]],
+    );
+}
+
+// The front's rows go: the next ones come in.
+#[test]
+fn top_k_delete_the_front() {
+    check_commit(
+        &shop(TOP_K),
+        TOP_K_BASE,
+        "-orders(3, 7, 20)\n-orders(1, 7, 30)",
+        expect![[r#"
+            -cheapest2(7, 1, 2)
+            -cheapest2(7, 3, 1)
+            +cheapest2(7, 4, 1)
+            +cheapest2(7, 5, 2)
+            -dense1(7, 3)
+            +dense1(7, 4)
+            -first_order(7, 1)
+            +first_order(7, 4)
+            -orders(1, 7, 30)
+            -orders(3, 7, 20)
+            base orders: 12 entries read
+            window cheapest2: 8 entries read
+              per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = rank() over (partition c order a) per partition
+                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 2
+                filter k <= 2
+            window dense1: 5 entries read
+              per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = dense_rank() over (partition c order a) per partition
+                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 1
+                filter 1 >= k
+            window first_order: 5 entries read
+              per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = row_number() over (partition c order i) per partition
+                top-k: each partition's front in window order from `index 1,0,2`, up to the first row past 1
+                filter n = 1
+        "#]],
+    );
+}
+
+// A change past the front: the front is read, nothing changes.
+#[test]
+fn top_k_change_past_the_front() {
+    check_commit(
+        &shop(TOP_K),
+        TOP_K_BASE,
+        "-orders(8, 7, 80)\n+orders(8, 7, 85)",
+        expect![[r#"
+            -orders(8, 7, 80)
+            +orders(8, 7, 85)
+            base orders: 14 entries read
+            window cheapest2: 6 entries read
+              per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = rank() over (partition c order a) per partition
+                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 2
+                filter k <= 2
+            window dense1: 4 entries read
+              per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = dense_rank() over (partition c order a) per partition
+                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 1
+                filter 1 >= k
+            window first_order: 4 entries read
+              per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = row_number() over (partition c order i) per partition
+                top-k: each partition's front in window order from `index 1,0,2`, up to the first row past 1
                 filter n = 1
         "#]],
     );

@@ -72,7 +72,7 @@ customer  id  total
 # A new biggest order for "team", and a tie for "pro" (both rank 1): only those partitions
 # are re-read.
 $ rnt commit -m "orders" '+orders(7, 9, 5000)' '+orders(8, 7, 120)'
-committed 7b135cd440bb (state 5bd4771b9f39): orders +2 -0
+committed 41105309acfc (state 5bd4771b9f39): orders +2 -0
 
 $ rnt show top2
 plan  id  amount  k
@@ -92,7 +92,7 @@ customer  id
 
 # An order before customer 7's first: its running totals all move.
 $ rnt commit -m "early" '+orders(1, 7, 10)'
-committed c0dd7c213ad6 (state 248425a6225c): orders +1 -0
+committed b6722b09ba14 (state 248425a6225c): orders +1 -0
 
 $ rnt show running --format csv
 customer,id,total
@@ -120,9 +120,9 @@ customer  id  prev
 $ rnt log -n 1 --format json
 [
   {
-    "commit": "c0dd7c213ad6eef3b210428839b64e98647c814b8fd1ad53e3986882831a7c46",
+    "commit": "b6722b09ba148daea8c8b9f014223d7d866827e34805c4cac674bb4ac5ec2696",
     "state": "248425a6225c6206344b4974726a3759712d5311b3ceeab2386f625363be182f",
-    "parents": ["7b135cd440bbbb7fdd0632a37b4bec4af3e51720c5ea29f68f89bb547993d249"],
+    "parents": ["41105309acfc767de2480578b1eea26e4b9ce62b17c3d83b39fd86d9a629d862"],
     "time": "2026-01-01T00:00:00Z",
     "message": "early",
     "changes": {
@@ -130,7 +130,7 @@ $ rnt log -n 1 --format json
     },
     "stats": [
       {"relation": "orders", "operator": "base", "entries_read": 15, "nodes_read": 9, "nodes_written": 2},
-      {"relation": "first_order", "operator": "window", "entries_read": 10, "nodes_read": 7, "nodes_written": 1},
+      {"relation": "first_order", "operator": "window", "entries_read": 5, "nodes_read": 7, "nodes_written": 1},
       {"relation": "gaps", "operator": "window", "entries_read": 10, "nodes_read": 8, "nodes_written": 1},
       {"relation": "plan_orders", "operator": "counting", "entries_read": 2, "nodes_read": 5, "nodes_written": 1},
       {"relation": "running", "operator": "window", "entries_read": 12, "nodes_read": 12, "nodes_written": 1},
@@ -149,6 +149,19 @@ rule 1: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), 
        1  join    plan_orders(p, i, a)                        plan   tree: prefix
        2  window  k = rank() over (partition p order a desc)  -      -
        3  filter  k <= 2                                      -      -
+
+# A row_number bounded by a constant over ascending order: top-k, reading each touched
+# partition's front only.
+$ rnt explain first_order
+view first_order (mode: window)
+
+rule 1: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
+  cost: O(K·k) top-k: the front of each touched partition, old and new (k ≤ 1), read in window order from `orders`'s `index 1,0,2`
+  term per touched partition, c bound, bound first: c
+    step  op      literal                                      bound     served by
+       1  join    orders(i, c, _)                              customer  index 1,0,2 (customer, id, amount): prefix
+       2  window  n = row_number() over (partition c order i)  -         -
+       3  filter  n = 1                                        -         -
 
 $ rnt verify
 verified: 5 materialized views equal their recomputation (first_order, gaps, plan_orders, running, top2)

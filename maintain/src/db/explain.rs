@@ -364,7 +364,11 @@ impl Snapshot {
                 .collect();
             rules.push(RuleExplanation {
                 rule: rule_text(&rule.rule),
-                cost: cost_class(kind, mode, &rule.rule),
+                cost: match top_k_class(&self.program, relation).filter(|_| mode == Some("window"))
+                {
+                    Some(class) => class,
+                    None => cost_class(kind, mode, &rule.rule),
+                },
                 trees: if kind == RelationKind::View {
                     aggregate_trees(&rule.rule)
                 } else {
@@ -526,6 +530,28 @@ impl Snapshot {
     }
 }
 
+/// A top-k window view's cost class (`eval::window::TopK`, over a stored input), naming
+/// the bound and the tree its front reads come from; `None` for any other relation.
+fn top_k_class(program: &crate::lang::check::Program, relation: &str) -> Option<String> {
+    let plan = plan_program(program).partition.remove(relation)?;
+    let top = plan.window.as_ref()?.top.as_ref()?;
+    let input = plan.reads().next()?.relation.clone();
+    if !program.relation(&input)?.kind().is_stored() {
+        return None;
+    }
+    let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
+    let tree = if identity {
+        format!("`{input}`'s tuple tree")
+    } else {
+        format!("`{input}`'s `{}`", index_label(&top.permutation))
+    };
+    Some(format!(
+        "O(K·k) top-k: the front of each touched partition, old and new (k ≤ {}), read in \
+         window order from {tree}",
+        top.bound
+    ))
+}
+
 /// The names of the variables a plan binds first.
 fn prebound_names(plan: &RulePlan) -> Vec<String> {
     plan.prebound
@@ -592,6 +618,7 @@ fn aggregate_trees(rule: &Rule) -> Vec<String> {
 /// | recursive, DRed (N above `RECURSION_RECOMPUTE_TUPLES_MAX`) | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
 /// | recursive, recomputed (N at most that, or not all views) | `O(N) recomputed` | Recursive query, recomputed: O(N) |
 /// | a window literal (the fallback) | `O(Σm) per touched partition` | Window functions: O(Σm) (the D∘Q∘I fallback) |
+/// | a top-k window (`top_k_class`) | `O(K·k) top-k` | Top-k per key: O(K·k) |
 ///
 /// An aggregate over a join pays both: `O(Σm) join, then O(K) per touched group`. A denial
 /// runs its body's class on insert-only deltas and stops at the first witness; an

@@ -11,12 +11,19 @@
 //! by the partition columns (the tuple tree itself when they lead it): O(Σm) over the
 //! touched partitions, never the relation (an empty partition list makes one partition,
 //! the whole input). The counts then move as counting's do (`counting::apply_counts`).
+//!
+//! Top-k (`eval::window::TopK`: a ranking function over ascending order terms, bounded
+//! by a constant after it): the view's rows of a partition are those of its front, the
+//! rows up to the first one whose value passes the bound, and each value depends only on
+//! the rows before it. So each touched partition is read, old and new, from the index that
+//! holds it in window order, stopping at that first row: about k + 1 entries per touched
+//! partition and state, O(K·k), whatever the partition's size.
 
 use super::Maintainer;
 use crate::eval::join::{project_stored, run_plan};
 use crate::eval::plan::{Column, Step};
 use crate::eval::read::{Flow, Relations};
-use crate::eval::window::window_rows;
+use crate::eval::window::{window_rows, FrontReader};
 use crate::lang::tuple::Tuple;
 use crate::lang::value::Value;
 use crate::{DbError, DbResult};
@@ -57,8 +64,51 @@ impl Maintainer<'_> {
             }
         }
         let mut counts: BTreeMap<Tuple, i64> = BTreeMap::new();
+        // The rest of the full plan after its read of the input: the filters and
+        // assignments that run before the window, per input tuple.
+        let mut before = full.clone();
+        before.steps.retain(|step| !matches!(step, Step::Join(_)));
+        let top = window.top.as_ref().filter(|_| {
+            self.program
+                .relation(&input.relation)
+                .is_some_and(|r| r.kind().is_stored())
+        });
         for key in &touched {
             for (engine, sign) in [(&self.old, -1), (&self.new, 1)] {
+                if let Some(top) = top {
+                    let prefix: Vec<Value> = top
+                        .prefix
+                        .iter()
+                        .map(|var| {
+                            let at = window.partition.iter().position(|v| v == var);
+                            at.map_or(Value::Bool(false), |i| key[i].clone())
+                        })
+                        .collect();
+                    let mut front = FrontReader::new(window, top);
+                    let read = engine.read_ordered(
+                        &input.relation,
+                        &top.permutation,
+                        &prefix,
+                        &mut |tuple| {
+                            let Some(mut row) = bind(&input.columns, tuple, full.variables) else {
+                                return Ok(Flow::Continue);
+                            };
+                            let mut stop = false;
+                            run_plan(&before, &[], &mut row, &mut |b| {
+                                stop = front.take(b) == Flow::Stop;
+                                Ok(if stop { Flow::Stop } else { Flow::Continue })
+                            })?;
+                            Ok(if stop { Flow::Stop } else { Flow::Continue })
+                        },
+                    )?;
+                    if read.is_some() {
+                        window_rows(full, window, front.rows(), &mut |b| {
+                            *counts.entry(project_stored(full, b)?).or_default() += sign;
+                            Ok(Flow::Continue)
+                        })?;
+                        continue;
+                    }
+                }
                 let mut bindings = vec![None; plan.variables];
                 for (var, value) in window.partition.iter().zip(key) {
                     bindings[var.index()] = Some(value.clone());

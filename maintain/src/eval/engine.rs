@@ -73,9 +73,25 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
                 .windows()
                 .flat_map(|w| w.partition.iter().map(|v| v.id))
                 .collect();
-            plans
-                .partition
-                .insert(name.clone(), plan_with_bound(rule, &partition));
+            let plan = plan_with_bound(rule, &partition);
+            // A top-k over a stored input reads each partition's front from the index
+            // that holds it in window order (the tuple tree when that is its order).
+            let top = plan.window.as_ref().and_then(|w| w.top.as_ref());
+            let input = plan.reads().next().map(|read| read.relation.clone());
+            if let (Some(top), Some(input)) = (top, input) {
+                let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
+                let stored = program
+                    .relation(&input)
+                    .is_some_and(|r| r.kind().is_stored());
+                if stored && !identity {
+                    plans
+                        .indexes
+                        .entry(input)
+                        .or_default()
+                        .insert(top.permutation.clone());
+                }
+            }
+            plans.partition.insert(name.clone(), plan);
         }
         if !relation.rules.is_empty() {
             plans.full.insert(name.clone(), full);
@@ -215,6 +231,24 @@ impl<'a> Engine<'a> {
         self.stored.insert(entry.name.clone(), stored);
         self.recursive.borrow_mut().clear();
         self.derived.borrow_mut().clear();
+    }
+
+    /// Reads a stored relation in the order of its index over `permutation`, the leading
+    /// columns holding `prefix` (`StoredRelation::read_ordered`); `None` when the
+    /// relation keeps no tree in this state.
+    pub fn read_ordered(
+        &self,
+        relation: &str,
+        permutation: &[usize],
+        prefix: &[Value],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Option<Flow>> {
+        match self.stored.get(relation) {
+            Some(stored) => stored
+                .read_ordered(self.nodes, permutation, prefix, visit)
+                .map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The node store.

@@ -10,7 +10,7 @@
 //! order of the literals — the canonical order a state stores included.
 
 use crate::eval::read::{index_label, index_permutation};
-use crate::eval::window::WindowPlan;
+use crate::eval::window::{TopK, WindowPlan};
 use crate::lang::canonical::{literal_text, rule_text, window_text};
 use crate::lang::check::CheckedRule;
 use crate::lang::syntax::ast::AggregateFn;
@@ -172,6 +172,23 @@ impl RulePlan {
         }
         if let Some(window) = &self.window {
             out.push_str(&format!("  window {} per partition\n", window.text));
+            let stored_input = self
+                .reads()
+                .next()
+                .is_some_and(|read| stored(&read.relation));
+            if let Some(top) = window.top.as_ref().filter(|_| stored_input) {
+                let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
+                let tree = if identity {
+                    "the tree".to_string()
+                } else {
+                    format!("`{}`", index_label(&top.permutation))
+                };
+                out.push_str(&format!(
+                    "  top-k: each partition's front in window order from {tree}, up to \
+                     the first row past {}\n",
+                    top.bound
+                ));
+            }
             for (step, text) in window.after.iter().zip(&window.after_texts) {
                 let kind = match step {
                     Step::Assign { .. } => "assign",
@@ -441,6 +458,7 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
         steps.push(step);
         texts.push(literal_text(rule, &rule.body[literal]));
     }
+    let top = top_k(window, atom, &steps);
     let default = window.default.as_ref().and_then(|t| match &t.kind {
         TermKind::Const(value) => Some(value.clone()),
         _ => None,
@@ -461,7 +479,78 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
         text: window_text(rule, window),
         after: steps,
         after_texts: texts,
+        top,
     });
+}
+
+/// The top-k shape of a window ([`TopK`]): a ranking function, ascending order terms, and
+/// a filter after it bounding the result by an int constant; `None` otherwise.
+fn top_k(window: &crate::lang::syntax::ast::Window, atom: &Atom, after: &[Step]) -> Option<TopK> {
+    use crate::lang::syntax::ast::{CmpOp, ExprKind};
+    if !window.function.is_ranking() || window.order.iter().any(|t| t.descending) {
+        return None;
+    }
+    let result = window.result.id;
+    let bound = after
+        .iter()
+        .filter_map(|step| {
+            let Step::Filter(c) = step else {
+                return None;
+            };
+            let constant = |e: &Expr| match e.kind {
+                ExprKind::Const(Value::Int(n)) => Some(n),
+                _ => None,
+            };
+            let (op, n) = if c.left.as_var() == Some(result) {
+                (c.op, constant(&c.right)?)
+            } else if c.right.as_var() == Some(result) {
+                // `C >= k` is `k <= C`.
+                let flipped = match c.op {
+                    CmpOp::Ge => CmpOp::Le,
+                    CmpOp::Gt => CmpOp::Lt,
+                    other => other,
+                };
+                (flipped, constant(&c.left)?)
+            } else {
+                return None;
+            };
+            match op {
+                CmpOp::Le | CmpOp::Eq => Some(n),
+                CmpOp::Lt => n.checked_sub(1),
+                _ => None,
+            }
+        })
+        .min()?;
+    let column_of = |var: VarId| {
+        atom.terms
+            .iter()
+            .position(|t| matches!(t.kind, TermKind::Var(v) if v == var))
+    };
+    let mut permutation = Vec::new();
+    let mut prefix = Vec::new();
+    for variable in &window.partition {
+        let column = column_of(variable.id)?;
+        if !permutation.contains(&column) {
+            permutation.push(column);
+            prefix.push(variable.id);
+        }
+    }
+    for term in &window.order {
+        let column = column_of(term.variable.id)?;
+        if !permutation.contains(&column) {
+            permutation.push(column);
+        }
+    }
+    for column in 0..atom.terms.len() {
+        if !permutation.contains(&column) {
+            permutation.push(column);
+        }
+    }
+    Some(TopK {
+        bound,
+        permutation,
+        prefix,
+    })
 }
 
 /// The state of ordering one rule's body: which variables are bound and which literals

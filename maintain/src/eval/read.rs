@@ -140,6 +140,55 @@ impl StoredRelation {
     }
 }
 
+impl StoredRelation {
+    /// Visits the tuples whose leading `prefix.len()` columns of `permutation` hold
+    /// `prefix`, in the order of the index over `permutation` (the tuple tree when it is
+    /// the identity): a top-k window reads a partition's front this way and stops early.
+    /// An index the program does not keep is an internal error (the planner asks for it).
+    pub fn read_ordered(
+        &self,
+        nodes: &NodeStore,
+        permutation: &[usize],
+        prefix: &[Value],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        debug_assert!(prefix.len() <= permutation.len());
+        let types: Vec<Type> = permutation[..prefix.len()]
+            .iter()
+            .map(|&c| self.types[c])
+            .collect();
+        let encoded = encode_prefix(prefix, &types).map_err(|e| DbError::user(e.to_string()))?;
+        let pattern = vec![None; self.types.len()];
+        if permutation.iter().enumerate().all(|(i, &c)| i == c) {
+            let cursor = tree_cursor(nodes, &self.tree, &encoded)?;
+            return walk(
+                cursor,
+                |key| decode_tuple(key, &self.types).map_err(corrupt),
+                &pattern,
+                visit,
+            );
+        }
+        let tree = self
+            .indexes
+            .iter()
+            .find(|(p, _)| p == permutation)
+            .map(|(_, tree)| tree)
+            .ok_or_else(|| {
+                DbError::internal(format!(
+                    "no `{}` to read a partition's front from",
+                    index_label(permutation)
+                ))
+            })?;
+        let cursor = tree.prefix_cursor(nodes, &encoded)?;
+        walk(
+            cursor,
+            |key| decode_permuted(key, &self.types, permutation).map_err(corrupt),
+            &pattern,
+            visit,
+        )
+    }
+}
+
 fn tree_cursor(nodes: &NodeStore, tree: &Tree, prefix: &[u8]) -> DbResult<Cursor> {
     Ok(tree.prefix_cursor(nodes, prefix)?)
 }

@@ -53,6 +53,24 @@ pub struct WindowPlan {
     pub after: Vec<Step>,
     /// The canonical text of each step after the window.
     pub after_texts: Vec<String>,
+    /// When the window is a top-k (below), how to read a partition's front.
+    pub top: Option<TopK>,
+}
+
+/// A top-k window: a ranking function (`row_number`, `rank`, `dense_rank`) with every order
+/// term ascending, and a filter after it that bounds its value by a constant (`k <= C`,
+/// `k < C`, `k = C`). Its rows are a prefix of each partition in window order, so a read of
+/// the partition in that order may stop at the first row past the bound: the index over
+/// [`TopK::permutation`] — the partition columns, the order columns, then the others in
+/// declaration order — holds each partition in exactly the window's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopK {
+    /// The greatest value a row that passes the filter may have.
+    pub bound: i64,
+    /// The column order of the index that serves the front reads.
+    pub permutation: Vec<usize>,
+    /// The variables at the permutation's leading (partition) columns, in its order.
+    pub prefix: Vec<VarId>,
 }
 
 impl WindowPlan {
@@ -89,6 +107,62 @@ impl WindowPlan {
         self.order
             .iter()
             .all(|&(var, _)| a[var.index()] == b[var.index()])
+    }
+}
+
+/// Rows of one partition in window order (a top-k's front read), taken while the ranking
+/// value stays within the bound: returns `Flow::Stop` at the first row past it, which the
+/// caller's read stops on. Values are non-decreasing along the order, so no later row can
+/// pass the filter, and a ranking value depends only on the rows before it.
+pub struct FrontReader<'w> {
+    window: &'w WindowPlan,
+    bound: i64,
+    rows: Vec<Row>,
+    value: i64,
+}
+
+impl<'w> FrontReader<'w> {
+    /// A reader for `window`'s top-k bound.
+    pub fn new(window: &'w WindowPlan, top: &TopK) -> FrontReader<'w> {
+        FrontReader {
+            window,
+            bound: top.bound,
+            rows: Vec::new(),
+            value: 0,
+        }
+    }
+
+    /// Takes the next row in window order, or says to stop.
+    pub fn take(&mut self, row: &[Option<Value>]) -> Flow {
+        let peer = self
+            .rows
+            .last()
+            .is_some_and(|last| self.window.peers(last, row));
+        let count = i64::try_from(self.rows.len()).unwrap_or(i64::MAX);
+        let value = match self.window.function {
+            WindowFn::Rank if peer => self.value,
+            WindowFn::Rank => count + 1,
+            WindowFn::DenseRank if peer => self.value,
+            WindowFn::DenseRank => self.value + 1,
+            _ => count + 1,
+        };
+        if value > self.bound {
+            return Flow::Stop;
+        }
+        debug_assert!(
+            self.rows
+                .last()
+                .is_none_or(|last| self.window.compare(last, row) == Ordering::Less),
+            "a top-k front read out of window order"
+        );
+        self.value = value;
+        self.rows.push(row.to_vec());
+        Flow::Continue
+    }
+
+    /// The rows taken, in window order.
+    pub fn rows(self) -> Vec<Row> {
+        self.rows
     }
 }
 
