@@ -1570,6 +1570,7 @@ fn window_ranks_insert_a_tie() {
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
                 filter k <= 2
         "#]],
     );
@@ -1610,11 +1611,12 @@ fn window_ranks_delete_the_front() {
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window n = row_number() over (partition p order a desc) per partition
-            window top2: 8 entries read
+            window top2: 10 entries read
               per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
                 filter k <= 2
         "#]],
     );
@@ -1656,11 +1658,12 @@ fn window_ranks_update() {
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window n = row_number() over (partition p order a desc) per partition
-            window top2: 9 entries read
+            window top2: 10 entries read
               per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
                 filter k <= 2
         "#]],
     );
@@ -1702,11 +1705,12 @@ fn window_new_partition() {
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window n = row_number() over (partition p order a desc) per partition
-            window top2: 1 entries read
+            window top2: 3 entries read
               per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
                 filter k <= 2
         "#]],
     );
@@ -1877,11 +1881,12 @@ biggest(i, n) :- orders(i, _, a), a > 10, n = row_number() over (order a desc), 
             +biggest(4, 2)
             +orders(4, 9, 40)
             base orders: 7 entries read
-            window biggest: 8 entries read
+            window biggest: 7 entries read
               per touched partition (one: the whole input): biggest(i, n) :- a > 10, n <= 2, n = row_number() over (order a desc), orders(i, _, a).
                 join orders(i, _, a) from a scan of the tree
                 filter a > 10
                 window n = row_number() over (order a desc) per partition
+                top-k: each partition's front from `index 2,0,1`, read backward, up to the first peers past 2
                 filter n <= 2
         "#]],
     );
@@ -1908,7 +1913,7 @@ first_order(c, i) :- orders(i, c, _), n = row_number() over (partition c order i
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window n = row_number() over (partition c order i) per partition
-                top-k: each partition's front in window order from `index 1,0,2`, up to the first row past 1
+                top-k: each partition's front from `index 1,0,2`, up to the first peers past 1
                 filter n = 1
         "#]],
     );
@@ -1958,21 +1963,21 @@ fn top_k_insert_at_the_front() {
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = rank() over (partition c order a) per partition
-                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 2
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 2
                 filter k <= 2
             window dense1: 5 entries read
               per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = dense_rank() over (partition c order a) per partition
-                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 1
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 1
                 filter 1 >= k
             window first_order: 5 entries read
               per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window n = row_number() over (partition c order i) per partition
-                top-k: each partition's front in window order from `index 1,0,2`, up to the first row past 1
+                top-k: each partition's front from `index 1,0,2`, up to the first peers past 1
                 filter n = 1
         "#]],
     );
@@ -2002,21 +2007,21 @@ fn top_k_delete_the_front() {
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = rank() over (partition c order a) per partition
-                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 2
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 2
                 filter k <= 2
             window dense1: 5 entries read
               per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = dense_rank() over (partition c order a) per partition
-                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 1
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 1
                 filter 1 >= k
             window first_order: 5 entries read
               per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window n = row_number() over (partition c order i) per partition
-                top-k: each partition's front in window order from `index 1,0,2`, up to the first row past 1
+                top-k: each partition's front from `index 1,0,2`, up to the first peers past 1
                 filter n = 1
         "#]],
     );
@@ -2038,22 +2043,76 @@ fn top_k_change_past_the_front() {
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = rank() over (partition c order a) per partition
-                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 2
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 2
                 filter k <= 2
             window dense1: 4 entries read
               per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = dense_rank() over (partition c order a) per partition
-                top-k: each partition's front in window order from `index 1,2,0`, up to the first row past 1
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 1
                 filter 1 >= k
             window first_order: 4 entries read
               per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window n = row_number() over (partition c order i) per partition
-                top-k: each partition's front in window order from `index 1,0,2`, up to the first row past 1
+                top-k: each partition's front from `index 1,0,2`, up to the first peers past 1
                 filter n = 1
+        "#]],
+    );
+}
+
+// Top-k over a descending order: the front of the partition is the back of the index,
+// read backward, whole peer groups at a time (row_number's ties are ordered by the other
+// columns, ascending, as everywhere).
+#[test]
+fn top_k_descending_with_ties_at_the_bound() {
+    check_commit(
+        "
+relation plan_orders(plan: str, id: int, amount: int).
+view top2(plan: str, id: int, k: int).
+top2(p, i, k) :- plan_orders(p, i, a), k = rank() over (partition p order a desc), k <= 2.
+view row2(plan: str, id: int, n: int).
+row2(p, i, n) :- plan_orders(p, i, a), n = row_number() over (partition p order a desc), n < 3.
+",
+        "
++plan_orders(\"pro\", 1, 10)
++plan_orders(\"pro\", 2, 20)
++plan_orders(\"pro\", 3, 30)
++plan_orders(\"pro\", 4, 40)
++plan_orders(\"pro\", 5, 50)
++plan_orders(\"free\", 6, 5)
+",
+        "+plan_orders(\"pro\", 7, 40)\n+plan_orders(\"pro\", 8, 40)\n-plan_orders(\"pro\", 5, 50)",
+        expect![[r#"
+            -plan_orders("pro", 5, 50)
+            +plan_orders("pro", 7, 40)
+            +plan_orders("pro", 8, 40)
+            +row2("pro", 4, 1)
+            -row2("pro", 4, 2)
+            -row2("pro", 5, 1)
+            +row2("pro", 7, 2)
+            +top2("pro", 4, 1)
+            -top2("pro", 4, 2)
+            -top2("pro", 5, 1)
+            +top2("pro", 7, 1)
+            +top2("pro", 8, 1)
+            base plan_orders: 13 entries read
+            window row2: 9 entries read
+              per touched partition, p bound: row2(p, i, n) :- n < 3, n = row_number() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window n = row_number() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
+                filter n < 3
+            window top2: 9 entries read
+              per touched partition, p bound: top2(p, i, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
+                filter k <= 2
         "#]],
     );
 }

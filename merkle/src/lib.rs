@@ -39,7 +39,7 @@ pub mod objects;
 mod reach;
 mod tree;
 
-pub use cursor::{Cursor, Entries};
+pub use cursor::{Cursor, Entries, ReverseCursor};
 pub use diff::{Diff, DiffEntry};
 pub use edit::Edit;
 pub use error::{MerkleError, MerkleResult};

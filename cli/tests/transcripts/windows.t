@@ -34,7 +34,7 @@ committed c32b7398a9b5 (state ac298fd450c3): orders +5 -0
 
 # Defined over the data: the views are backfilled.
 $ rnt define windows.rnt
-committed 1410d4058b75 (state 18714ba2d117): define windows.rnt
+committed afd659cc41de (state 52759c52ede8): define windows.rnt
 
 $ rnt program
 relation customers(id: int, plan: str).
@@ -72,7 +72,7 @@ customer  id  total
 # A new biggest order for "team", and a tie for "pro" (both rank 1): only those partitions
 # are re-read.
 $ rnt commit -m "orders" '+orders(7, 9, 5000)' '+orders(8, 7, 120)'
-committed 41105309acfc (state 5bd4771b9f39): orders +2 -0
+committed 09c66465205c (state 1b2cc71c5b3a): orders +2 -0
 
 $ rnt show top2
 plan  id  amount  k
@@ -92,7 +92,7 @@ customer  id
 
 # An order before customer 7's first: its running totals all move.
 $ rnt commit -m "early" '+orders(1, 7, 10)'
-committed b6722b09ba14 (state 248425a6225c): orders +1 -0
+committed a85758932ae5 (state 14a807d63faf): orders +1 -0
 
 $ rnt show running --format csv
 customer,id,total
@@ -120,9 +120,9 @@ customer  id  prev
 $ rnt log -n 1 --format json
 [
   {
-    "commit": "b6722b09ba148daea8c8b9f014223d7d866827e34805c4cac674bb4ac5ec2696",
-    "state": "248425a6225c6206344b4974726a3759712d5311b3ceeab2386f625363be182f",
-    "parents": ["41105309acfc767de2480578b1eea26e4b9ce62b17c3d83b39fd86d9a629d862"],
+    "commit": "a85758932ae52e41b447c91704cb8b70317011448615921176958984863d8113",
+    "state": "14a807d63fafa4f49611a3a68b469aa12092ed9938d41cec61854945c5511c76",
+    "parents": ["09c66465205cf2c8fe2619896c9c42d95df9dfc354de422a250dbb434921e4ea"],
     "time": "2026-01-01T00:00:00Z",
     "message": "early",
     "changes": {
@@ -132,9 +132,9 @@ $ rnt log -n 1 --format json
       {"relation": "orders", "operator": "base", "entries_read": 15, "nodes_read": 9, "nodes_written": 2},
       {"relation": "first_order", "operator": "window", "entries_read": 5, "nodes_read": 7, "nodes_written": 1},
       {"relation": "gaps", "operator": "window", "entries_read": 10, "nodes_read": 8, "nodes_written": 1},
-      {"relation": "plan_orders", "operator": "counting", "entries_read": 2, "nodes_read": 5, "nodes_written": 1},
+      {"relation": "plan_orders", "operator": "counting", "entries_read": 2, "nodes_read": 7, "nodes_written": 2},
       {"relation": "running", "operator": "window", "entries_read": 12, "nodes_read": 12, "nodes_written": 1},
-      {"relation": "top2", "operator": "window", "entries_read": 9, "nodes_read": 3, "nodes_written": 0}
+      {"relation": "top2", "operator": "window", "entries_read": 6, "nodes_read": 3, "nodes_written": 0}
     ]
   }
 ]
@@ -143,7 +143,7 @@ $ rnt explain top2
 view top2 (mode: window)
 
 rule 1: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
-  cost: O(Σm) per touched partition (window fallback: each touched partition re-read, old and new)
+  cost: O(K·k) top-k: the front of each touched partition, old and new (k ≤ 2), read in window order from `plan_orders`'s `index 0,2,1`, backward
   term per touched partition, p bound, bound first: p
     step  op      literal                                     bound  served by
        1  join    plan_orders(p, i, a)                        plan   tree: prefix

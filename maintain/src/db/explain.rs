@@ -547,8 +547,9 @@ fn top_k_class(program: &crate::lang::check::Program, relation: &str) -> Option<
     };
     Some(format!(
         "O(K·k) top-k: the front of each touched partition, old and new (k ≤ {}), read in \
-         window order from {tree}",
-        top.bound
+         window order from {tree}{}",
+        top.bound,
+        if top.descending { ", backward" } else { "" }
     ))
 }
 

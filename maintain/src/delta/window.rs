@@ -16,8 +16,9 @@
 //! by a constant after it): the view's rows of a partition are those of its front, the
 //! rows up to the first one whose value passes the bound, and each value depends only on
 //! the rows before it. So each touched partition is read, old and new, from the index that
-//! holds it in window order, stopping at that first row: about k + 1 entries per touched
-//! partition and state, O(K·k), whatever the partition's size.
+//! holds it in window order (backward for a descending order), stopping at the first peer
+//! group past the bound: about k + 1 entries per touched partition and state, O(K·k),
+//! whatever the partition's size.
 
 use super::Maintainer;
 use crate::eval::join::{project_stored, run_plan};
@@ -87,7 +88,7 @@ impl Maintainer<'_> {
                     let mut front = FrontReader::new(window, top);
                     let read = engine.read_ordered(
                         &input.relation,
-                        &top.permutation,
+                        (&top.permutation, top.descending),
                         &prefix,
                         &mut |tuple| {
                             let Some(mut row) = bind(&input.columns, tuple, full.variables) else {

@@ -233,19 +233,19 @@ impl<'a> Engine<'a> {
         self.derived.borrow_mut().clear();
     }
 
-    /// Reads a stored relation in the order of its index over `permutation`, the leading
-    /// columns holding `prefix` (`StoredRelation::read_ordered`); `None` when the
+    /// Reads a stored relation in the order of its index over a permutation (backward
+    /// when `order.1`), the leading columns holding `prefix` (`StoredRelation::read_ordered`); `None` when the
     /// relation keeps no tree in this state.
     pub fn read_ordered(
         &self,
         relation: &str,
-        permutation: &[usize],
+        order: (&[usize], bool),
         prefix: &[Value],
         visit: &mut Visit<'_>,
     ) -> DbResult<Option<Flow>> {
         match self.stored.get(relation) {
             Some(stored) => stored
-                .read_ordered(self.nodes, permutation, prefix, visit)
+                .read_ordered(self.nodes, order, prefix, visit)
                 .map(Some),
             None => Ok(None),
         }

@@ -184,8 +184,13 @@ impl RulePlan {
                     format!("`{}`", index_label(&top.permutation))
                 };
                 out.push_str(&format!(
-                    "  top-k: each partition's front in window order from {tree}, up to \
-                     the first row past {}\n",
+                    "  top-k: each partition's front from {tree}{}, up to the first peers \
+                     past {}\n",
+                    if top.descending {
+                        ", read backward"
+                    } else {
+                        ""
+                    },
                     top.bound
                 ));
             }
@@ -487,7 +492,9 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
 /// a filter after it bounding the result by an int constant; `None` otherwise.
 fn top_k(window: &crate::lang::syntax::ast::Window, atom: &Atom, after: &[Step]) -> Option<TopK> {
     use crate::lang::syntax::ast::{CmpOp, ExprKind};
-    if !window.function.is_ranking() || window.order.iter().any(|t| t.descending) {
+    // All order terms one way: ascending reads the index forward, descending backward.
+    let descending = window.order.first().is_some_and(|t| t.descending);
+    if !window.function.is_ranking() || window.order.iter().any(|t| t.descending != descending) {
         return None;
     }
     let result = window.result.id;
@@ -550,6 +557,7 @@ fn top_k(window: &crate::lang::syntax::ast::Window, atom: &Atom, after: &[Step])
         bound,
         permutation,
         prefix,
+        descending,
     })
 }
 

@@ -148,7 +148,7 @@ impl StoredRelation {
     pub fn read_ordered(
         &self,
         nodes: &NodeStore,
-        permutation: &[usize],
+        (permutation, backward): (&[usize], bool),
         prefix: &[Value],
         visit: &mut Visit<'_>,
     ) -> DbResult<Flow> {
@@ -159,33 +159,40 @@ impl StoredRelation {
             .collect();
         let encoded = encode_prefix(prefix, &types).map_err(|e| DbError::user(e.to_string()))?;
         let pattern = vec![None; self.types.len()];
-        if permutation.iter().enumerate().all(|(i, &c)| i == c) {
-            let cursor = tree_cursor(nodes, &self.tree, &encoded)?;
-            return walk(
-                cursor,
-                |key| decode_tuple(key, &self.types).map_err(corrupt),
-                &pattern,
-                visit,
-            );
+        let identity = permutation.iter().enumerate().all(|(i, &c)| i == c);
+        let decode = |key: &[u8]| {
+            if identity {
+                decode_tuple(key, &self.types).map_err(corrupt)
+            } else {
+                decode_permuted(key, &self.types, permutation).map_err(corrupt)
+            }
+        };
+        let tree = if identity {
+            &self.tree
+        } else {
+            self.indexes
+                .iter()
+                .find(|(p, _)| p == permutation)
+                .map(|(_, tree)| tree)
+                .ok_or_else(|| {
+                    DbError::internal(format!(
+                        "no `{}` to read a partition's front from",
+                        index_label(permutation)
+                    ))
+                })?
+        };
+        if !backward {
+            let cursor = tree.prefix_cursor(nodes, &encoded)?;
+            return walk(cursor, decode, &pattern, visit);
         }
-        let tree = self
-            .indexes
-            .iter()
-            .find(|(p, _)| p == permutation)
-            .map(|(_, tree)| tree)
-            .ok_or_else(|| {
-                DbError::internal(format!(
-                    "no `{}` to read a partition's front from",
-                    index_label(permutation)
-                ))
-            })?;
-        let cursor = tree.prefix_cursor(nodes, &encoded)?;
-        walk(
-            cursor,
-            |key| decode_permuted(key, &self.types, permutation).map_err(corrupt),
-            &pattern,
-            visit,
-        )
+        let mut cursor = tree.prefix_cursor_back(nodes, &encoded)?;
+        while let Some((key, _)) = cursor.entry() {
+            if visit(&decode(key)?)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+            cursor.advance()?;
+        }
+        Ok(Flow::Continue)
     }
 }
 

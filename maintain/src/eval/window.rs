@@ -57,12 +57,15 @@ pub struct WindowPlan {
     pub top: Option<TopK>,
 }
 
-/// A top-k window: a ranking function (`row_number`, `rank`, `dense_rank`) with every order
-/// term ascending, and a filter after it that bounds its value by a constant (`k <= C`,
-/// `k < C`, `k = C`). Its rows are a prefix of each partition in window order, so a read of
-/// the partition in that order may stop at the first row past the bound: the index over
-/// [`TopK::permutation`] — the partition columns, the order columns, then the others in
-/// declaration order — holds each partition in exactly the window's order.
+/// A top-k window: a ranking function (`row_number`, `rank`, `dense_rank`) whose order
+/// terms are all ascending or all descending, and a filter after it that bounds its value
+/// by a constant (`k <= C`, `k < C`, `k = C`). Its rows are a prefix of each partition in
+/// window order, so a read of the partition in that order may stop once past the bound:
+/// the index over [`TopK::permutation`] — the partition columns, the order columns, then
+/// the others in declaration order — holds each partition in exactly the window's order
+/// when it is ascending; read backward, in the order of its peer groups (rows equal on the
+/// order terms) when it is descending, each group's rows reversed. So the read stops at a
+/// peer group's first row, and [`window_rows`] orders the groups' rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopK {
     /// The greatest value a row that passes the filter may have.
@@ -71,6 +74,8 @@ pub struct TopK {
     pub permutation: Vec<usize>,
     /// The variables at the permutation's leading (partition) columns, in its order.
     pub prefix: Vec<VarId>,
+    /// The order terms are descending: the index is read backward.
+    pub descending: bool,
 }
 
 impl WindowPlan {
@@ -132,30 +137,26 @@ impl<'w> FrontReader<'w> {
         }
     }
 
-    /// Takes the next row in window order, or says to stop.
+    /// Takes the next row (in window order up to the order within peer groups), or says
+    /// to stop: at the first row of a peer group whose value passes the bound (values are
+    /// the same within a group for `rank` and `dense_rank`, and `row_number`'s are at least
+    /// the group's first), so what is taken is whole peer groups, a prefix of the order.
     pub fn take(&mut self, row: &[Option<Value>]) -> Flow {
         let peer = self
             .rows
             .last()
             .is_some_and(|last| self.window.peers(last, row));
-        let count = i64::try_from(self.rows.len()).unwrap_or(i64::MAX);
-        let value = match self.window.function {
-            WindowFn::Rank if peer => self.value,
-            WindowFn::Rank => count + 1,
-            WindowFn::DenseRank if peer => self.value,
-            WindowFn::DenseRank => self.value + 1,
-            _ => count + 1,
-        };
-        if value > self.bound {
-            return Flow::Stop;
+        if !peer {
+            let count = i64::try_from(self.rows.len()).unwrap_or(i64::MAX);
+            let first = match self.window.function {
+                WindowFn::DenseRank => self.value + 1,
+                _ => count + 1,
+            };
+            if first > self.bound {
+                return Flow::Stop;
+            }
+            self.value = first;
         }
-        debug_assert!(
-            self.rows
-                .last()
-                .is_none_or(|last| self.window.compare(last, row) == Ordering::Less),
-            "a top-k front read out of window order"
-        );
-        self.value = value;
         self.rows.push(row.to_vec());
         Flow::Continue
     }
