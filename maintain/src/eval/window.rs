@@ -81,6 +81,10 @@ pub struct TopK {
 impl WindowPlan {
     /// The partition key of a row.
     pub fn partition_of(&self, row: &[Option<Value>]) -> Vec<Value> {
+        debug_assert!(
+            self.partition.iter().all(|v| row[v.index()].is_some()),
+            "a partition variable is unbound: the checker makes them the input atom's"
+        );
         self.partition
             .iter()
             .map(|v| row[v.index()].clone().unwrap_or(Value::Bool(false)))
