@@ -85,6 +85,11 @@ fn write_plans(out: &mut String, snapshot: &Snapshot, operator: &str, stratum: &
             if from_scratch != (operator == "recompute") {
                 continue;
             }
+            // A window view's commit runs its partition read, not delta terms.
+            let partition = matches!(plan.term, PlanTerm::Partition(_));
+            if partition != (operator == "window") {
+                continue;
+            }
             let mut lines = plan.text.lines();
             let rule = lines.next().unwrap_or_default();
             writeln!(out, "  {}: {rule}", plan.term).unwrap();
@@ -1506,6 +1511,608 @@ fn denial_accepts_insert() {
               Δnot customers: orphan(i) :- not customers(c, _), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+        "#]],
+    );
+}
+
+// Windows, by the fallback: each partition the input's delta touches is re-read, old and
+// new, through an index led by the partition columns, windowed, and the difference of
+// its rows counted. `plan_orders` is partitioned by plan; `orders` by customer.
+const WINDOWS: &str = "
+relation plan_orders(plan: str, id: int, amount: int).
+view top2(plan: str, id: int, amount: int, k: int).
+top2(p, i, a, k) :- plan_orders(p, i, a), k = rank() over (partition p order a desc), k <= 2.
+view dense(plan: str, id: int, k: int).
+dense(p, i, k) :- plan_orders(p, i, a), k = dense_rank() over (partition p order a desc).
+view numbered(plan: str, id: int, n: int).
+numbered(p, i, n) :- plan_orders(p, i, a), n = row_number() over (partition p order a desc).
+";
+
+const WINDOWS_BASE: &str = "
++plan_orders(\"pro\", 1, 30)
++plan_orders(\"pro\", 2, 50)
++plan_orders(\"pro\", 3, 30)
++plan_orders(\"free\", 4, 10)
+";
+
+// A new order ties with two others: rank skips, dense_rank does not, row_number breaks
+// the tie by id. Only the "pro" partition is read.
+#[test]
+fn window_ranks_insert_a_tie() {
+    check_commit(
+        WINDOWS,
+        WINDOWS_BASE,
+        "+plan_orders(\"pro\", 5, 50)",
+        expect![[r#"
+            +dense("pro", 5, 1)
+            -numbered("pro", 1, 2)
+            +numbered("pro", 1, 3)
+            -numbered("pro", 3, 3)
+            +numbered("pro", 3, 4)
+            +numbered("pro", 5, 2)
+            +plan_orders("pro", 5, 50)
+            -top2("pro", 1, 30, 2)
+            -top2("pro", 3, 30, 2)
+            +top2("pro", 5, 50, 1)
+            base plan_orders: 9 entries read
+            window dense: 7 entries read
+              per touched partition, p bound: dense(p, i, k) :- k = dense_rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = dense_rank() over (partition p order a desc) per partition
+            window numbered: 9 entries read
+              per touched partition, p bound: numbered(p, i, n) :- n = row_number() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window n = row_number() over (partition p order a desc) per partition
+            window top2: 9 entries read
+              per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
+                filter k <= 2
+        "#]],
+    );
+}
+
+// The best order goes: every rank in its partition moves up.
+#[test]
+fn window_ranks_delete_the_front() {
+    check_commit(
+        WINDOWS,
+        WINDOWS_BASE,
+        "-plan_orders(\"pro\", 2, 50)",
+        expect![[r#"
+            +dense("pro", 1, 1)
+            -dense("pro", 1, 2)
+            -dense("pro", 2, 1)
+            +dense("pro", 3, 1)
+            -dense("pro", 3, 2)
+            +numbered("pro", 1, 1)
+            -numbered("pro", 1, 2)
+            -numbered("pro", 2, 1)
+            +numbered("pro", 3, 2)
+            -numbered("pro", 3, 3)
+            -plan_orders("pro", 2, 50)
+            +top2("pro", 1, 30, 1)
+            -top2("pro", 1, 30, 2)
+            -top2("pro", 2, 50, 1)
+            +top2("pro", 3, 30, 1)
+            -top2("pro", 3, 30, 2)
+            base plan_orders: 7 entries read
+            window dense: 8 entries read
+              per touched partition, p bound: dense(p, i, k) :- k = dense_rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = dense_rank() over (partition p order a desc) per partition
+            window numbered: 8 entries read
+              per touched partition, p bound: numbered(p, i, n) :- n = row_number() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window n = row_number() over (partition p order a desc) per partition
+            window top2: 10 entries read
+              per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
+                filter k <= 2
+        "#]],
+    );
+}
+
+// An order's amount changes (a delete and an insert in one partition).
+#[test]
+fn window_ranks_update() {
+    check_commit(
+        WINDOWS,
+        WINDOWS_BASE,
+        "-plan_orders(\"pro\", 1, 30)\n+plan_orders(\"pro\", 1, 60)",
+        expect![[r#"
+            +dense("pro", 1, 1)
+            -dense("pro", 1, 2)
+            -dense("pro", 2, 1)
+            +dense("pro", 2, 2)
+            -dense("pro", 3, 2)
+            +dense("pro", 3, 3)
+            +numbered("pro", 1, 1)
+            -numbered("pro", 1, 2)
+            -numbered("pro", 2, 1)
+            +numbered("pro", 2, 2)
+            -plan_orders("pro", 1, 30)
+            +plan_orders("pro", 1, 60)
+            -top2("pro", 1, 30, 2)
+            +top2("pro", 1, 60, 1)
+            -top2("pro", 2, 50, 1)
+            +top2("pro", 2, 50, 2)
+            -top2("pro", 3, 30, 2)
+            base plan_orders: 8 entries read
+            window dense: 9 entries read
+              per touched partition, p bound: dense(p, i, k) :- k = dense_rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = dense_rank() over (partition p order a desc) per partition
+            window numbered: 8 entries read
+              per touched partition, p bound: numbered(p, i, n) :- n = row_number() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window n = row_number() over (partition p order a desc) per partition
+            window top2: 10 entries read
+              per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
+                filter k <= 2
+        "#]],
+    );
+}
+
+#[test]
+fn window_no_op() {
+    check_commit(
+        WINDOWS,
+        WINDOWS_BASE,
+        "+plan_orders(\"pro\", 1, 30)",
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}
+
+// A change in a partition whose window rows stay: rank 3 stays out of top2, and the
+// other views move. A new partition appears.
+#[test]
+fn window_new_partition() {
+    check_commit(
+        WINDOWS,
+        WINDOWS_BASE,
+        "+plan_orders(\"team\", 6, 5)",
+        expect![[r#"
+            +dense("team", 6, 1)
+            +numbered("team", 6, 1)
+            +plan_orders("team", 6, 5)
+            +top2("team", 6, 5, 1)
+            base plan_orders: 9 entries read
+            window dense: 1 entries read
+              per touched partition, p bound: dense(p, i, k) :- k = dense_rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = dense_rank() over (partition p order a desc) per partition
+            window numbered: 1 entries read
+              per touched partition, p bound: numbered(p, i, n) :- n = row_number() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window n = row_number() over (partition p order a desc) per partition
+            window top2: 3 entries read
+              per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
+                filter k <= 2
+        "#]],
+    );
+}
+
+// Running sum and count, lag and lead, partitioned by customer and ordered by id; the
+// wildcard column breaks no tie here (ids are unique per customer).
+const RUNNING: &str = "
+view running(customer: int, id: int, total: int).
+running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
+view counted(customer: int, id: int, n: int).
+counted(c, i, n) :- orders(i, c, _), n = count() over (partition c order i).
+view gaps(customer: int, id: int, prev: int).
+gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
+view nexts(customer: int, id: int, next: int).
+nexts(c, i, x) :- orders(i, c, _), x = lead(i, 1, -1) over (partition c order i).
+";
+
+// A change at the start of customer 7's partition: every running total after it moves.
+#[test]
+fn window_running_change_at_the_start() {
+    check_commit(
+        &shop(RUNNING),
+        SHOP_BASE,
+        "+orders(0, 7, 5)",
+        expect![[r#"
+            +counted(7, 0, 1)
+            -counted(7, 1, 1)
+            +counted(7, 1, 2)
+            -counted(7, 3, 2)
+            +counted(7, 3, 3)
+            +gaps(7, 0, 0)
+            +nexts(7, 0, 1)
+            +orders(0, 7, 5)
+            +running(7, 0, 5)
+            -running(7, 1, 30)
+            +running(7, 1, 35)
+            -running(7, 3, 50)
+            +running(7, 3, 55)
+            base orders: 7 entries read
+            window counted: 9 entries read
+              per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = count() over (partition c order i) per partition
+            window gaps: 7 entries read
+              per touched partition, c bound: gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window p = lag(i, 1, 0) over (partition c order i) per partition
+            window nexts: 7 entries read
+              per touched partition, c bound: nexts(c, i, x) :- orders(i, c, _), x = lead(i, 1, -1) over (partition c order i).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window x = lead(i, 1, -1) over (partition c order i) per partition
+            window running: 9 entries read
+              per touched partition, c bound: running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window t = sum(a) over (partition c order i) per partition
+        "#]],
+    );
+}
+
+// An append at the end of a partition.
+#[test]
+fn window_running_append() {
+    check_commit(
+        &shop(RUNNING),
+        SHOP_BASE,
+        "+orders(9, 7, 1)",
+        expect![[r#"
+            +counted(7, 9, 3)
+            +gaps(7, 9, 3)
+            -nexts(7, 3, -1)
+            +nexts(7, 3, 9)
+            +nexts(7, 9, -1)
+            +orders(9, 7, 1)
+            +running(7, 9, 51)
+            base orders: 7 entries read
+            window counted: 7 entries read
+              per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = count() over (partition c order i) per partition
+            window gaps: 7 entries read
+              per touched partition, c bound: gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window p = lag(i, 1, 0) over (partition c order i) per partition
+            window nexts: 8 entries read
+              per touched partition, c bound: nexts(c, i, x) :- orders(i, c, _), x = lead(i, 1, -1) over (partition c order i).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window x = lead(i, 1, -1) over (partition c order i) per partition
+            window running: 7 entries read
+              per touched partition, c bound: running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window t = sum(a) over (partition c order i) per partition
+        "#]],
+    );
+}
+
+// A delete in the middle and an update of an amount.
+#[test]
+fn window_running_delete_and_update() {
+    check_commit(
+        &shop(RUNNING),
+        &format!("{SHOP_BASE}+orders(5, 7, 7)\n"),
+        "-orders(3, 7, 20)\n-orders(1, 7, 30)\n+orders(1, 7, 31)",
+        expect![[r#"
+            -counted(7, 3, 2)
+            +counted(7, 5, 2)
+            -counted(7, 5, 3)
+            -gaps(7, 3, 1)
+            +gaps(7, 5, 1)
+            -gaps(7, 5, 3)
+            -nexts(7, 1, 3)
+            +nexts(7, 1, 5)
+            -nexts(7, 3, 5)
+            -orders(1, 7, 30)
+            +orders(1, 7, 31)
+            -orders(3, 7, 20)
+            -running(7, 1, 30)
+            +running(7, 1, 31)
+            -running(7, 3, 50)
+            +running(7, 5, 38)
+            -running(7, 5, 57)
+            base orders: 7 entries read
+            window counted: 9 entries read
+              per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = count() over (partition c order i) per partition
+            window gaps: 9 entries read
+              per touched partition, c bound: gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window p = lag(i, 1, 0) over (partition c order i) per partition
+            window nexts: 9 entries read
+              per touched partition, c bound: nexts(c, i, x) :- orders(i, c, _), x = lead(i, 1, -1) over (partition c order i).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window x = lead(i, 1, -1) over (partition c order i) per partition
+            window running: 10 entries read
+              per touched partition, c bound: running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window t = sum(a) over (partition c order i) per partition
+        "#]],
+    );
+}
+
+// An empty partition list: one partition, the whole input; `desc` order; a filter after
+// the window (QUALIFY) and one before it (WHERE: `a > 10`).
+#[test]
+fn window_whole_input_desc() {
+    check_commit(
+        &shop(
+            "view biggest(id: int, n: int).
+biggest(i, n) :- orders(i, _, a), a > 10, n = row_number() over (order a desc), n <= 2.",
+        ),
+        SHOP_BASE,
+        "+orders(4, 9, 40)",
+        expect![[r#"
+            -biggest(1, 2)
+            +biggest(4, 2)
+            +orders(4, 9, 40)
+            base orders: 7 entries read
+            window biggest: 7 entries read
+              per touched partition (one: the whole input): biggest(i, n) :- a > 10, n <= 2, n = row_number() over (order a desc), orders(i, _, a).
+                join orders(i, _, a) from a scan of the tree
+                filter a > 10
+                window n = row_number() over (order a desc) per partition
+                top-k: each partition's front from `index 2,0,1`, read backward, up to the first peers past 2
+                filter n <= 2
+        "#]],
+    );
+}
+
+// First order per customer: row_number = 1 (top-k's k = 1 case, here by the fallback).
+#[test]
+fn window_first_order_per_customer() {
+    check_commit(
+        &shop(
+            "view first_order(customer: int, id: int).
+first_order(c, i) :- orders(i, c, _), n = row_number() over (partition c order i), n = 1.",
+        ),
+        SHOP_BASE,
+        "-orders(1, 7, 30)\n+orders(6, 8, 1)",
+        expect![[r#"
+            -first_order(7, 1)
+            +first_order(7, 3)
+            -orders(1, 7, 30)
+            +orders(6, 8, 1)
+            base orders: 6 entries read
+            window first_order: 8 entries read
+              per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = row_number() over (partition c order i) per partition
+                top-k: each partition's front from `index 1,0,2`, up to the first peers past 1
+                filter n = 1
+        "#]],
+    );
+}
+
+// Top-k: a ranking function over ascending order terms bounded by a constant reads each
+// touched partition's front only, old and new, from the index that holds the partition in
+// window order (here `index 1,2,0`: customer, amount, id), stopping at the first row past
+// the bound.
+const TOP_K: &str = "
+view cheapest2(customer: int, id: int, k: int).
+cheapest2(c, i, k) :- orders(i, c, a), k = rank() over (partition c order a), k <= 2.
+view first_order(customer: int, id: int).
+first_order(c, i) :- orders(i, c, _), n = row_number() over (partition c order i), n = 1.
+view dense1(customer: int, id: int).
+dense1(c, i) :- orders(i, c, a), k = dense_rank() over (partition c order a), 1 >= k.
+";
+
+const TOP_K_BASE: &str = "
++orders(1, 7, 30)
++orders(3, 7, 20)
++orders(4, 7, 50)
++orders(5, 7, 60)
++orders(6, 7, 70)
++orders(8, 7, 80)
++orders(2, 8, 50)
+";
+
+// A new cheapest order with a tie: ranks shift at the front; the long tail is not read.
+#[test]
+fn top_k_insert_at_the_front() {
+    check_commit(
+        &shop(TOP_K),
+        TOP_K_BASE,
+        "+orders(9, 7, 20)\n+orders(0, 7, 90)",
+        expect![[r#"
+            -cheapest2(7, 1, 2)
+            +cheapest2(7, 9, 1)
+            +dense1(7, 9)
+            +first_order(7, 0)
+            -first_order(7, 1)
+            +orders(0, 7, 90)
+            +orders(9, 7, 20)
+            base orders: 16 entries read
+            window cheapest2: 7 entries read
+              per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = rank() over (partition c order a) per partition
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 2
+                filter k <= 2
+            window dense1: 5 entries read
+              per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = dense_rank() over (partition c order a) per partition
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 1
+                filter 1 >= k
+            window first_order: 5 entries read
+              per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = row_number() over (partition c order i) per partition
+                top-k: each partition's front from `index 1,0,2`, up to the first peers past 1
+                filter n = 1
+        "#]],
+    );
+}
+
+// The front's rows go: the next ones come in.
+#[test]
+fn top_k_delete_the_front() {
+    check_commit(
+        &shop(TOP_K),
+        TOP_K_BASE,
+        "-orders(3, 7, 20)\n-orders(1, 7, 30)",
+        expect![[r#"
+            -cheapest2(7, 1, 2)
+            -cheapest2(7, 3, 1)
+            +cheapest2(7, 4, 1)
+            +cheapest2(7, 5, 2)
+            -dense1(7, 3)
+            +dense1(7, 4)
+            -first_order(7, 1)
+            +first_order(7, 4)
+            -orders(1, 7, 30)
+            -orders(3, 7, 20)
+            base orders: 12 entries read
+            window cheapest2: 8 entries read
+              per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = rank() over (partition c order a) per partition
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 2
+                filter k <= 2
+            window dense1: 5 entries read
+              per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = dense_rank() over (partition c order a) per partition
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 1
+                filter 1 >= k
+            window first_order: 5 entries read
+              per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = row_number() over (partition c order i) per partition
+                top-k: each partition's front from `index 1,0,2`, up to the first peers past 1
+                filter n = 1
+        "#]],
+    );
+}
+
+// A change past the front: the front is read, nothing changes.
+#[test]
+fn top_k_change_past_the_front() {
+    check_commit(
+        &shop(TOP_K),
+        TOP_K_BASE,
+        "-orders(8, 7, 80)\n+orders(8, 7, 85)",
+        expect![[r#"
+            -orders(8, 7, 80)
+            +orders(8, 7, 85)
+            base orders: 14 entries read
+            window cheapest2: 6 entries read
+              per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = rank() over (partition c order a) per partition
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 2
+                filter k <= 2
+            window dense1: 4 entries read
+              per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window k = dense_rank() over (partition c order a) per partition
+                top-k: each partition's front from `index 1,2,0`, up to the first peers past 1
+                filter 1 >= k
+            window first_order: 4 entries read
+              per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = row_number() over (partition c order i) per partition
+                top-k: each partition's front from `index 1,0,2`, up to the first peers past 1
+                filter n = 1
+        "#]],
+    );
+}
+
+// Top-k over a descending order: the front of the partition is the back of the index,
+// read backward, whole peer groups at a time (row_number's ties are ordered by the other
+// columns, ascending, as everywhere).
+#[test]
+fn top_k_descending_with_ties_at_the_bound() {
+    check_commit(
+        "
+relation plan_orders(plan: str, id: int, amount: int).
+view top2(plan: str, id: int, k: int).
+top2(p, i, k) :- plan_orders(p, i, a), k = rank() over (partition p order a desc), k <= 2.
+view row2(plan: str, id: int, n: int).
+row2(p, i, n) :- plan_orders(p, i, a), n = row_number() over (partition p order a desc), n < 3.
+",
+        "
++plan_orders(\"pro\", 1, 10)
++plan_orders(\"pro\", 2, 20)
++plan_orders(\"pro\", 3, 30)
++plan_orders(\"pro\", 4, 40)
++plan_orders(\"pro\", 5, 50)
++plan_orders(\"free\", 6, 5)
+",
+        "+plan_orders(\"pro\", 7, 40)\n+plan_orders(\"pro\", 8, 40)\n-plan_orders(\"pro\", 5, 50)",
+        expect![[r#"
+            -plan_orders("pro", 5, 50)
+            +plan_orders("pro", 7, 40)
+            +plan_orders("pro", 8, 40)
+            +row2("pro", 4, 1)
+            -row2("pro", 4, 2)
+            -row2("pro", 5, 1)
+            +row2("pro", 7, 2)
+            +top2("pro", 4, 1)
+            -top2("pro", 4, 2)
+            -top2("pro", 5, 1)
+            +top2("pro", 7, 1)
+            +top2("pro", 8, 1)
+            base plan_orders: 13 entries read
+            window row2: 9 entries read
+              per touched partition, p bound: row2(p, i, n) :- n < 3, n = row_number() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window n = row_number() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
+                filter n < 3
+            window top2: 9 entries read
+              per touched partition, p bound: top2(p, i, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
+                bound first: p
+                join plan_orders(p, i, a) bound [0] from the tree, by prefix
+                window k = rank() over (partition p order a desc) per partition
+                top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
+                filter k <= 2
         "#]],
     );
 }

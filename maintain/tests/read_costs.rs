@@ -3,7 +3,7 @@
 //! seed 001 (a filter or projection reads nothing beyond its delta, a join reads the other
 //! side's tuples under the touched keys, SUM/COUNT reads one accumulator per touched group,
 //! COUNT_DISTINCT one match count per changed (group, value), CONCAT the touched group's
-//! values).
+//! values, a window its touched partitions).
 
 // Test data and measurements: small generated numbers and counters cast freely.
 #![allow(
@@ -359,4 +359,150 @@ fn concat_reads_the_touched_groups_values_not_the_relation() {
         large.1 <= small.1 * 3 / 2,
         "10k: {small:?}, 100k: {large:?}"
     );
+}
+
+/// Order `i` of `orders`: customer `i % (orders / 20)`, so every customer has 20 orders at
+/// any size and the relation grows while the partitions do not; amounts repeat (ties).
+fn window_order(i: i64, orders: i64) -> [i64; 3] {
+    let customers = orders / 20;
+    [i, i % customers, (i * 7) % 13]
+}
+
+/// A window view is the fallback (D∘Q∘I per touched partition): a commit touching one
+/// customer reads that customer's orders twice (old and new, one prefix read of the index
+/// led by the customer column each) and the view's counts of the rows that change — the
+/// same entries over 10,000 orders as over 100,000, nothing of the other partitions.
+#[test]
+fn windows_read_the_touched_partitions_not_the_relation() {
+    const PARTITION: u64 = 20;
+    let mut reads = Vec::new();
+    for orders in [10_000i64, 100_000] {
+        let db = Database::new(Arc::new(MemoryStore::new()));
+        db.define(
+            r#"
+            relation orders(id: int, customer: int, amount: int).
+            view running(customer: int, id: int, total: int).
+            running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
+            view top3(customer: int, id: int, k: int).
+            top3(c, i, k) :- orders(i, c, a), k = rank() over (partition c order a desc, i), k <= 3.
+            "#,
+            "p.rnt",
+            "define",
+        )
+        .unwrap();
+        import(
+            &db,
+            "orders",
+            (0..orders).map(|i| window_order(i, orders).map(Value::Int).to_vec()),
+        );
+        // Customer 5 gets an order before all its others (id -1): every running total of
+        // the partition moves; a small amount, so its top 3 stays. (An order mixing `desc`
+        // and ascending terms is no top-k: `top3` reads its partition whole.)
+        let stats = commit(&db, "+orders(-1, 5, 0)\n");
+        let running = stat(&stats, "running");
+        let top3 = stat(&stats, "top3");
+        assert_eq!(running.operator, "window");
+        assert_eq!(top3.operator, "window");
+        // The partition old and new, then one count per changed row (21 new, 20 old).
+        let partition_reads = 2 * PARTITION + 1;
+        assert!(
+            running.entries_read <= partition_reads + 2 * PARTITION + 1 + 8,
+            "{running:?}"
+        );
+        assert!(top3.entries_read <= partition_reads + 8, "{top3:?}");
+        reads.push((
+            running.entries_read,
+            top3.entries_read,
+            running.nodes_read + top3.nodes_read,
+        ));
+
+        let head = db.head().unwrap();
+        assert!(db.verify(&head).unwrap().mismatches.is_empty());
+        // Customer 5's running totals, summed here from the rows imported and committed.
+        let mut mine: Vec<[i64; 3]> = (0..orders)
+            .map(|i| window_order(i, orders))
+            .filter(|[_, c, _]| *c == 5)
+            .collect();
+        mine.insert(0, [-1, 5, 0]);
+        let mut total = 0;
+        let expected: Vec<Vec<Value>> = mine
+            .iter()
+            .map(|[i, c, a]| {
+                total += a;
+                vec![Value::Int(*c), Value::Int(*i), Value::Int(total)]
+            })
+            .collect();
+        let rows = db.tuples(&head, "running").unwrap();
+        let got: Vec<Vec<Value>> = rows.into_iter().filter(|r| r[0] == Value::Int(5)).collect();
+        assert_eq!(got, expected);
+    }
+    let (small, large) = (reads[0], reads[1]);
+    // Ten times the orders, the same partition: the same entries; nodes grow with depth.
+    assert_eq!(
+        (small.0, small.1),
+        (large.0, large.1),
+        "10k: {small:?}, 100k: {large:?}"
+    );
+    assert!(
+        large.2 <= small.2 * 3 / 2,
+        "10k: {small:?}, 100k: {large:?}"
+    );
+}
+
+/// Top-k (seed 001's O(K·k)): a rank bounded by a constant over ascending order terms
+/// reads each touched partition's front only, old and new, from the index that holds it
+/// in window order, up to the first row past the bound — about 2(k + 1) entries per
+/// touched partition, the same over partitions of 20 and of 200 orders (10k and 100k
+/// orders), never the whole partition; a descending order reads the index backward.
+#[test]
+fn top_k_reads_the_front_of_the_touched_partition() {
+    const K: u64 = 3;
+    let mut reads = Vec::new();
+    for (orders, per_customer) in [(10_000i64, 20i64), (100_000, 200)] {
+        let db = Database::new(Arc::new(MemoryStore::new()));
+        db.define(
+            r#"
+            relation orders(id: int, customer: int, amount: int).
+            view cheapest(customer: int, id: int, k: int).
+            cheapest(c, i, k) :- orders(i, c, a), k = rank() over (partition c order a), k <= 3.
+            view priciest(customer: int, id: int, k: int).
+            priciest(c, i, k) :- orders(i, c, a), k = rank() over (partition c order a desc), k <= 3.
+            "#,
+            "p.rnt",
+            "define",
+        )
+        .unwrap();
+        let customers = orders / per_customer;
+        // Amounts 10, 20, … per customer: distinct, so ranks are positions.
+        let order = move |i: i64| [i, i % customers, 10 * (i / customers) + 10];
+        import(
+            &db,
+            "orders",
+            (0..orders).map(|i| order(i).map(Value::Int).to_vec()),
+        );
+        // Customer 5 gets a new cheapest order: every rank of its front moves by one.
+        let stats = commit(&db, &format!("+orders({orders}, 5, 1)\n"));
+        let cheapest = stat(&stats, "cheapest");
+        assert_eq!(cheapest.operator, "window");
+        assert!(cheapest.entries_read <= 2 * (K + 1) + 4, "{cheapest:?}");
+        // The descending front is the back of the index, read backward: the same bound.
+        let priciest = stat(&stats, "priciest");
+        assert!(priciest.entries_read <= 2 * (K + 1) + 4, "{priciest:?}");
+        reads.push((cheapest.entries_read, priciest.entries_read));
+
+        let head = db.head().unwrap();
+        assert!(db.verify(&head).unwrap().mismatches.is_empty());
+        let rows = db.tuples(&head, "cheapest").unwrap();
+        let mine: Vec<&Vec<Value>> = rows.iter().filter(|r| r[0] == Value::Int(5)).collect();
+        let expected = [(5, 2), (5 + customers, 3), (orders, 1)];
+        assert_eq!(mine.len(), expected.len(), "{mine:?}");
+        for (row, (id, k)) in mine.iter().zip(expected) {
+            assert!(
+                row[1] == Value::Int(id) && row[2] == Value::Int(k),
+                "{mine:?}"
+            );
+        }
+    }
+    // Partitions ten times longer: the same front, the same entries.
+    assert_eq!(reads[0], reads[1], "{reads:?}");
 }

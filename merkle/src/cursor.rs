@@ -143,6 +143,118 @@ impl Cursor {
     }
 }
 
+/// A position among a tree's leaf entries, moving backward: the greatest key first. What a
+/// top-k over a descending order reads (the front of its partition is the back of the
+/// index range).
+pub struct ReverseCursor {
+    store: NodeStore,
+    /// From the root to a leaf: each internal node with the index of the child taken, and
+    /// the leaf with one past the index of the current entry (0: the leaf is used up).
+    path: Vec<(Arc<Node>, usize)>,
+    /// The least key in range (included).
+    start: Vec<u8>,
+}
+
+impl ReverseCursor {
+    /// A cursor at the last entry of the tree at `root` within `[start, end)`.
+    pub(crate) fn new(
+        store: &NodeStore,
+        root: &Address,
+        start: &[u8],
+        end: Bound<Vec<u8>>,
+    ) -> MerkleResult<ReverseCursor> {
+        let mut cursor = ReverseCursor {
+            store: store.clone(),
+            path: Vec::new(),
+            start: start.to_vec(),
+        };
+        let mut node = store.read(root)?;
+        loop {
+            let position = match &end {
+                Bound::Unbounded => node.len(),
+                Bound::Excluded(key) => match node.search(key) {
+                    Ok(i) | Err(i) => i,
+                },
+                Bound::Included(key) => match node.search(key) {
+                    Ok(i) => i + 1,
+                    Err(i) => i,
+                },
+            };
+            if node.is_leaf() || node.is_empty() {
+                let position = if node.is_leaf() { position } else { 0 };
+                cursor.path.push((node, position));
+                break;
+            }
+            // A child's key is the greatest key under it: the keys before `end` are in
+            // the child at `position` (or the last one) and those before it.
+            let index = position.min(node.len() - 1);
+            let child = store.read(&node.child(index).address)?;
+            cursor.path.push((node, index));
+            node = child;
+        }
+        cursor.settle()?;
+        Ok(cursor)
+    }
+
+    /// Moves back past used-up leaves to the previous entry, or empties the path.
+    fn settle(&mut self) -> MerkleResult<()> {
+        loop {
+            let Some((node, index)) = self.path.last() else {
+                return Ok(());
+            };
+            if node.is_leaf() && *index > 0 {
+                self.store.count_entries_read(1);
+                return Ok(());
+            }
+            // This node is used up: back up to the nearest ancestor with a child before
+            // the one taken, and down that child's last entries.
+            self.path.pop();
+            loop {
+                let Some((parent, index)) = self.path.last_mut() else {
+                    return Ok(());
+                };
+                if *index == 0 {
+                    self.path.pop();
+                    continue;
+                }
+                *index -= 1;
+                let child = self.store.read(&parent.child(*index).address)?;
+                self.descend_last(child)?;
+                break;
+            }
+        }
+    }
+
+    /// Pushes `node` and the path to its last entry.
+    fn descend_last(&mut self, mut node: Arc<Node>) -> MerkleResult<()> {
+        while !node.is_leaf() && !node.is_empty() {
+            let index = node.len() - 1;
+            let child = self.store.read(&node.child(index).address)?;
+            self.path.push((node, index));
+            node = child;
+        }
+        let len = if node.is_leaf() { node.len() } else { 0 };
+        self.path.push((node, len));
+        Ok(())
+    }
+
+    /// The current entry, or `None` before the start of the range.
+    pub fn entry(&self) -> Option<(&[u8], &[u8])> {
+        let (leaf, index) = self.path.last()?;
+        debug_assert!(leaf.is_leaf() && *index > 0 && *index <= leaf.len());
+        let key = leaf.key(*index - 1);
+        (key >= self.start.as_slice()).then(|| (key, leaf.value(*index - 1)))
+    }
+
+    /// Moves to the previous entry.
+    pub fn advance(&mut self) -> MerkleResult<()> {
+        if let Some((_, index)) = self.path.last_mut() {
+            *index = index.saturating_sub(1);
+        }
+        self.settle()
+    }
+}
+
 /// An iterator of owned `(key, value)` pairs over a [`Cursor`].
 pub struct Entries {
     cursor: Option<Cursor>,

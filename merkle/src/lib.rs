@@ -40,7 +40,7 @@ mod prefetch;
 mod reach;
 mod tree;
 
-pub use cursor::{Cursor, Entries};
+pub use cursor::{Cursor, Entries, ReverseCursor};
 pub use diff::{Diff, DiffEntry};
 pub use edit::Edit;
 pub use error::{MerkleError, MerkleResult};

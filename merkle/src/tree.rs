@@ -1,7 +1,7 @@
 //! [`Tree`]: a prolly tree named by its root address, and every operation on it.
 
 use crate::build::{write_empty_leaf, LevelStack};
-use crate::cursor::{self, Cursor, Entries};
+use crate::cursor::{self, Cursor, Entries, ReverseCursor};
 use crate::diff::Diff;
 use crate::edit::{edit_tree, Edit};
 use crate::node_store::NodeStore;
@@ -178,6 +178,19 @@ impl Tree {
             None => Bound::Unbounded,
         };
         Cursor::new(store, &self.root, Bound::Included(prefix), end)
+    }
+
+    /// A cursor over entries whose keys start with `prefix`, from the greatest key down.
+    pub fn prefix_cursor_back(
+        &self,
+        store: &NodeStore,
+        prefix: &[u8],
+    ) -> MerkleResult<ReverseCursor> {
+        let end = match prefix_successor(prefix) {
+            Some(successor) => Bound::Excluded(successor),
+            None => Bound::Unbounded,
+        };
+        ReverseCursor::new(store, &self.root, prefix, end)
     }
 
     /// Every entry whose key starts with `prefix`, in key order.

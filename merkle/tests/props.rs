@@ -205,6 +205,37 @@ proptest! {
         }
     }
 
+    /// A backward prefix scan yields the forward one's entries in reverse, for prefixes
+    /// of present keys, absent ones and the empty prefix.
+    #[test]
+    fn backward_prefix_scans_reverse_the_forward_ones(
+        model in model_strategy(0..1500),
+        pick in any::<u64>(),
+        cut in 0usize..6,
+        other in key_strategy(),
+    ) {
+        let (nodes, _) = memory_nodes();
+        let tree = bulk(&nodes, &model);
+        let keys: Vec<&Vec<u8>> = model.keys().collect();
+        let mut prefixes = vec![Vec::new(), other];
+        if !keys.is_empty() {
+            let key = keys[(pick % keys.len() as u64) as usize];
+            prefixes.push(key[..key.len().min(cut)].to_vec());
+            prefixes.push(key.clone());
+        }
+        for prefix in prefixes {
+            let forward: Vec<_> = tree.scan_prefix(&nodes, &prefix).map(Result::unwrap).collect();
+            let mut backward = Vec::new();
+            let mut cursor = tree.prefix_cursor_back(&nodes, &prefix).unwrap();
+            while let Some((k, v)) = cursor.entry() {
+                backward.push((k.to_vec(), v.to_vec()));
+                cursor.advance().unwrap();
+            }
+            backward.reverse();
+            prop_assert_eq!(backward, forward);
+        }
+    }
+
     /// A flipped byte in any stored node is reported as corruption by a fresh reader,
     /// never returned as data.
     #[test]

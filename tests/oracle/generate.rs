@@ -537,14 +537,87 @@ pub(crate) fn denial_unit(ch: &mut Choices, p: &mut Program) {
     }
 }
 
+/// One view windowing one relation: its input atom (variables, repeats, wildcards,
+/// constants), sometimes a filter before the window, a partition and an order drawn from the
+/// atom's variables (`desc` or not, either may be empty), any window function, sometimes a
+/// filter on the window's result after it (QUALIFY), and a head of atom variables and the
+/// result.
+pub(crate) fn window_unit(ch: &mut Choices, p: &mut Program) {
+    let sources = sources_of(p);
+    let mut body = Body::default();
+    let rel = ch.pick(&sources);
+    body.atom(ch, p, rel);
+    let vars = body.atom_vars.clone();
+    if !vars.is_empty() && ch.percent(25) {
+        let lit = Lit::Cmp(
+            Expr::Var(ch.pick(&vars)),
+            Body::cmp_op(ch),
+            Expr::Const(ch.below(5) as i64 - 1),
+        );
+        body.lits.push(lit);
+    }
+    let partition: Vec<usize> = vars.iter().copied().filter(|_| ch.percent(40)).collect();
+    let mut order: Vec<(usize, bool)> = Vec::new();
+    for &v in &vars {
+        if !partition.contains(&v) && !order.iter().any(|&(o, _)| o == v) && ch.percent(50) {
+            order.push((v, ch.percent(30)));
+        }
+    }
+    if ch.percent(50) {
+        order.reverse();
+    }
+    let arg = (!vars.is_empty()).then(|| ch.pick(&vars));
+    let function = match (ch.below(7), arg) {
+        (0, _) | (3..=6, None) => WinFn::RowNumber,
+        (1, _) => WinFn::Rank,
+        (2, _) => WinFn::DenseRank,
+        (3, Some(_)) => WinFn::Sum,
+        (4, Some(_)) => WinFn::Count,
+        (5, Some(_)) => WinFn::Lag(ch.below(3), ch.below(5) as i64 - 2),
+        _ => WinFn::Lead(ch.below(3), ch.below(5) as i64 - 2),
+    };
+    let arg = match function {
+        WinFn::Sum | WinFn::Lag(..) | WinFn::Lead(..) => arg,
+        _ => None,
+    };
+    let result = body.fresh();
+    body.lits.push(Lit::Win(Window {
+        result,
+        function,
+        arg,
+        partition,
+        order,
+    }));
+    if ch.percent(40) {
+        let op = ch.pick(&[CmpOp::Le, CmpOp::Lt, CmpOp::Eq, CmpOp::Gt]);
+        let bound = Expr::Const(1 + ch.below(3) as i64);
+        body.lits.push(Lit::Cmp(Expr::Var(result), op, bound));
+    }
+    let mut terms = Vec::new();
+    for _ in 0..1 + ch.below(3) {
+        let term = match vars.is_empty() || ch.percent(35) {
+            true => HeadTerm::Var(result),
+            false => HeadTerm::Var(ch.pick(&vars)),
+        };
+        terms.push(term);
+    }
+    let head = p.add_rel(terms.len(), Kind::View);
+    p.rules.push(Rule {
+        head,
+        terms,
+        body: body.lits,
+    });
+}
+
 pub(crate) fn random_program(ch: &mut Choices) -> Program {
     let mut p = Program::base_only();
     let mut aggregates = 0;
     for _ in 0..1 + ch.below(6) {
-        match ch.weighted(&[40, 20, 10, 25]) {
+        match ch.weighted(&[40, 20, 10, 25, 20]) {
             0 => plain_unit(ch, &mut p),
             1 => closure_unit(ch, &mut p),
             2 => mutual_unit(ch, &mut p),
+            4 => window_unit(ch, &mut p),
             // At most two aggregates: sums of sums of joins stay far from overflow.
             _ if aggregates < 2 => {
                 aggregates += 1;
@@ -574,6 +647,8 @@ pub(crate) fn mutate_program(ch: &mut Choices, program: &Program) -> Program {
         }
         let rel = ch.pick(&derived);
         match ch.below(5) {
+            // A window stays in its view, the view's only rule.
+            0 | 2 if p.is_windowed(rel) => {}
             0 => {
                 p.rels[rel].kind = match p.rels[rel].kind {
                     Kind::View => Kind::Ephemeral,

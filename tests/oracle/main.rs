@@ -21,7 +21,10 @@
 //! (transitive closure in five shapes, reachability from a constant, mutual recursion,
 //! cycles in the data), every aggregate (`count sum min max avg count_distinct`, grouped or not, over
 //! joins, in any head position; `concat` over the names of the str relation `w`, with
-//! separators that hold quotes and backslashes), views and ephemeral relations mixed freely (also inside
+//! separators that hold quotes and backslashes), window views (`row_number rank
+//! dense_rank sum count lag lead` over one atom, partitioned and ordered by its variables,
+//! `desc` or not, filters before and after the window; the oracle computes each value as a
+//! count or sum over the partition's rows, by definition), views and ephemeral relations mixed freely (also inside
 //! one recursive stratum) and denials. The program is defined before the data or over it,
 //! and sometimes replaced midway by another (views change kind, arity or rules, or go).
 //! Change sets insert, delete, update (delete + insert), cut all edges out of a node

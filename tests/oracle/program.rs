@@ -78,6 +78,31 @@ pub(crate) enum Lit {
     Pos(Atom),
     Not(Atom),
     Cmp(Expr, CmpOp, Expr),
+    /// A window over the rule's one positive atom.
+    Win(Window),
+}
+
+/// The window functions; `lag`/`lead` with their offset and default.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WinFn {
+    RowNumber,
+    Rank,
+    DenseRank,
+    Sum,
+    Count,
+    Lag(usize, i64),
+    Lead(usize, i64),
+}
+
+/// `result = function(arg) over (partition … order …)`.
+#[derive(Clone, Debug)]
+pub(crate) struct Window {
+    pub(crate) result: usize,
+    pub(crate) function: WinFn,
+    pub(crate) arg: Option<usize>,
+    pub(crate) partition: Vec<usize>,
+    /// Variables and whether each is descending.
+    pub(crate) order: Vec<(usize, bool)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -219,6 +244,13 @@ impl Program {
         self.rules.iter().any(|rule| {
             rule.head == rel && rule.terms.iter().any(|t| matches!(t, HeadTerm::Agg(..)))
         })
+    }
+
+    /// Whether a rule of `rel` holds a window (such a view keeps its one rule and its kind).
+    pub(crate) fn is_windowed(&self, rel: usize) -> bool {
+        self.rules
+            .iter()
+            .any(|rule| rule.head == rel && rule.body.iter().any(|l| matches!(l, Lit::Win(_))))
     }
 
     /// `reads[r][s]`: some rule of `r` reads `s`, directly or through other relations.
@@ -363,6 +395,32 @@ impl Program {
                     CmpOp::Ge => ">=",
                 };
                 format!("{} {op} {}", expr_text(left), expr_text(right))
+            }
+            Lit::Win(w) => {
+                let arg = w.arg.map_or("", |v| VARS[v]);
+                let call = match w.function {
+                    WinFn::RowNumber => "row_number()".to_string(),
+                    WinFn::Rank => "rank()".to_string(),
+                    WinFn::DenseRank => "dense_rank()".to_string(),
+                    WinFn::Sum => format!("sum({arg})"),
+                    WinFn::Count => "count()".to_string(),
+                    WinFn::Lag(n, d) => format!("lag({arg}, {n}, {d})"),
+                    WinFn::Lead(n, d) => format!("lead({arg}, {n}, {d})"),
+                };
+                let mut over = Vec::new();
+                if !w.partition.is_empty() {
+                    let names: Vec<&str> = w.partition.iter().map(|&v| VARS[v]).collect();
+                    over.push(format!("partition {}", names.join(", ")));
+                }
+                if !w.order.is_empty() {
+                    let terms: Vec<String> = w
+                        .order
+                        .iter()
+                        .map(|&(v, desc)| format!("{}{}", VARS[v], if desc { " desc" } else { "" }))
+                        .collect();
+                    over.push(format!("order {}", terms.join(", ")));
+                }
+                format!("{} = {call} over ({})", VARS[w.result], over.join(" "))
             }
         }
     }

@@ -141,7 +141,7 @@ pub(crate) fn rest(mut env: Env, others: &[&Lit], db: &Db) -> Option<Env> {
                         return None;
                     }
                 }
-                Lit::Pos(_) => unreachable!("positive atoms are joined first"),
+                Lit::Pos(_) | Lit::Win(_) => unreachable!("positive atoms are joined first"),
             }
         }
         assert!(still.len() < before, "generated an unsafe rule: {still:?}");
@@ -150,8 +150,130 @@ pub(crate) fn rest(mut env: Env, others: &[&Lit], db: &Db) -> Option<Env> {
     Some(env)
 }
 
+/// The head tuples a windowed rule derives over `db`, by definition and nothing more: each
+/// input tuple that matches the atom and passes the filters that do not read the window
+/// is a row; a row's partition is its partition variables' values; row `s` comes before row
+/// `r` when their order keys (each term reversed by `desc`) say so, else the tuples'
+/// columns that hold no order variable, compared left to right; each function is then a
+/// count or a sum over the partition's rows (quadratic, and obviously so).
+fn derive_windowed(rule: &Rule, window: &Window, db: &Db) -> BTreeSet<Tuple> {
+    let atom = rule
+        .body
+        .iter()
+        .find_map(|lit| match lit {
+            Lit::Pos(atom) => Some(atom),
+            _ => None,
+        })
+        .expect("a windowed rule has an atom");
+    let reads_result = |lit: &&Lit| match lit {
+        Lit::Cmp(left, _, right) => [left, right]
+            .iter()
+            .any(|e| matches!(e, Expr::Var(v) if *v == window.result)),
+        _ => false,
+    };
+    let before: Vec<&Lit> = rule
+        .body
+        .iter()
+        .filter(|l| matches!(l, Lit::Cmp(..)) && !reads_result(l))
+        .collect();
+    let after: Vec<&Lit> = rule.body.iter().filter(|l| reads_result(l)).collect();
+    let mut partitions: BTreeMap<Vec<i64>, Vec<(Tuple, Env)>> = BTreeMap::new();
+    for tuple in &db[atom.rel] {
+        let Some(env) = unify(atom, tuple, &vec![None; VARS.len()]) else {
+            continue;
+        };
+        let Some(env) = rest(env, &before, db) else {
+            continue;
+        };
+        let key = window.partition.iter().map(|&v| env[v].unwrap()).collect();
+        partitions
+            .entry(key)
+            .or_default()
+            .push((tuple.clone(), env));
+    }
+    let order_vars: BTreeSet<usize> = window.order.iter().map(|&(v, _)| v).collect();
+    let key_cmp = |a: &Env, b: &Env| {
+        for &(v, desc) in &window.order {
+            let o = a[v].cmp(&b[v]);
+            let o = if desc { o.reverse() } else { o };
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        std::cmp::Ordering::Equal
+    };
+    let precedes = |a: &(Tuple, Env), b: &(Tuple, Env)| {
+        let o = key_cmp(&a.1, &b.1);
+        if o != std::cmp::Ordering::Equal {
+            return o == std::cmp::Ordering::Less;
+        }
+        for (c, term) in atom.terms.iter().enumerate() {
+            if matches!(term, Term::Var(v) if order_vars.contains(v)) {
+                continue;
+            }
+            if a.0[c] != b.0[c] {
+                return a.0[c] < b.0[c];
+            }
+        }
+        false
+    };
+    let mut out = BTreeSet::new();
+    for rows in partitions.values() {
+        let number = |r: &(Tuple, Env)| 1 + rows.iter().filter(|s| precedes(s, r)).count() as i64;
+        let arg = |r: &(Tuple, Env)| window.arg.map_or(0, |v| r.1[v].unwrap());
+        let at = |n: i64| rows.iter().find(|s| number(s) == n);
+        for row in rows {
+            let value = match window.function {
+                WinFn::RowNumber | WinFn::Count => number(row),
+                WinFn::Rank => {
+                    let less = rows.iter().filter(|s| key_cmp(&s.1, &row.1).is_lt());
+                    1 + less.count() as i64
+                }
+                WinFn::DenseRank => {
+                    let keys: BTreeSet<Vec<Option<i64>>> = rows
+                        .iter()
+                        .filter(|s| key_cmp(&s.1, &row.1).is_lt())
+                        .map(|s| window.order.iter().map(|&(v, _)| s.1[v]).collect())
+                        .collect();
+                    1 + keys.len() as i64
+                }
+                WinFn::Sum => rows
+                    .iter()
+                    .filter(|s| precedes(s, row) || s.0 == row.0)
+                    .map(arg)
+                    .sum(),
+                WinFn::Lag(n, d) => at(number(row) - n as i64).map_or(d, arg),
+                WinFn::Lead(n, d) => at(number(row) + n as i64).map_or(d, arg),
+            };
+            let mut env = row.1.clone();
+            env[window.result] = Some(value);
+            let Some(env) = rest(env, &after, db) else {
+                continue;
+            };
+            let tuple = rule
+                .terms
+                .iter()
+                .map(|t| match t {
+                    HeadTerm::Var(v) => env[*v].expect("head variable bound"),
+                    HeadTerm::Const(c) => *c,
+                    HeadTerm::Agg(..) => unreachable!("a windowed rule does not aggregate"),
+                })
+                .collect();
+            out.insert(tuple);
+        }
+    }
+    out
+}
+
 /// The head tuples `rule` derives over `db`.
 pub(crate) fn derive_rule(rule: &Rule, db: &Db) -> BTreeSet<Tuple> {
+    let window = rule.body.iter().find_map(|lit| match lit {
+        Lit::Win(window) => Some(window),
+        _ => None,
+    });
+    if let Some(window) = window {
+        return derive_windowed(rule, window, db);
+    }
     let aggregated = rule.terms.iter().any(|t| matches!(t, HeadTerm::Agg(..)));
     let mut out = BTreeSet::new();
     if !aggregated {

@@ -20,6 +20,8 @@ pub(crate) struct Stats {
     pub(crate) count_distinct: usize,
     /// Aggregating rules with a `concat` in the head.
     pub(crate) concat: usize,
+    /// Rules with a window literal.
+    pub(crate) windows: usize,
     pub(crate) negations: usize,
     pub(crate) derived_tuples: usize,
     /// Derived relations compared after a commit, and how many of them held tuples.
@@ -311,6 +313,7 @@ pub(crate) fn count_program(program: &Program, stats: &mut Stats) {
             match lit {
                 Lit::Pos(atom) if atom.rel == rule.head => stats.recursive_rules += 1,
                 Lit::Not(_) => stats.negations += 1,
+                Lit::Win(_) => stats.windows += 1,
                 _ => {}
             }
         }

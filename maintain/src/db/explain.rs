@@ -11,6 +11,7 @@ use crate::eval::plan::{
     plan_rule, AtomRead, Column, RulePlan, Step,
 };
 use crate::eval::read::{index_label, index_permutation};
+use crate::eval::window::WindowPlan;
 use crate::lang::canonical::{literal_text, rule_text};
 use crate::lang::check::CheckedRule;
 use crate::lang::syntax::ast::{AggregateFn, HeadTerm, Literal, RelationKind, Rule, TermKind};
@@ -32,6 +33,9 @@ pub enum PlanTerm {
     Rederive,
     /// A read of an ephemeral relation with the named columns bound by its reader.
     Read(Vec<String>),
+    /// The window fallback's read of one touched partition (old and new), the named
+    /// partition variables bound.
+    Partition(Vec<String>),
 }
 
 impl fmt::Display for PlanTerm {
@@ -42,6 +46,12 @@ impl fmt::Display for PlanTerm {
             PlanTerm::NegatedDelta(relation) => write!(f, "Δnot {relation}"),
             PlanTerm::Rederive => write!(f, "rederive"),
             PlanTerm::Read(bound) => write!(f, "read with {} bound", bound.join(", ")),
+            PlanTerm::Partition(bound) if bound.is_empty() => {
+                write!(f, "per touched partition (one: the whole input)")
+            }
+            PlanTerm::Partition(bound) => {
+                write!(f, "per touched partition, {} bound", bound.join(", "))
+            }
         }
     }
 }
@@ -76,7 +86,13 @@ impl Snapshot {
                 text: plan.explain(None, &stored),
             });
         }
-        for (plan, literal) in plans.delta.get(relation).into_iter().flatten() {
+        // A window view's commits run its partition plan, not delta terms.
+        let windowed = self
+            .program
+            .relation(relation)
+            .is_some_and(|r| r.is_windowed());
+        let delta = plans.delta.get(relation).filter(|_| !windowed);
+        for (plan, literal) in delta.into_iter().flatten() {
             let driver = plan
                 .reads()
                 .find(|read| read.literal == *literal)
@@ -94,6 +110,12 @@ impl Snapshot {
         for (plan, _, atom) in plans.negation_delta.get(relation).into_iter().flatten() {
             out.push(PlanDump {
                 term: PlanTerm::NegatedDelta(atom.relation.name.clone()),
+                text: plan.explain(None, &stored),
+            });
+        }
+        if let Some(plan) = plans.partition.get(relation) {
+            out.push(PlanDump {
+                term: PlanTerm::Partition(prebound_names(plan)),
                 text: plan.explain(None, &stored),
             });
         }
@@ -298,7 +320,7 @@ impl Snapshot {
             // Delta terms run at commits unless the stratum is recomputed (or, for an
             // ephemeral relation, nothing reads it or it aggregates: recomputed too).
             let delta_terms = match mode {
-                None | Some("recompute") => false,
+                None | Some("recompute" | "window") => false,
                 Some("ephemeral") => !declared.is_aggregated(),
                 Some(_) => true,
             };
@@ -324,6 +346,13 @@ impl Snapshot {
                     }
                 }
             }
+            if mode == Some("window") {
+                // The fallback reads each touched partition, old and new.
+                let partition = plan_program(&self.program).partition.remove(relation);
+                if let Some(plan) = partition {
+                    plans.push((PlanTerm::Partition(prebound_names(&plan)), None, plan));
+                }
+            }
             if mode == Some("dred") {
                 let all: Vec<usize> = (0..declared.declaration.arity()).collect();
                 let plan = plan_for_head_pattern_avoiding(rule, &all, &|r| members.contains(r));
@@ -335,7 +364,11 @@ impl Snapshot {
                 .collect();
             rules.push(RuleExplanation {
                 rule: rule_text(&rule.rule),
-                cost: cost_class(kind, mode, &rule.rule),
+                cost: match top_k_class(&self.program, relation).filter(|_| mode == Some("window"))
+                {
+                    Some(class) => class,
+                    None => cost_class(kind, mode, &rule.rule),
+                },
                 trees: if kind == RelationKind::View {
                     aggregate_trees(&rule.rule)
                 } else {
@@ -458,6 +491,7 @@ impl Snapshot {
                         },
                     }),
             )
+            .chain(plan.window.iter().flat_map(window_steps))
             .collect();
         TermExplanation {
             term,
@@ -496,6 +530,62 @@ impl Snapshot {
     }
 }
 
+/// A top-k window view's cost class (`eval::window::TopK`, over a stored input), naming
+/// the bound and the tree its front reads come from; `None` for any other relation.
+fn top_k_class(program: &crate::lang::check::Program, relation: &str) -> Option<String> {
+    let plan = plan_program(program).partition.remove(relation)?;
+    let top = plan.window.as_ref()?.top.as_ref()?;
+    let input = plan.reads().next()?.relation.clone();
+    if !program.relation(&input)?.kind().is_stored() {
+        return None;
+    }
+    let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
+    let tree = if identity {
+        format!("`{input}`'s tuple tree")
+    } else {
+        format!("`{input}`'s `{}`", index_label(&top.permutation))
+    };
+    Some(format!(
+        "O(K·k) top-k: the front of each touched partition, old and new (k ≤ {}), read in \
+         window order from {tree}{}",
+        top.bound,
+        if top.descending { ", backward" } else { "" }
+    ))
+}
+
+/// The names of the variables a plan binds first.
+fn prebound_names(plan: &RulePlan) -> Vec<String> {
+    plan.prebound
+        .iter()
+        .map(|v| plan.variable_names[v.index()].clone())
+        .collect()
+}
+
+/// A window's steps for `explain`: the window per partition, then what runs after it.
+fn window_steps(window: &WindowPlan) -> Vec<StepExplanation> {
+    let mut steps = vec![StepExplanation {
+        op: "window",
+        literal: window.text.clone(),
+        relation: None,
+        bound: Vec::new(),
+        served_by: None,
+    }];
+    for (step, text) in window.after.iter().zip(&window.after_texts) {
+        steps.push(StepExplanation {
+            op: if matches!(step, Step::Assign { .. }) {
+                "assign"
+            } else {
+                "filter"
+            },
+            literal: text.clone(),
+            relation: None,
+            bound: Vec::new(),
+            served_by: None,
+        });
+    }
+    steps
+}
+
 /// The auxiliary trees an aggregating rule's view keeps (`eval::aggregate`'s layout).
 fn aggregate_trees(rule: &Rule) -> Vec<String> {
     if !rule.is_aggregated() {
@@ -528,6 +618,8 @@ fn aggregate_trees(rule: &Rule) -> Vec<String> {
 /// | `concat` | `O(K) per touched group · O(m) per touched group for concat (its values re-read)` | STRING_AGG: O(Σm) (the D∘Q∘I fallback) |
 /// | recursive, DRed (N above `RECURSION_RECOMPUTE_TUPLES_MAX`) | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
 /// | recursive, recomputed (N at most that, or not all views) | `O(N) recomputed` | Recursive query, recomputed: O(N) |
+/// | a window literal (the fallback) | `O(Σm) per touched partition` | Window functions: O(Σm) (the D∘Q∘I fallback) |
+/// | a top-k window (`top_k_class`) | `O(K·k) top-k` | Top-k per key: O(K·k) |
 ///
 /// An aggregate over a join pays both: `O(Σm) join, then O(K) per touched group`. A denial
 /// runs its body's class on insert-only deltas and stops at the first witness; an
@@ -587,6 +679,11 @@ fn cost_class(kind: RelationKind, mode: Option<&str>, rule: &Rule) -> String {
         (None, None) => "O(Δ) filter, project, union".to_string(),
     };
     match (kind, mode) {
+        (_, Some("window")) => {
+            "O(Σm) per touched partition (window fallback: each touched partition re-read, \
+             old and new)"
+                .into()
+        }
         (_, Some("dred")) => "O(Σm) at each level the change reaches (recursion, DRed)".into(),
         (_, Some("recompute")) => "O(N) recursion, recomputed in memory and diffed".into(),
         (RelationKind::Denial, _) => {

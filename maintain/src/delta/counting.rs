@@ -29,6 +29,17 @@ impl Maintainer<'_> {
                 Ok(Flow::Continue)
             },
         )?;
+        self.apply_counts(view, counts)
+    }
+
+    /// Moves a counting view's derivation counts by `counts` (signed, per head tuple) and
+    /// stores it, with its delta `thresh(new) − thresh(old)`. Shared with the window
+    /// fallback (`window`), whose views count derivations the same way.
+    pub(super) fn apply_counts(
+        &mut self,
+        view: &str,
+        counts: BTreeMap<Tuple, i64>,
+    ) -> DbResult<()> {
         let types = self.types(view);
         let entry = self.entry(view)?;
         let tree = stored_tree(&entry)?;

@@ -7,6 +7,8 @@
 //! - [`aggregate`], [`minmax`], [`distinct`] and [`concat`]: aggregate views, from per-group
 //!   accumulators, sorted values and per-(group, value) match counts (CONCAT re-reads its
 //!   touched groups' values, the fallback);
+//! - [`window`]: views with a window literal, the fallback: each touched partition re-read
+//!   old and new, windowed, and the difference of its rows counted;
 //! - [`dred`]: recursive strata of views; [`recompute`]: the fallback, and small recursive
 //!   strata of views, whichever [`recursion`]'s cost rule picks;
 //! - [`ephemeral`]: deltas of relations computed when read, for their readers;
@@ -27,6 +29,7 @@ mod minmax;
 mod recompute;
 mod recursion;
 mod terms;
+mod window;
 
 use crate::eval::engine::{Engine, ProgramPlans};
 use crate::eval::index::index_trees;
@@ -46,7 +49,7 @@ use terms::driver_relation;
 pub struct OperatorStats {
     /// The relation maintained or judged.
     pub relation: String,
-    /// `base`, `counting`, `aggregate`, `dred`, `recompute`, `ephemeral` or `denial`.
+    /// `base`, `counting`, `aggregate`, `window`, `dred`, `recompute`, `ephemeral` or `denial`.
     pub operator: String,
     /// The node store counters spent on it.
     pub counters: Counters,
@@ -59,6 +62,9 @@ pub enum Operator {
     Counting,
     /// An aggregating view: per-group accumulators and sorted values ([`aggregate`]).
     Aggregate,
+    /// A view with a window literal: its touched partitions recomputed from the stored
+    /// input, the difference counted ([`window`]).
+    Window,
     /// A recursive stratum of views above the cost rule's threshold: delete and rederive
     /// ([`dred`]).
     Dred,
@@ -76,6 +82,7 @@ impl Operator {
         match self {
             Operator::Counting => "counting",
             Operator::Aggregate => "aggregate",
+            Operator::Window => "window",
             Operator::Dred => "dred",
             Operator::Recompute => "recompute",
             Operator::Ephemeral => "ephemeral",
@@ -118,8 +125,10 @@ pub fn operator_of(
     }
     let name = stratum.first()?;
     let aggregated = program.relation(name).is_some_and(|r| r.is_aggregated());
+    let windowed = program.relation(name).is_some_and(|r| r.is_windowed());
     match kind(name) {
         RelationKind::View if aggregated => Some(Operator::Aggregate),
+        RelationKind::View if windowed => Some(Operator::Window),
         RelationKind::View => Some(Operator::Counting),
         // An ephemeral relation's delta matters only to the relations that read it (an
         // aggregating one is recomputed: `ephemeral_delta` hands it to `recompute`).
@@ -194,6 +203,7 @@ impl<'a> Maintainer<'a> {
                 Operator::Dred => self.dred(&stratum.relations)?,
                 Operator::Recompute => self.recompute(&stratum.relations)?,
                 Operator::Aggregate => self.maintain_aggregate(&stratum.relations[0])?,
+                Operator::Window => self.maintain_window(&stratum.relations[0])?,
                 Operator::Counting => self.maintain_counting(&stratum.relations[0])?,
                 Operator::Ephemeral => self.ephemeral_delta(&stratum.relations[0])?,
             }

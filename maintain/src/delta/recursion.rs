@@ -94,7 +94,7 @@ impl RecursionCost {
                 for literal in &rule.rule.body {
                     let atom = match literal {
                         Literal::Positive(atom) | Literal::Negative { atom, .. } => atom,
-                        Literal::Comparison(_) => continue,
+                        Literal::Comparison(_) | Literal::Window(_) => continue,
                     };
                     let read = atom.relation.name.as_str();
                     if !seen.insert(read) {

@@ -12,15 +12,16 @@ use crate::eval::aggregate::{
 };
 use crate::eval::fixpoint::semi_naive;
 use crate::eval::index::index_trees;
-use crate::eval::join::{project, project_stored, run_plan};
+use crate::eval::join::{project, project_stored};
 use crate::eval::memory::MemRelation;
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
-    plan_rule, HeadColumn, RulePlan,
+    plan_rule, plan_with_bound, HeadColumn, RulePlan,
 };
 use crate::eval::read::{index_permutation, Flow, Relations, StoredRelation, Visit};
+use crate::eval::window::run_windowed;
 use crate::lang::check::Program;
-use crate::lang::syntax::ast::{Atom, Literal, RelationKind};
+use crate::lang::syntax::ast::{Atom, Literal, RelationKind, VarId};
 use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
 use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
@@ -42,6 +43,9 @@ pub struct ProgramPlans {
     pub negation_delta: BTreeMap<String, Vec<(RulePlan, usize, Atom)>>,
     /// Column permutations of the indexes each stored relation keeps.
     pub indexes: BTreeMap<String, BTreeSet<Vec<usize>>>,
+    /// Per windowed view, its rule planned with the partition variables bound first: the
+    /// read of one partition's rows that the window fallback makes per touched partition.
+    pub partition: BTreeMap<String, RulePlan>,
 }
 
 /// Plans every rule of `program` and derives the indexes from the plans' read sets.
@@ -59,9 +63,35 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
                     Literal::Negative { atom, .. } => {
                         negation_delta.push((plan_from_negation(rule, i), i, atom.clone()));
                     }
-                    Literal::Comparison(_) => {}
+                    Literal::Comparison(_) | Literal::Window(_) => {}
                 }
             }
+        }
+        if let Some(rule) = relation.rules.iter().find(|r| r.rule.is_windowed()) {
+            let partition: Vec<VarId> = rule
+                .rule
+                .windows()
+                .flat_map(|w| w.partition.iter().map(|v| v.id))
+                .collect();
+            let plan = plan_with_bound(rule, &partition);
+            // A top-k over a stored input reads each partition's front from the index
+            // that holds it in window order (the tuple tree when that is its order).
+            let top = plan.window.as_ref().and_then(|w| w.top.as_ref());
+            let input = plan.reads().next().map(|read| read.relation.clone());
+            if let (Some(top), Some(input)) = (top, input) {
+                let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
+                let stored = program
+                    .relation(&input)
+                    .is_some_and(|r| r.kind().is_stored());
+                if stored && !identity {
+                    plans
+                        .indexes
+                        .entry(input)
+                        .or_default()
+                        .insert(top.permutation.clone());
+                }
+            }
+            plans.partition.insert(name.clone(), plan);
         }
         if !relation.rules.is_empty() {
             plans.full.insert(name.clone(), full);
@@ -77,7 +107,8 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
         .full
         .values()
         .flatten()
-        .chain(plans.delta.values().flatten().map(|(p, _)| p));
+        .chain(plans.delta.values().flatten().map(|(p, _)| p))
+        .chain(plans.partition.values());
     for plan in all_plans {
         for read in plan.reads() {
             work.push((read.relation.clone(), read.bound_columns()));
@@ -200,6 +231,24 @@ impl<'a> Engine<'a> {
         self.stored.insert(entry.name.clone(), stored);
         self.recursive.borrow_mut().clear();
         self.derived.borrow_mut().clear();
+    }
+
+    /// Reads a stored relation in the order of its index over a permutation (backward
+    /// when `order.1`), the leading columns holding `prefix` (`StoredRelation::read_ordered`); `None` when the
+    /// relation keeps no tree in this state.
+    pub fn read_ordered(
+        &self,
+        relation: &str,
+        order: (&[usize], bool),
+        prefix: &[Value],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Option<Flow>> {
+        match self.stored.get(relation) {
+            Some(stored) => stored
+                .read_ordered(self.nodes, order, prefix, visit)
+                .map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The node store.
@@ -374,7 +423,7 @@ impl<'a> Engine<'a> {
                 }
                 continue;
             }
-            run_plan(plan, &sources, &mut bindings, &mut |b| {
+            run_windowed(plan, &sources, &mut bindings, &mut |b| {
                 results.insert(project(plan, b)?);
                 Ok(Flow::Continue)
             })?;
@@ -444,7 +493,7 @@ impl<'a> Engine<'a> {
         for plan in self.plans.full.get(view).into_iter().flatten() {
             let sources = vec![self as &dyn Relations; plan.literals];
             let mut bindings = vec![None; plan.variables];
-            run_plan(plan, &sources, &mut bindings, &mut |b| {
+            run_windowed(plan, &sources, &mut bindings, &mut |b| {
                 *counts.entry(project_stored(plan, b)?).or_default() += 1;
                 Ok(Flow::Continue)
             })?;

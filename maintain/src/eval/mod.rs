@@ -2,7 +2,7 @@
 //! (`plan`), binding-aware reads of stored trees and their indexes (`read`, `index`), the
 //! join loop (`join`), in-memory relations and deltas (`memory`), semi-naive fixpoints
 //! (`fixpoint`), expressions (`expr`), aggregate groups and their stored layout
-//! (`aggregate`), the engine that materializes views and judges denials (`engine`), and
+//! (`aggregate`), window literals partitioned, ordered and computed (`window`), the engine that materializes views and judges denials (`engine`), and
 //! ad-hoc queries (`query`).
 //!
 //! *Invariant: evaluation is a pure function of the program and the state's trees:
@@ -20,6 +20,7 @@ pub mod memory;
 pub mod plan;
 pub mod query;
 pub mod read;
+pub mod window;
 
 use crate::lang::syntax::ast::RelationKind;
 use rnt_merkle::KindCode;

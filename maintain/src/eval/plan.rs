@@ -10,7 +10,8 @@
 //! order of the literals — the canonical order a state stores included.
 
 use crate::eval::read::{index_label, index_permutation};
-use crate::lang::canonical::{literal_text, rule_text};
+use crate::eval::window::{TopK, WindowPlan};
+use crate::lang::canonical::{literal_text, rule_text, window_text};
 use crate::lang::check::CheckedRule;
 use crate::lang::syntax::ast::AggregateFn;
 use crate::lang::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, Rule, TermKind, VarId};
@@ -113,6 +114,9 @@ pub struct RulePlan {
     pub step_texts: Vec<String>,
     /// The head's columns.
     pub head_columns: Vec<HeadColumn>,
+    /// A windowed rule's window: the steps above gather its input rows, the window runs
+    /// per partition, then its own steps after it (`crate::eval::window`).
+    pub window: Option<WindowPlan>,
 }
 
 impl RulePlan {
@@ -165,6 +169,38 @@ impl RulePlan {
             out.push_str("  ");
             out.push_str(&line);
             out.push('\n');
+        }
+        if let Some(window) = &self.window {
+            out.push_str(&format!("  window {} per partition\n", window.text));
+            let stored_input = self
+                .reads()
+                .next()
+                .is_some_and(|read| stored(&read.relation));
+            if let Some(top) = window.top.as_ref().filter(|_| stored_input) {
+                let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
+                let tree = if identity {
+                    "the tree".to_string()
+                } else {
+                    format!("`{}`", index_label(&top.permutation))
+                };
+                out.push_str(&format!(
+                    "  top-k: each partition's front from {tree}{}, up to the first peers \
+                     past {}\n",
+                    if top.descending {
+                        ", read backward"
+                    } else {
+                        ""
+                    },
+                    top.bound
+                ));
+            }
+            for (step, text) in window.after.iter().zip(&window.after_texts) {
+                let kind = match step {
+                    Step::Assign { .. } => "assign",
+                    _ => "filter",
+                };
+                out.push_str(&format!("  {kind} {text}\n"));
+            }
         }
         out
     }
@@ -226,6 +262,12 @@ pub fn plan_for_head_pattern(rule: &CheckedRule, bound: &[usize]) -> RulePlan {
     plan_for_head_pattern_avoiding(rule, bound, &|_| false)
 }
 
+/// Plans `rule` with the variables `bound` known at the start (a window's partition
+/// variables: the read of one partition).
+pub fn plan_with_bound(rule: &CheckedRule, bound: &[VarId]) -> RulePlan {
+    plan_with(rule, bound, None, None)
+}
+
 fn plan_with(
     checked: &CheckedRule,
     prebound: &[VarId],
@@ -265,6 +307,10 @@ fn plan_avoiding(
 ) -> RulePlan {
     let rule = &checked.rule;
     let mut placer = Placer::new(checked, prebound, skip);
+    let after = after_window(checked);
+    for &literal in &after {
+        placer.placed[literal] = true;
+    }
     if let Some(first) = first {
         if let Literal::Positive(atom) = &rule.body[first] {
             placer.join(atom, first);
@@ -285,7 +331,7 @@ fn plan_avoiding(
         placer.placed.iter().all(|p| *p),
         "a checked rule places every literal"
     );
-    RulePlan {
+    let mut plan = RulePlan {
         head: rule.head.relation.name.clone(),
         source: rule_text(rule),
         variables: rule.variables.len(),
@@ -295,7 +341,224 @@ fn plan_avoiding(
         steps: placer.steps,
         step_texts: placer.step_texts,
         head_columns: head_columns(rule),
+        window: None,
+    };
+    attach_window(&mut plan, checked, &after);
+    plan
+}
+
+/// The body literals a windowed rule runs after its window, in the order they run: the
+/// window itself, the assignments that read its result (directly or through another such
+/// assignment, in dependency order), then the filters that read any of those. Empty for a
+/// rule without a window.
+fn after_window(checked: &CheckedRule) -> Vec<usize> {
+    let rule = &checked.rule;
+    let Some(window) = rule
+        .body
+        .iter()
+        .position(|l| matches!(l, Literal::Window(_)))
+    else {
+        return Vec::new();
+    };
+    let Literal::Window(literal) = &rule.body[window] else {
+        return Vec::new();
+    };
+    let mut after_vars = vec![literal.result.id];
+    let mut after = vec![window];
+    let reads_after = |expr: &Expr, after_vars: &[VarId]| {
+        let mut vars = Vec::new();
+        expr.variables(&mut vars);
+        vars.iter().any(|v| after_vars.contains(&v.id))
+    };
+    for assignment in &checked.assignments {
+        if reads_after(&assignment.value, &after_vars) {
+            after_vars.push(assignment.variable);
+            after.push(assignment.literal);
+        }
     }
+    for &filter in &checked.filters {
+        if let Literal::Comparison(c) = &rule.body[filter] {
+            if reads_after(&c.left, &after_vars) || reads_after(&c.right, &after_vars) {
+                after.push(filter);
+            }
+        }
+    }
+    after
+}
+
+/// Completes a windowed rule's plan: its input atom's wildcards read into hidden
+/// variables (named `_`, so plan texts stay the rule's), and its [`WindowPlan`] from the
+/// literals `after` lists (see [`after_window`]).
+fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
+    let rule = &checked.rule;
+    let Some(&first) = after.first() else {
+        return;
+    };
+    let Literal::Window(window) = &rule.body[first] else {
+        return;
+    };
+    let Some((input, atom)) = rule.body.iter().enumerate().find_map(|(i, l)| match l {
+        Literal::Positive(atom) => Some((i, atom)),
+        _ => None,
+    }) else {
+        return;
+    };
+    // One hidden variable per wildcard of the input, in column order.
+    let mut hidden = Vec::new();
+    let mut columns = Vec::new();
+    for term in &atom.terms {
+        match term.kind {
+            TermKind::Var(v) => columns.push(Some(v)),
+            TermKind::Wildcard => {
+                let var = VarId(
+                    u32::try_from(plan.variables)
+                        .expect("a rule has far fewer than 2^32 variables"),
+                );
+                plan.variables += 1;
+                plan.variable_names.push("_".to_string());
+                hidden.push(var);
+                columns.push(Some(var));
+            }
+            TermKind::Const(_) => columns.push(None),
+        }
+    }
+    for step in &mut plan.steps {
+        if let Step::Join(read) = step {
+            if read.literal == input {
+                let mut next = hidden.iter();
+                for column in &mut read.columns {
+                    if *column == Column::Ignore {
+                        if let Some(&var) = next.next() {
+                            *column = Column::Bind(var);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let order: Vec<(VarId, bool)> = window
+        .order
+        .iter()
+        .map(|t| (t.variable.id, t.descending))
+        .collect();
+    let mut tie: Vec<VarId> = Vec::new();
+    for var in columns.into_iter().flatten() {
+        if !order.iter().any(|(v, _)| *v == var) && !tie.contains(&var) {
+            tie.push(var);
+        }
+    }
+    let mut steps = Vec::new();
+    let mut texts = Vec::new();
+    for &literal in &after[1..] {
+        let step = match checked.assignments.iter().find(|a| a.literal == literal) {
+            Some(assignment) => Step::Assign {
+                variable: assignment.variable,
+                value: assignment.value.clone(),
+            },
+            None => match &rule.body[literal] {
+                Literal::Comparison(c) => Step::Filter(c.clone()),
+                _ => continue,
+            },
+        };
+        steps.push(step);
+        texts.push(literal_text(rule, &rule.body[literal]));
+    }
+    let top = top_k(window, atom, &steps);
+    let default = window.default.as_ref().and_then(|t| match &t.kind {
+        TermKind::Const(value) => Some(value.clone()),
+        _ => None,
+    });
+    plan.window = Some(WindowPlan {
+        function: window.function,
+        result: window.result.id,
+        argument: window.argument.map(|v| v.id),
+        offset: window
+            .offset
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0),
+        default,
+        partition: window.partition.iter().map(|v| v.id).collect(),
+        order,
+        tie,
+        input,
+        text: window_text(rule, window),
+        after: steps,
+        after_texts: texts,
+        top,
+    });
+}
+
+/// The top-k shape of a window ([`TopK`]): a ranking function, ascending order terms, and
+/// a filter after it bounding the result by an int constant; `None` otherwise.
+fn top_k(window: &crate::lang::syntax::ast::Window, atom: &Atom, after: &[Step]) -> Option<TopK> {
+    use crate::lang::syntax::ast::{CmpOp, ExprKind};
+    // All order terms one way: ascending reads the index forward, descending backward.
+    let descending = window.order.first().is_some_and(|t| t.descending);
+    if !window.function.is_ranking() || window.order.iter().any(|t| t.descending != descending) {
+        return None;
+    }
+    let result = window.result.id;
+    let bound = after
+        .iter()
+        .filter_map(|step| {
+            let Step::Filter(c) = step else {
+                return None;
+            };
+            let constant = |e: &Expr| match e.kind {
+                ExprKind::Const(Value::Int(n)) => Some(n),
+                _ => None,
+            };
+            let (op, n) = if c.left.as_var() == Some(result) {
+                (c.op, constant(&c.right)?)
+            } else if c.right.as_var() == Some(result) {
+                // `C >= k` is `k <= C`.
+                let flipped = match c.op {
+                    CmpOp::Ge => CmpOp::Le,
+                    CmpOp::Gt => CmpOp::Lt,
+                    other => other,
+                };
+                (flipped, constant(&c.left)?)
+            } else {
+                return None;
+            };
+            match op {
+                CmpOp::Le | CmpOp::Eq => Some(n),
+                CmpOp::Lt => n.checked_sub(1),
+                _ => None,
+            }
+        })
+        .min()?;
+    let column_of = |var: VarId| {
+        atom.terms
+            .iter()
+            .position(|t| matches!(t.kind, TermKind::Var(v) if v == var))
+    };
+    let mut permutation = Vec::new();
+    let mut prefix = Vec::new();
+    for variable in &window.partition {
+        let column = column_of(variable.id)?;
+        if !permutation.contains(&column) {
+            permutation.push(column);
+            prefix.push(variable.id);
+        }
+    }
+    for term in &window.order {
+        let column = column_of(term.variable.id)?;
+        if !permutation.contains(&column) {
+            permutation.push(column);
+        }
+    }
+    for column in 0..atom.terms.len() {
+        if !permutation.contains(&column) {
+            permutation.push(column);
+        }
+    }
+    Some(TopK {
+        bound,
+        permutation,
+        prefix,
+        descending,
+    })
 }
 
 /// The state of ordering one rule's body: which variables are bound and which literals
@@ -383,7 +646,7 @@ impl<'r> Placer<'r> {
                             Step::Not(atom_read(atom, i, &mut scratch))
                         })
                     }
-                    Literal::Positive(_) => None,
+                    Literal::Positive(_) | Literal::Window(_) => None,
                 };
                 if let Some(step) = step {
                     self.steps.push(step);

@@ -140,6 +140,62 @@ impl StoredRelation {
     }
 }
 
+impl StoredRelation {
+    /// Visits the tuples whose leading `prefix.len()` columns of `permutation` hold
+    /// `prefix`, in the order of the index over `permutation` (the tuple tree when it is
+    /// the identity): a top-k window reads a partition's front this way and stops early.
+    /// An index the program does not keep is an internal error (the planner asks for it).
+    pub fn read_ordered(
+        &self,
+        nodes: &NodeStore,
+        (permutation, backward): (&[usize], bool),
+        prefix: &[Value],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        debug_assert!(prefix.len() <= permutation.len());
+        let types: Vec<Type> = permutation[..prefix.len()]
+            .iter()
+            .map(|&c| self.types[c])
+            .collect();
+        let encoded = encode_prefix(prefix, &types).map_err(|e| DbError::user(e.to_string()))?;
+        let pattern = vec![None; self.types.len()];
+        let identity = permutation.iter().enumerate().all(|(i, &c)| i == c);
+        let decode = |key: &[u8]| {
+            if identity {
+                decode_tuple(key, &self.types).map_err(corrupt)
+            } else {
+                decode_permuted(key, &self.types, permutation).map_err(corrupt)
+            }
+        };
+        let tree = if identity {
+            &self.tree
+        } else {
+            self.indexes
+                .iter()
+                .find(|(p, _)| p == permutation)
+                .map(|(_, tree)| tree)
+                .ok_or_else(|| {
+                    DbError::internal(format!(
+                        "no `{}` to read a partition's front from",
+                        index_label(permutation)
+                    ))
+                })?
+        };
+        if !backward {
+            let cursor = tree.prefix_cursor(nodes, &encoded)?;
+            return walk(cursor, decode, &pattern, visit);
+        }
+        let mut cursor = tree.prefix_cursor_back(nodes, &encoded)?;
+        while let Some((key, _)) = cursor.entry() {
+            if visit(&decode(key)?)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+            cursor.advance()?;
+        }
+        Ok(Flow::Continue)
+    }
+}
+
 fn tree_cursor(nodes: &NodeStore, tree: &Tree, prefix: &[u8]) -> DbResult<Cursor> {
     Ok(tree.prefix_cursor(nodes, prefix)?)
 }

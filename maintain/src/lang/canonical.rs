@@ -17,7 +17,7 @@
 
 use crate::lang::syntax::ast::{
     Aggregate, Atom, Comparison, Declaration, Expr, ExprKind, Head, HeadTerm, Ident, KeyDecl,
-    Literal, Program, Rule, Term, TermKind, VarId, Variable,
+    Literal, OrderTerm, Program, Rule, Term, TermKind, VarId, Variable, Window,
 };
 use crate::lang::syntax::Span;
 use crate::lang::value::Value;
@@ -163,7 +163,54 @@ pub fn literal_text(rule: &Rule, literal: &Literal) -> String {
                 expr_text(rule, &c.right)
             )
         }
+        Literal::Window(window) => window_text(rule, window),
     }
+}
+
+/// The text of a window literal: `k = rank() over (partition p order a desc)`; `partition`
+/// and `order` are left out when their list is empty (`over ()` when both are).
+pub fn window_text(rule: &Rule, window: &Window) -> String {
+    let mut arguments = Vec::new();
+    if let Some(argument) = window.argument {
+        arguments.push(rule.variable_name(argument.id).to_string());
+    }
+    if let Some(offset) = window.offset {
+        arguments.push(offset.to_string());
+    }
+    if let Some(default) = &window.default {
+        arguments.push(term_text(rule, default));
+    }
+    let mut over = Vec::new();
+    if !window.partition.is_empty() {
+        let names: Vec<&str> = window
+            .partition
+            .iter()
+            .map(|v| rule.variable_name(v.id))
+            .collect();
+        over.push(format!("partition {}", names.join(", ")));
+    }
+    if !window.order.is_empty() {
+        let terms: Vec<String> = window
+            .order
+            .iter()
+            .map(|term| {
+                let name = rule.variable_name(term.variable.id);
+                if term.descending {
+                    format!("{name} desc")
+                } else {
+                    name.to_string()
+                }
+            })
+            .collect();
+        over.push(format!("order {}", terms.join(", ")));
+    }
+    format!(
+        "{} = {}({}) over ({})",
+        rule.variable_name(window.result.id),
+        window.function.name(),
+        arguments.join(", "),
+        over.join(" ")
+    )
 }
 
 /// The text of an atom.
@@ -355,6 +402,24 @@ impl Renumber<'_> {
                 left: self.expr(&c.left),
                 op: c.op,
                 right: self.expr(&c.right),
+                span: Span::default(),
+            }),
+            // Variables are met in the order the text writes them.
+            Literal::Window(w) => Literal::Window(Window {
+                result: self.variable(w.result),
+                function: w.function,
+                argument: w.argument.map(|v| self.variable(v)),
+                offset: w.offset,
+                default: w.default.as_ref().map(|t| self.term(t)),
+                partition: w.partition.iter().map(|v| self.variable(*v)).collect(),
+                order: w
+                    .order
+                    .iter()
+                    .map(|t| OrderTerm {
+                        variable: self.variable(t.variable),
+                        descending: t.descending,
+                    })
+                    .collect(),
                 span: Span::default(),
             }),
         }

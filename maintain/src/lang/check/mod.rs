@@ -31,6 +31,7 @@
 //! properties instead of checking them again.*
 
 mod infer;
+mod window;
 
 pub use infer::infer_head_declarations;
 
@@ -82,12 +83,13 @@ impl Program {
             let before = (depends.len(), non_monotone.len());
             for (name, declared) in &self.relations {
                 for rule in &declared.rules {
-                    let aggregate = rule.rule.head.aggregates().next().is_some();
+                    // A window, like an aggregate, is not monotone in its input.
+                    let aggregate = rule.rule.is_aggregated() || rule.rule.is_windowed();
                     for literal in &rule.rule.body {
                         let (atom, negated) = match literal {
                             Literal::Positive(atom) => (atom, false),
                             Literal::Negative { atom, .. } => (atom, true),
-                            Literal::Comparison(_) => continue,
+                            Literal::Comparison(_) | Literal::Window(_) => continue,
                         };
                         let read = atom.relation.name.as_str();
                         if !depends.contains(read) {
@@ -159,6 +161,12 @@ impl Relation {
     /// Whether its rule aggregates (such a relation has exactly one rule).
     pub fn is_aggregated(&self) -> bool {
         self.rules.iter().any(|c| c.rule.is_aggregated())
+    }
+
+    /// Whether its rule holds a window literal (such a relation is a view with exactly one
+    /// rule).
+    pub fn is_windowed(&self) -> bool {
+        self.rules.iter().any(|c| c.rule.is_windowed())
     }
 }
 
@@ -256,7 +264,7 @@ pub fn check(program: ast::Program) -> Result<Program, Vec<Diagnostic>> {
             Literal::Positive(atom) | Literal::Negative { atom, .. } => {
                 Some(atom.relation.name.clone())
             }
-            Literal::Comparison(_) => None,
+            Literal::Comparison(_) | Literal::Window(_) => None,
         })
         .collect();
     Ok(Program {
@@ -310,6 +318,7 @@ enum Need {
     Negation,
     Comparison,
     Assignment,
+    Window,
 }
 
 impl Need {
@@ -319,6 +328,7 @@ impl Need {
             Need::Aggregate => {
                 "an aggregated variable must be bound by a positive atom or an assignment"
             }
+            Need::Window => "a window's argument must be bound by its input atom or an assignment",
             Need::Negation => {
                 "every variable of a `not` atom must be bound by a positive atom or an \
                  assignment; write `_` for a position that may hold anything"
@@ -510,10 +520,13 @@ impl<'p> Checker<'p> {
         };
 
         self.positive_atoms(&mut cx, rule);
+        self.window_shape(rule, head_declaration);
+        cx.bind_window_results();
         let (assignments, filters) = cx.classify_comparisons();
         cx.type_assignments(&assignments);
         self.negative_atoms(&mut cx, rule);
         cx.check_filters(&filters);
+        cx.check_window_arguments();
         cx.check_head(head_declaration.filter(|d| d.kind.is_derived()));
 
         cx.report_unsafe();
@@ -565,9 +578,14 @@ impl<'p> Checker<'p> {
         }
     }
 
-    /// A relation with aggregates in its head has exactly one rule.
-    fn single_aggregate_rule(&mut self, groups: &BTreeMap<&str, Vec<RuleFacts>>) {
+    /// A relation with aggregates in its head, or a window in a rule, has exactly one rule.
+    fn single_aggregate_rule(&mut self, groups: &BTreeMap<&str, Vec<RuleFacts<'p>>>) {
         for (name, facts) in groups {
+            if !facts.iter().any(|f| f.rule.is_aggregated()) {
+                let rules: Vec<&'p Rule> = facts.iter().map(|f| f.rule).collect();
+                self.single_window_rule(name, &rules);
+                continue;
+            }
             if facts.len() > 1 && facts.iter().any(|f| f.rule.is_aggregated()) {
                 let message = format!(
                     "`{name}` has aggregates in its head, so it must have exactly one rule, \
@@ -613,6 +631,7 @@ impl<'p> Checker<'p> {
     fn stratification(&mut self, groups: &BTreeMap<&str, Vec<RuleFacts>>, strata: &Strata) {
         let help = "the program is not stratifiable: a relation cannot depend on its own \
                     negation or aggregate over itself";
+        let window_help = "the program is not stratifiable: a relation cannot window over itself";
         for (head, facts) in groups {
             for facts in facts {
                 for literal in &facts.rule.body {
@@ -630,6 +649,24 @@ impl<'p> Checker<'p> {
                             )
                         };
                         self.error(Diagnostic::error(*span, message).with_help(help));
+                    }
+                }
+                if let Some(window) = facts.rule.windows().next() {
+                    for atom in facts.rule.positive_atoms() {
+                        let body = atom.relation.name.as_str();
+                        if strata.same_stratum(head, body) {
+                            let message = if *head == body {
+                                format!("window through recursion: `{head}` windows over itself")
+                            } else {
+                                format!(
+                                    "window through recursion: `{head}` windows over `{body}`, \
+                                     which depends on `{head}`"
+                                )
+                            };
+                            self.error(
+                                Diagnostic::error(window.span, message).with_help(window_help),
+                            );
+                        }
                     }
                 }
                 let Some(aggregate) = facts.rule.head.aggregates().next() else {

@@ -233,6 +233,19 @@ impl Rule {
         })
     }
 
+    /// The window literals of the body (a checked rule has at most one).
+    pub fn windows(&self) -> impl Iterator<Item = &Window> {
+        self.body.iter().filter_map(|literal| match literal {
+            Literal::Window(window) => Some(window),
+            _ => None,
+        })
+    }
+
+    /// Whether the body holds a window literal.
+    pub fn is_windowed(&self) -> bool {
+        self.windows().next().is_some()
+    }
+
     /// Whether the head holds an aggregate.
     pub fn is_aggregated(&self) -> bool {
         self.head.aggregates().next().is_some()
@@ -407,6 +420,9 @@ pub enum Literal {
     },
     /// `e1 op e2`: a filter, or an assignment when it is `v = e` with `v` otherwise unbound.
     Comparison(Comparison),
+    /// `v = F over (partition P… order O…)`: a window function over the rule's one positive
+    /// atom (SQL's `OVER`).
+    Window(Window),
 }
 
 impl Literal {
@@ -416,7 +432,107 @@ impl Literal {
             Literal::Positive(atom) => atom.span,
             Literal::Negative { span, .. } => *span,
             Literal::Comparison(comparison) => comparison.span,
+            Literal::Window(window) => window.span,
         }
+    }
+}
+
+/// `result = function(arguments) over (partition P… order O…)` in a body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// The variable the window binds, per row of its input.
+    pub result: Variable,
+    /// Which window function.
+    pub function: WindowFn,
+    /// The variable `sum`, `lag` and `lead` read; `None` for the others.
+    pub argument: Option<Variable>,
+    /// `lag`/`lead`'s row offset `n` (a non-negative int literal); `None` for the others.
+    pub offset: Option<i64>,
+    /// `lag`/`lead`'s default `d`, the value where no such row exists; `None` for the others.
+    pub default: Option<Term>,
+    /// The partition variables, as written (may be empty: one partition).
+    pub partition: Vec<Variable>,
+    /// The order terms, as written.
+    pub order: Vec<OrderTerm>,
+    /// The whole literal, result to `)`.
+    pub span: Span,
+}
+
+/// One term of a window's `order`: a variable, ascending unless `desc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderTerm {
+    /// The variable ordered by.
+    pub variable: Variable,
+    /// `desc`: greatest first.
+    pub descending: bool,
+}
+
+/// The window functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WindowFn {
+    /// `row_number()`: the row's position in its partition, from 1.
+    RowNumber,
+    /// `rank()`: 1 + the rows before the row's peers (equal on the order terms).
+    Rank,
+    /// `dense_rank()`: 1 + the distinct order-term values before the row's.
+    DenseRank,
+    /// `sum(x)`: the running sum of an int, from the partition's first row to this one.
+    Sum,
+    /// `count()`: the running count, from the partition's first row to this one.
+    Count,
+    /// `lag(x, n, d)`: `x` of the row `n` rows before, or `d`.
+    Lag,
+    /// `lead(x, n, d)`: `x` of the row `n` rows after, or `d`.
+    Lead,
+}
+
+impl WindowFn {
+    /// Every window function.
+    pub const ALL: [WindowFn; 7] = [
+        WindowFn::RowNumber,
+        WindowFn::Rank,
+        WindowFn::DenseRank,
+        WindowFn::Sum,
+        WindowFn::Count,
+        WindowFn::Lag,
+        WindowFn::Lead,
+    ];
+
+    /// The function's name in the language.
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowFn::RowNumber => "row_number",
+            WindowFn::Rank => "rank",
+            WindowFn::DenseRank => "dense_rank",
+            WindowFn::Sum => "sum",
+            WindowFn::Count => "count",
+            WindowFn::Lag => "lag",
+            WindowFn::Lead => "lead",
+        }
+    }
+
+    /// The function a name denotes.
+    pub fn from_name(name: &str) -> Option<WindowFn> {
+        WindowFn::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether the function reads a variable (`sum`, `lag`, `lead`).
+    pub fn takes_argument(self) -> bool {
+        matches!(self, WindowFn::Sum | WindowFn::Lag | WindowFn::Lead)
+    }
+
+    /// Whether the function takes an offset and a default (`lag`, `lead`).
+    pub fn takes_offset(self) -> bool {
+        matches!(self, WindowFn::Lag | WindowFn::Lead)
+    }
+
+    /// Whether the value depends only on the row's rank among its peers (`rank`,
+    /// `dense_rank`, `row_number`): the functions a top-k filter bounds.
+    pub fn is_ranking(self) -> bool {
+        matches!(
+            self,
+            WindowFn::RowNumber | WindowFn::Rank | WindowFn::DenseRank
+        )
     }
 }
 

@@ -9,7 +9,11 @@
 //! head        = NAME "(" [headterm {"," headterm}] ")"
 //! headterm    = term | "count" "(" ")" | ("sum" | "min" | "max" | "avg" | "count_distinct") "(" VAR ")"
 //!             | "concat" "(" VAR "," STRING ")"
-//! literal     = atom | "not" atom | expr cmp expr
+//! literal     = atom | "not" atom | expr cmp expr | window
+//! window      = VAR "=" wfunction "over" "(" ["partition" VAR {"," VAR}]
+//!               ["order" VAR ["desc"] {"," VAR ["desc"]}] ")"
+//! wfunction   = ("row_number" | "rank" | "dense_rank" | "count") "(" ")" | "sum" "(" VAR ")"
+//!             | ("lag" | "lead") "(" VAR "," INT "," term ")"
 //! atom        = NAME "(" [term {"," term}] ")"
 //! term        = VAR | "_" | INT | "-" INT | STRING | "true" | "false"
 //! expr        = product {("+" | "-") product}
@@ -20,7 +24,9 @@
 //!
 //! Keywords are contextual: a kind keyword starts a declaration unless `(` follows it (then
 //! it names the relation a rule derives), `not` negates only when a name follows it, and the
-//! aggregate names are aggregates only when `(` follows them in a head. `true` and `false`
+//! aggregate names are aggregates only when `(` follows them in a head; `v = name(` starts a
+//! window literal (an expression never calls), and inside `over (…)` `partition`, `order`
+//! and `desc` are keywords where a list may start or a term may end. `true` and `false`
 //! are always constants and `_` always a wildcard; any other identifier in a term is a
 //! variable. A syntax error skips to the end of its item (the next `.`, or a
 //! declaration keyword starting a line), so one run reports every syntax error.
@@ -30,8 +36,8 @@ use std::collections::HashMap;
 use crate::lang::diagnostic::Diagnostic;
 use crate::lang::syntax::ast::{
     Aggregate, AggregateFn, ArithOp, Atom, AttributeDecl, CmpOp, Comparison, Declaration, Expr,
-    ExprKind, Head, HeadTerm, Ident, KeyDecl, Literal, Program, RelationKind, Rule, Term, TermKind,
-    VarId, Variable,
+    ExprKind, Head, HeadTerm, Ident, KeyDecl, Literal, OrderTerm, Program, RelationKind, Rule,
+    Term, TermKind, VarId, Variable, Window, WindowFn,
 };
 use crate::lang::syntax::lexer::{lex, Token, TokenKind};
 use crate::lang::syntax::{Span, BODY_LITERALS_MAX, EXPR_DEPTH_MAX, PROGRAM_BYTES_MAX, TERMS_MAX};
@@ -384,6 +390,13 @@ impl<'t> Parser<'t> {
         if at_name && self.nth(1).kind == TokenKind::LParen {
             return self.atom().map(Literal::Positive);
         }
+        if at_name
+            && self.nth(1).kind == TokenKind::Eq
+            && self.nth(2).kind == TokenKind::Ident
+            && self.nth(3).kind == TokenKind::LParen
+        {
+            return self.window().map(Literal::Window);
+        }
         let (left, _) = self.expr(0)?;
         let op = match self.peek().kind {
             TokenKind::Eq => CmpOp::Eq,
@@ -407,6 +420,152 @@ impl<'t> Parser<'t> {
             op,
             right,
         }))
+    }
+
+    /// `v = F(...) over (partition P… order O…)`, at `v`.
+    fn window(&mut self) -> PResult<Window> {
+        let result = self.variable("a variable for the window's result")?;
+        self.bump(); // `=`
+        let name = self.bump();
+        let Some(function) = WindowFn::from_name(self.token_text(&name)) else {
+            let message = format!("unknown window function `{}`", self.token_text(&name));
+            let help = "the window functions are row_number(), rank(), dense_rank(), sum(x), \
+                        count(), lag(x, n, d) and lead(x, n, d), each followed by \
+                        `over (partition … order …)`";
+            return Err(self.report(Diagnostic::error(name.span, message).with_help(help)));
+        };
+        self.bump(); // `(`
+        let usage = match function {
+            WindowFn::Sum => "`sum(x)`",
+            WindowFn::Lag => "`lag(x, 1, 0)`",
+            WindowFn::Lead => "`lead(x, 1, 0)`",
+            _ => "",
+        };
+        let mut argument = None;
+        let mut offset = None;
+        let mut default = None;
+        if function.takes_argument() {
+            let what = format!("a variable, as in {usage}");
+            argument = Some(self.variable(&what)?);
+        }
+        if function.takes_offset() {
+            self.expect(
+                TokenKind::Comma,
+                &format!("`,` and a row offset, as in {usage}"),
+            )?;
+            let token = self.peek().clone();
+            if token.kind != TokenKind::Int {
+                let what = format!("a non-negative int literal (the row offset), as in {usage}");
+                return Err(self.unexpected(&what));
+            }
+            offset = Some(self.int(&token, false)?);
+            self.bump();
+            self.expect(
+                TokenKind::Comma,
+                &format!("`,` and a default, as in {usage}"),
+            )?;
+            let term = self.term()?;
+            if term.kind == TermKind::Wildcard {
+                let message = format!(
+                    "`{}`'s default is a constant, the value where no such row exists",
+                    function.name()
+                );
+                return Err(self.report(Diagnostic::error(term.span, message)));
+            }
+            default = Some(term);
+        }
+        if !self.at(&TokenKind::RParen) {
+            let message = match function {
+                WindowFn::Sum => "`sum` takes one variable".to_string(),
+                WindowFn::Lag | WindowFn::Lead => format!(
+                    "`{}` takes a variable, a row offset and a default",
+                    function.name()
+                ),
+                _ => format!("`{}()` takes no argument", function.name()),
+            };
+            let span = self.peek().span;
+            return Err(self.report_unexpected(self.found(Diagnostic::error(span, message))));
+        }
+        self.bump();
+        if !(self.at(&TokenKind::Ident) && self.token_text(self.peek()) == "over") {
+            let message = format!(
+                "expected `over (partition … order …)` after `{}(…)`",
+                function.name()
+            );
+            let help = "a window function in a body reads its rows from \
+                        `over (partition P order O)`, as in `k = rank() over (partition p order a desc)`";
+            let span = self.peek().span;
+            return Err(self
+                .report_unexpected(self.found(Diagnostic::error(span, message)).with_help(help)));
+        }
+        self.bump();
+        self.expect(TokenKind::LParen, "`(` after `over`")?;
+        let mut partition = Vec::new();
+        if self.at_keyword("partition") {
+            self.bump();
+            loop {
+                partition.push(self.variable("a partition variable")?);
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        let mut order = Vec::new();
+        if self.at_keyword("order") {
+            self.bump();
+            loop {
+                let variable = self.variable("an order variable")?;
+                let descending = self.at_keyword("desc");
+                if descending {
+                    self.bump();
+                }
+                order.push(OrderTerm {
+                    variable,
+                    descending,
+                });
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        if partition.len() + order.len() > TERMS_MAX {
+            let span = result.span.to(self.peek().span);
+            return Err(self.too_many(span, "window terms", TERMS_MAX));
+        }
+        let end = self.expect(
+            TokenKind::RParen,
+            "`order`, `,`, `desc` or `)` in `over (partition … order …)`",
+        )?;
+        Ok(Window {
+            result,
+            function,
+            argument,
+            offset,
+            default,
+            partition,
+            order,
+            span: result.span.to(end),
+        })
+    }
+
+    /// Whether the current token is the identifier `word` (a contextual keyword).
+    fn at_keyword(&self, word: &str) -> bool {
+        self.at(&TokenKind::Ident) && self.token_text(self.peek()) == word
+    }
+
+    /// A variable (an identifier other than `_`, `true` and `false`); `expected` names it.
+    fn variable(&mut self, expected: &str) -> PResult<Variable> {
+        let token = self.peek().clone();
+        let is_variable = token.kind == TokenKind::Ident
+            && !matches!(self.token_text(&token), "_" | "true" | "false");
+        if !is_variable {
+            return Err(self.unexpected(expected));
+        }
+        self.bump();
+        Ok(Variable {
+            id: self.intern(&token),
+            span: token.span,
+        })
     }
 
     fn atom(&mut self) -> PResult<Atom> {
