@@ -62,6 +62,14 @@ use std::time::Duration;
 /// The manifest's object name under the store's prefix.
 pub const OBJECT_MANIFEST: &str = "manifest";
 
+/// The folder of manifest generations under the store's prefix: `manifests/N` (N in 20
+/// digits), each created once with create-if-absent.
+pub const OBJECT_GENERATIONS_DIR: &str = "manifests";
+
+/// How many manifest generations are kept behind the newest (older ones are deleted by
+/// the writer that publishes a newer one), bounding the object count.
+pub const GENERATIONS_KEPT: u64 = 1000;
+
 /// The folder of pack objects under the store's prefix.
 pub const OBJECT_PACKS_DIR: &str = "packs";
 
@@ -98,6 +106,7 @@ struct Inner {
     objects: Arc<dyn ObjectStore>,
     prefix: String,
     manifest_path: ObjectPath,
+    generations_path: ObjectPath,
     packs_path: ObjectPath,
     codec: Codec,
     runtime: tokio::runtime::Runtime,
@@ -105,10 +114,11 @@ struct Inner {
     writer: Mutex<Writer>,
 }
 
-/// One manifest as read, with the version to swap it from and its packs.
+/// One manifest as read, with the pointer's version it was reached from and its packs.
 struct View {
     manifest: Manifest,
-    /// The ETag (and version) of the manifest object this view was read from.
+    /// The ETag (and version) of the `manifest` pointer object as last read: for the
+    /// conditional GET, and to move the pointer forward with `PutMode::Update`.
     version: UpdateVersion,
     /// The manifest's packs, oldest first.
     packs: Vec<Arc<RemotePack>>,
@@ -194,18 +204,26 @@ impl ObjectChunkStore {
         location: &str,
     ) -> StoreResult<()> {
         let handle = Handle::new(objects, prefix, location)?;
-        let put = handle.objects.put_opts(
-            &handle.manifest_path,
-            PutPayload::from(Manifest::default().encode().into_bytes()),
-            PutMode::Create.into(),
-        );
-        match handle.block_on(put) {
-            Ok(_) => Ok(()),
-            Err(object_store::Error::AlreadyExists { .. }) => Err(StoreError::Backend(format!(
-                "a store already exists at {location}"
-            ))),
-            Err(error) => Err(handle.error("cannot create the manifest", &error)),
+        let empty = Manifest::default().encode().into_bytes();
+        // Generation 0 first, then the pointer: a pointer always names a generation that
+        // exists.
+        for path in [handle.generation_path(0), handle.manifest_path.clone()] {
+            let put = handle.objects.put_opts(
+                &path,
+                PutPayload::from(empty.clone()),
+                PutMode::Create.into(),
+            );
+            match handle.block_on(put) {
+                Ok(_) => {}
+                Err(object_store::Error::AlreadyExists { .. }) => {
+                    return Err(StoreError::Backend(format!(
+                        "a store already exists at {location}"
+                    )))
+                }
+                Err(error) => return Err(handle.error("cannot create the manifest", &error)),
+            }
         }
+        Ok(())
     }
 
     /// Opens the store under `prefix` of `objects` (see [`ObjectChunkStore::create_in`]).
@@ -216,6 +234,7 @@ impl ObjectChunkStore {
     ) -> StoreResult<ObjectChunkStore> {
         let handle = Handle::new(objects, prefix, location)?;
         let (manifest, version) = handle.read_manifest()?;
+        let manifest = handle.roll_forward(manifest)?;
         let view = View::new(manifest, version, &handle.packs_path, None);
         Ok(ObjectChunkStore {
             inner: Arc::new(Inner {
@@ -223,6 +242,7 @@ impl ObjectChunkStore {
                 objects: handle.objects,
                 prefix: prefix.to_string(),
                 manifest_path: handle.manifest_path,
+                generations_path: handle.generations_path,
                 packs_path: handle.packs_path,
                 codec: super::packs::PackOptions::default().codec,
                 runtime: handle.runtime,
@@ -333,9 +353,9 @@ impl ObjectChunkStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(view);
     }
 
-    /// Reads the manifest again when it changed since this handle read it (a conditional
-    /// GET: "not modified" costs no body); `force` reads it regardless. Returns whether it
-    /// changed.
+    /// Reads the manifest again: the pointer with a conditional GET ("not modified"
+    /// costs no body; `force` reads it regardless), then rolls forward through any newer
+    /// generations. Returns whether the manifest changed.
     fn refresh(&self, force: bool) -> StoreResult<bool> {
         let current = self.view();
         let mut options = GetOptions::default();
@@ -354,15 +374,35 @@ impl ObjectChunkStore {
             };
             Ok((result.bytes().await?, version))
         });
-        let (bytes, version) = match got {
-            Ok(got) => got,
-            Err(object_store::Error::NotModified { .. }) => return Ok(false),
+        let (pointed, version) = match got {
+            Ok((bytes, version)) => (decode_manifest(&self.inner.location, &bytes)?, version),
+            Err(object_store::Error::NotModified { .. }) => {
+                (current.manifest.clone(), current.version.clone())
+            }
             Err(error) => return Err(manifest_error(&self.inner.location, &error)),
         };
-        let manifest = decode_manifest(&self.inner.location, &bytes)?;
-        let changed = manifest != current.manifest || version.e_tag != current.version.e_tag;
-        self.install(manifest, version);
+        // The pointer may lag behind what this handle already saw (it is only a hint).
+        let start = if pointed.generation >= current.manifest.generation {
+            pointed
+        } else {
+            current.manifest.clone()
+        };
+        let manifest = self.generations().roll_forward(start)?;
+        let changed = manifest != current.manifest;
+        if changed || version.e_tag != current.version.e_tag {
+            self.install(manifest, version);
+        }
         Ok(changed)
+    }
+
+    /// The manifest-generation reader of this handle.
+    fn generations(&self) -> Generations<'_> {
+        Generations {
+            location: &self.inner.location,
+            objects: &self.inner.objects,
+            generations_path: &self.inner.generations_path,
+            runtime: &self.inner.runtime,
+        }
     }
 
     /// The checked index entries of `pack`, fetched on first use.
@@ -539,32 +579,54 @@ impl ObjectChunkStore {
         }
     }
 
-    /// Replaces the manifest with `manifest`, from the version `view` was read at; `false`
-    /// when another writer replaced it first (nothing changed).
+    /// Publishes `manifest` (generation `view`'s + 1) by creating its generation object
+    /// if absent; `false` when another writer created that generation first (nothing
+    /// changed). Then moves the pointer forward (a hint for readers; a failure there
+    /// only makes them roll forward one more step) and deletes the generation object
+    /// [`GENERATIONS_KEPT`] behind.
     fn swap_manifest(&self, view: &View, manifest: Manifest) -> StoreResult<bool> {
-        if view.version.e_tag.is_none() {
-            return Err(StoreError::Backend(format!(
-                "object store {}: it gives the manifest no ETag, so refs cannot be moved safely",
-                self.inner.location
-            )));
+        debug_assert_eq!(manifest.generation, view.manifest.generation + 1);
+        let generations = self.generations();
+        // The generation this manifest follows must still exist: a view reached from a
+        // pointer lagging more than GENERATIONS_KEPT behind would otherwise re-create a
+        // deleted generation and fork the history.
+        if !generations.exists(view.manifest.generation)? {
+            let newest = generations.newest_listed()?;
+            self.install(newest, view.version.clone());
+            return Ok(false);
         }
+        let text = manifest.encode().into_bytes();
+        let path = generations.path(manifest.generation);
         let put = self.inner.objects.put_opts(
-            &self.inner.manifest_path,
-            PutPayload::from(manifest.encode().into_bytes()),
-            PutMode::Update(view.version.clone()).into(),
+            &path,
+            PutPayload::from(text.clone()),
+            PutMode::Create.into(),
         );
         match self.block_on(put) {
-            Ok(result) => {
-                let version = UpdateVersion {
+            Ok(_) => {}
+            Err(object_store::Error::AlreadyExists { .. }) => return Ok(false),
+            Err(error) => return Err(self.error("cannot write the manifest", &error)),
+        }
+        let generation = manifest.generation;
+        let mut version = view.version.clone();
+        if version.e_tag.is_some() {
+            let put = self.inner.objects.put_opts(
+                &self.inner.manifest_path,
+                PutPayload::from(text),
+                PutMode::Update(version.clone()).into(),
+            );
+            if let Ok(result) = self.block_on(put) {
+                version = UpdateVersion {
                     e_tag: result.e_tag,
                     version: result.version,
                 };
-                self.install(manifest, version);
-                Ok(true)
             }
-            Err(object_store::Error::Precondition { .. }) => Ok(false),
-            Err(error) => Err(self.error("cannot replace the manifest", &error)),
         }
+        self.install(manifest, version);
+        if let Some(old) = generation.checked_sub(GENERATIONS_KEPT) {
+            let _ = self.block_on(self.inner.objects.delete(&generations.path(old)));
+        }
+        Ok(true)
     }
 
     /// Seals what is buffered and publishes it, with `ref_move` when given, in one
@@ -723,6 +785,7 @@ struct Handle {
     location: String,
     objects: Arc<dyn ObjectStore>,
     manifest_path: ObjectPath,
+    generations_path: ObjectPath,
     packs_path: ObjectPath,
     runtime: tokio::runtime::Runtime,
 }
@@ -743,6 +806,7 @@ impl Handle {
             location: location.to_string(),
             objects,
             manifest_path: prefix.clone().join(OBJECT_MANIFEST),
+            generations_path: prefix.clone().join(OBJECT_GENERATIONS_DIR),
             packs_path: prefix.join(OBJECT_PACKS_DIR),
             runtime,
         })
@@ -754,6 +818,23 @@ impl Handle {
 
     fn error(&self, what: &str, error: &object_store::Error) -> StoreError {
         StoreError::Backend(format!("object store {}: {what}: {error}", self.location))
+    }
+
+    fn generation_path(&self, generation: u64) -> ObjectPath {
+        self.generations().path(generation)
+    }
+
+    fn generations(&self) -> Generations<'_> {
+        Generations {
+            location: &self.location,
+            objects: &self.objects,
+            generations_path: &self.generations_path,
+            runtime: &self.runtime,
+        }
+    }
+
+    fn roll_forward(&self, manifest: Manifest) -> StoreResult<Manifest> {
+        self.generations().roll_forward(manifest)
     }
 
     fn read_manifest(&self) -> StoreResult<(Manifest, UpdateVersion)> {
@@ -769,6 +850,90 @@ impl Handle {
             Ok((bytes, version)) => Ok((decode_manifest(&self.location, &bytes)?, version)),
             Err(error) => Err(manifest_error(&self.location, &error)),
         }
+    }
+}
+
+/// Reads the immutable manifest generations (`PREFIX/manifests/N`).
+struct Generations<'a> {
+    location: &'a str,
+    objects: &'a Arc<dyn ObjectStore>,
+    generations_path: &'a ObjectPath,
+    runtime: &'a tokio::runtime::Runtime,
+}
+
+impl Generations<'_> {
+    fn path(&self, generation: u64) -> ObjectPath {
+        self.generations_path
+            .clone()
+            .join(format!("{generation:020}").as_str())
+    }
+
+    fn error(&self, error: &object_store::Error) -> StoreError {
+        StoreError::Backend(format!(
+            "object store {}: cannot read the manifest: {error}",
+            self.location
+        ))
+    }
+
+    /// Generation `generation`, if its object exists.
+    fn get(&self, generation: u64) -> StoreResult<Option<Manifest>> {
+        let path = self.path(generation);
+        let got = self.runtime.block_on(async {
+            let result = self.objects.get(&path).await?;
+            result.bytes().await
+        });
+        match got {
+            Ok(bytes) => {
+                let manifest = decode_manifest(self.location, &bytes)?;
+                if manifest.generation != generation {
+                    return Err(StoreError::CorruptedEntry {
+                        what: format!("manifest {}/{path}", self.location),
+                        detail: format!("it holds generation {}", manifest.generation),
+                    });
+                }
+                Ok(Some(manifest))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(error) => Err(self.error(&error)),
+        }
+    }
+
+    fn exists(&self, generation: u64) -> StoreResult<bool> {
+        match self.runtime.block_on(self.objects.head(&self.path(generation))) {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(error) => Err(self.error(&error)),
+        }
+    }
+
+    /// The newest generation from `manifest` on: follows generation N+1 while it exists.
+    fn roll_forward(&self, mut manifest: Manifest) -> StoreResult<Manifest> {
+        while let Some(next) = self.get(manifest.generation + 1)? {
+            manifest = next;
+        }
+        Ok(manifest)
+    }
+
+    /// The newest generation found by listing them all (when the pointer lags too far).
+    fn newest_listed(&self) -> StoreResult<Manifest> {
+        let listed = self
+            .runtime
+            .block_on(self.objects.list_with_delimiter(Some(self.generations_path)))
+            .map_err(|error| self.error(&error))?;
+        let newest = listed
+            .objects
+            .iter()
+            .filter_map(|meta| meta.location.filename()?.parse::<u64>().ok())
+            .max()
+            .ok_or_else(|| StoreError::CorruptedEntry {
+                what: format!("manifests of {}", self.location),
+                detail: "no manifest generation is left".to_string(),
+            })?;
+        let manifest = self.get(newest)?.ok_or_else(|| StoreError::CorruptedEntry {
+            what: format!("manifests of {}", self.location),
+            detail: format!("generation {newest} vanished while it was read"),
+        })?;
+        self.roll_forward(manifest)
     }
 }
 
