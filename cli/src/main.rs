@@ -29,9 +29,10 @@ static ALLOCATOR: memory::CountingAllocator = memory::CountingAllocator;
 #[derive(Debug, Parser)]
 #[command(name = "rnt", version, about, propagate_version = true)]
 pub struct Cli {
-    /// The store folder (what `rnt init` creates); default: the nearest `.rnt/` from the
-    /// current folder upward.
-    #[arg(long, global = true, value_name = "PATH")]
+    /// The store folder (what `rnt init` creates), or an object-store URL
+    /// (`s3://bucket/prefix`, endpoint and credentials from the AWS_* variables); default:
+    /// the nearest `.rnt/` from the current folder upward.
+    #[arg(long, global = true, value_name = "PATH|URL")]
     store: Option<PathBuf>,
     /// The most memory a command may use (e.g. 512M, 4G, none); work that needs more stops
     /// with exit 1 and commits nothing. Default: RNT_MEMORY_BUDGET, else half the memory.

@@ -1,11 +1,20 @@
 //! Finding the store (`--store PATH`, or the nearest `.rnt/` from the current folder
 //! upward, as git finds `.git/`), creating it (`rnt init`), and opening it for reading
 //! (no lock: readers never wait for a writer) or for writing (the writer lock, waited for).
+//!
+//! `--store` also takes an object-store URL (`s3://bucket/prefix`): the store lives there,
+//! and every command runs straight on it. Writers take no lock on an object store: the
+//! manifest's conditional swap serializes them, and a commit that loses the race is
+//! refused (exit 1), never overwritten.
 
 use anyhow::Context as _;
 use rnt_maintain::{Database, DbError};
-use rnt_store::{create_store, detect_backend, open_store, BackendKind, OpenMode};
+use rnt_store::{
+    create_store, detect_backend, is_object_store_url, open_store, BackendKind, ObjectChunkStore,
+    OpenMode,
+};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The store folder `rnt init` creates in the current folder.
@@ -14,6 +23,11 @@ pub const STORE_DIR: &str = ".rnt";
 /// Environment variable: how long (milliseconds) to wait for a store another process
 /// holds, instead of the store's default.
 pub const LOCK_WAIT_ENV: &str = "RNT_LOCK_WAIT_MS";
+
+/// The object-store URL `path` spells (`s3://bucket/prefix`), if it is one.
+pub fn object_store_url(path: &Path) -> Option<&str> {
+    path.to_str().filter(|text| is_object_store_url(text))
+}
 
 /// Whether `path` is a store folder (a damaged marker still counts: opening it reports
 /// the damage).
@@ -25,7 +39,8 @@ pub fn is_store(path: &Path) -> bool {
 /// from the current folder upward.
 pub fn locate(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(path) = explicit {
-        if is_store(path) {
+        // An object store is checked when it is opened (one request, not two).
+        if object_store_url(path).is_some() || is_store(path) {
             return Ok(path.to_path_buf());
         }
         let nested = path.join(STORE_DIR);
@@ -66,6 +81,12 @@ fn mode(writer: bool) -> OpenMode {
 /// Opens the store folder `path`; a writer takes the writer lock first (waiting for
 /// another writer), a reader takes no lock.
 pub fn open_at(path: &Path, writer: bool) -> anyhow::Result<Database> {
+    if let Some(url) = object_store_url(path) {
+        // No lock on an object store: writers serialize on the manifest's ETag.
+        let _ = writer;
+        let store = ObjectChunkStore::open(url).map_err(DbError::from)?;
+        return Ok(Database::new(Arc::new(store)));
+    }
     if !is_store(path) {
         return Err(DbError::user(format!("no rnt store at {}", path.display())).into());
     }
@@ -87,6 +108,20 @@ pub fn open_for_writing(explicit: Option<&Path>) -> anyhow::Result<Database> {
 /// folder, and returns its path. Refuses an existing store and a folder that holds other
 /// files.
 pub fn create(explicit: Option<&Path>, backend: BackendKind) -> anyhow::Result<PathBuf> {
+    if let Some(url) = explicit.and_then(object_store_url) {
+        if backend != BackendKind::Packs {
+            return Err(DbError::user(format!(
+                "an object store keeps packs; `--backend {}` needs a folder, not {url}",
+                backend.name()
+            ))
+            .into());
+        }
+        if ObjectChunkStore::exists(url).map_err(DbError::from)? {
+            return Err(DbError::user(format!("a store already exists at {url}")).into());
+        }
+        ObjectChunkStore::create(url).map_err(DbError::from)?;
+        return Ok(PathBuf::from(url));
+    }
     let path = match explicit {
         Some(path) => path.to_path_buf(),
         None => std::env::current_dir()

@@ -195,7 +195,7 @@ proptest! {
         let hi_bound = if hi_inclusive { Bound::Included(hi.as_slice()) } else { Bound::Excluded(hi.as_slice()) };
         let got: Vec<_> = tree.range(&nodes, lo_bound, hi_bound).map(Result::unwrap).collect();
         let want: Vec<_> = model.iter()
-            .filter(|(k, _)| (lo_bound, hi_bound).contains(&k.as_slice()) )
+            .filter(|(k, _)| RangeBounds::<&[u8]>::contains(&(lo_bound, hi_bound), &k.as_slice()) )
             .map(|(k, v)| (k.clone(), v.clone())).collect();
         prop_assert_eq!(got, want);
         let rank = model.keys().filter(|k| k.as_slice() < lo.as_slice()).count() as u64;

@@ -56,11 +56,14 @@ mod error;
 pub mod fault;
 pub mod folder;
 mod refs;
+#[doc(hidden)]
+pub mod s3_test;
 
 pub use address::{
     normalize_hex_prefix, Address, AddressHasher, AddressMap, ADDRESS_BYTES, ADDRESS_PREFIX_HEX_MIN,
 };
 pub use backend::memory::MemoryStore;
+pub use backend::object::{is_object_store_url, ObjectChunkStore};
 pub use backend::packs::{
     Codec, PackOptions, PackStore, PACK_CODEC_DEFAULT, PACK_CODEC_ENV, PACK_LOCK_WAIT_DEFAULT,
 };

@@ -3,10 +3,15 @@
 //!
 //! A new backend is one new file in `src/backend/` plus one `conformance_suite!` line here.
 
+use object_store::memory::InMemory;
 use proptest::prelude::*;
-use rnt_store::{commit_ref, Address, ChunkStore, MemoryStore, PackStore, SledStore, StoreError};
+use rnt_store::{
+    commit_ref, s3_test, Address, ChunkStore, MemoryStore, ObjectChunkStore, PackStore, SledStore,
+    StoreError,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Random cases of the model test per backend (each sled case opens a database on disk).
 const MODEL_CASES: u32 = 128;
@@ -28,6 +33,41 @@ struct Backend<S> {
     /// Whether chunks put after the last flush or ref move survive a clean close (sled's
     /// close flushes; packs drop them, as a refused commit wants).
     keeps_unflushed_on_close: bool,
+    /// Whether the backend can be tested here (false only for the S3 server when its
+    /// tests are skipped, loudly, with `RNT_SKIP_S3_TESTS=1`; an absent server panics).
+    available: fn() -> bool,
+}
+
+/// Always available.
+fn local() -> bool {
+    true
+}
+
+/// The S3 test server: there (true), skipped loudly (false), or a panic saying how to
+/// start it.
+fn s3_server() -> bool {
+    s3_test::fresh_location("probe").is_some()
+}
+
+/// A fresh object-store-backed store on object_store's in-memory store.
+fn object_in_memory() -> ObjectChunkStore {
+    let objects = Arc::new(InMemory::new());
+    ObjectChunkStore::create_in(objects.clone(), "store/prefix", "memory:store/prefix").unwrap();
+    ObjectChunkStore::open_in(objects, "store/prefix", "memory:store/prefix").unwrap()
+}
+
+/// A fresh object-store-backed store on the S3 test server.
+fn object_on_s3() -> ObjectChunkStore {
+    let url = s3_test::fresh_location("conformance").expect("checked by `available`");
+    ObjectChunkStore::create(&url).unwrap();
+    ObjectChunkStore::open(&url).unwrap()
+}
+
+/// The object-store backend closed and opened again (a new handle, as another process).
+fn reopen_object(store: ObjectChunkStore, _dir: &Path) -> ObjectChunkStore {
+    let reopened = store.reopen_for_test().unwrap();
+    drop(store);
+    reopened
 }
 
 /// A store under test, with the folder it lives in.
@@ -95,6 +135,9 @@ macro_rules! conformance_suite {
                 #![proptest_config(ProptestConfig::with_cases(MODEL_CASES))]
                 #[test]
                 fn model(ops in prop::collection::vec(op_strategy(), 1..MODEL_OPS_MAX)) {
+                    if !($backend.available)() {
+                        return Ok(());
+                    }
                     check_against_model(&mut Fixture::new($backend), &ops)?;
                 }
             }
@@ -104,6 +147,9 @@ macro_rules! conformance_suite {
         $(
             #[test]
             fn $check() {
+                if !($backend.available)() {
+                    return;
+                }
                 let fixture = Fixture::new($backend);
                 super::$check(fixture.store());
             }
@@ -113,6 +159,9 @@ macro_rules! conformance_suite {
         $(
             #[test]
             fn $check() {
+                if !($backend.available)() {
+                    return;
+                }
                 super::$check(&mut Fixture::new($backend));
             }
         )*
@@ -127,6 +176,7 @@ conformance_suite!(
         reopen: |store, _dir| store,
         corrupt: |store, address, bytes| store.overwrite_raw_for_test(address, bytes),
         keeps_unflushed_on_close: true,
+        available: local,
     }
 );
 
@@ -140,6 +190,7 @@ conformance_suite!(
         },
         corrupt: |store, address, bytes| store.overwrite_raw_for_test(address, bytes).unwrap(),
         keeps_unflushed_on_close: true,
+        available: local,
     }
 );
 
@@ -156,6 +207,29 @@ conformance_suite!(
         },
         corrupt: |store, address, bytes| store.overwrite_raw_for_test(address, bytes).unwrap(),
         keeps_unflushed_on_close: false,
+        available: local,
+    }
+);
+
+conformance_suite!(
+    object_memory,
+    Backend {
+        open: |_dir| object_in_memory(),
+        reopen: reopen_object,
+        corrupt: |store, address, bytes| store.overwrite_raw_for_test(address, bytes).unwrap(),
+        keeps_unflushed_on_close: false,
+        available: local,
+    }
+);
+
+conformance_suite!(
+    object_s3,
+    Backend {
+        open: |_dir| object_on_s3(),
+        reopen: reopen_object,
+        corrupt: |store, address, bytes| store.overwrite_raw_for_test(address, bytes).unwrap(),
+        keeps_unflushed_on_close: false,
+        available: s3_server,
     }
 );
 

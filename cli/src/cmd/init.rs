@@ -30,11 +30,15 @@ pub fn run(context: &Context, args: InitArgs, out: &mut dyn Write) -> anyhow::Re
         Backend::Sled => BackendKind::Sled,
     };
     let path = crate::store_open::create(context.store.as_deref(), backend)?;
+    let kind = if crate::store_open::object_store_url(&path).is_some() {
+        "object store"
+    } else {
+        backend.name()
+    };
     writeln!(
         out,
-        "initialized an empty rnt store in {} ({} backend)",
-        path.display(),
-        backend.name()
+        "initialized an empty rnt store in {} ({kind} backend)",
+        path.display()
     )?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Backends of [`crate::ChunkStore`]: one file each, all checked by one conformance suite.
 
 pub mod memory;
+pub mod object;
 pub mod packs;
 pub mod sled;
 

@@ -47,11 +47,11 @@
 //! packs or buckets.
 
 pub(crate) mod files;
-mod index;
+pub(crate) mod index;
 pub(crate) mod lock;
-mod manifest;
+pub(crate) mod manifest;
 mod pending;
-mod record;
+pub(crate) mod record;
 mod sealed;
 
 pub use record::Codec;
@@ -738,7 +738,7 @@ impl ChunkStore for PackStore {
 /// The first pack (index into `sizes`, oldest first) of the newest run to merge: the run
 /// grows from the newest pack while the next older pack is less than [`MERGE_FACTOR`]
 /// times the run's total.
-fn merge_start(sizes: &[u64]) -> usize {
+pub(crate) fn merge_start(sizes: &[u64]) -> usize {
     let mut first = sizes.len();
     let mut run = 0u64;
     while first > 0 && (run == 0 || sizes[first - 1] < MERGE_FACTOR.saturating_mul(run)) {
