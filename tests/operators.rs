@@ -1751,26 +1751,30 @@ fn window_running_change_at_the_start() {
             -running(7, 3, 50)
             +running(7, 3, 55)
             base orders: 7 entries read
-            window counted: 9 entries read
+            window counted: 6 entries read
               per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window n = count() over (partition c order i) per partition
-            window gaps: 7 entries read
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
+            window gaps: 2 entries read
               per touched partition, c bound: gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window p = lag(i, 1, 0) over (partition c order i) per partition
-            window nexts: 7 entries read
+                running: each partition from its first changed row, with 1 row on either side, from `index 1,0,2`
+            window nexts: 2 entries read
               per touched partition, c bound: nexts(c, i, x) :- orders(i, c, _), x = lead(i, 1, -1) over (partition c order i).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window x = lead(i, 1, -1) over (partition c order i) per partition
-            window running: 9 entries read
+                running: each partition from its first changed row, with 1 row on either side, from `index 1,0,2`
+            window running: 6 entries read
               per touched partition, c bound: running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window t = sum(a) over (partition c order i) per partition
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
         "#]],
     );
 }
@@ -1791,26 +1795,30 @@ fn window_running_append() {
             +orders(9, 7, 1)
             +running(7, 9, 51)
             base orders: 7 entries read
-            window counted: 7 entries read
+            window counted: 2 entries read
               per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window n = count() over (partition c order i) per partition
-            window gaps: 7 entries read
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
+            window gaps: 2 entries read
               per touched partition, c bound: gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window p = lag(i, 1, 0) over (partition c order i) per partition
-            window nexts: 8 entries read
+                running: each partition from its first changed row, with 1 row on either side, from `index 1,0,2`
+            window nexts: 3 entries read
               per touched partition, c bound: nexts(c, i, x) :- orders(i, c, _), x = lead(i, 1, -1) over (partition c order i).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window x = lead(i, 1, -1) over (partition c order i) per partition
-            window running: 7 entries read
+                running: each partition from its first changed row, with 1 row on either side, from `index 1,0,2`
+            window running: 2 entries read
               per touched partition, c bound: running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window t = sum(a) over (partition c order i) per partition
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
         "#]],
     );
 }
@@ -1841,26 +1849,30 @@ fn window_running_delete_and_update() {
             +running(7, 5, 38)
             -running(7, 5, 57)
             base orders: 7 entries read
-            window counted: 9 entries read
+            window counted: 7 entries read
               per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window n = count() over (partition c order i) per partition
-            window gaps: 9 entries read
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
+            window gaps: 6 entries read
               per touched partition, c bound: gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window p = lag(i, 1, 0) over (partition c order i) per partition
-            window nexts: 9 entries read
+                running: each partition from its first changed row, with 1 row on either side, from `index 1,0,2`
+            window nexts: 6 entries read
               per touched partition, c bound: nexts(c, i, x) :- orders(i, c, _), x = lead(i, 1, -1) over (partition c order i).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
                 window x = lead(i, 1, -1) over (partition c order i) per partition
-            window running: 10 entries read
+                running: each partition from its first changed row, with 1 row on either side, from `index 1,0,2`
+            window running: 8 entries read
               per touched partition, c bound: running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window t = sum(a) over (partition c order i) per partition
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
         "#]],
     );
 }

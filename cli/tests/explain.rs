@@ -50,6 +50,14 @@ ephemeral unread(plan: str, n: int).
 unread(p, count()) :- customers(_, p).
 denial orphan(id: int).
 orphan(i) :- orders(i, c, _), not customers(c, _).
+view running(customer: int, id: int, total: int).
+running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
+view gaps(customer: int, id: int, previous: int).
+gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
+view top2(customer: int, id: int).
+top2(c, i) :- orders(i, c, a), k = rank() over (partition c order a desc), k <= 2.
+view ranked(customer: int, id: int, k: int).
+ranked(c, i, k) :- orders(i, c, a), k = dense_rank() over (partition c order a).
 ";
 
 const BASE: &[&str] = &[
@@ -112,6 +120,7 @@ fn plan_line(snapshot: &Snapshot, step: &Value) -> String {
     let literal = step["literal"].as_str().unwrap();
     match op {
         "filter" | "assign" => return format!("  {op} {literal}"),
+        "window" => return format!("  window {literal} per partition"),
         _ => {}
     }
     let relation = step["relation"].as_str().unwrap();
@@ -171,6 +180,14 @@ fn check_against_state(shop: &Shop, state: &str, at: Option<&str>) -> usize {
         let mut matched = 0;
         for rule in explained["rules"].as_array().unwrap() {
             let rule_text = rule["rule"].as_str().unwrap();
+            // A top-k or running window names the index its ordered reads use in its cost
+            // class: "… from `orders`'s `index 1,2,0` …".
+            let cost = rule["cost"].as_str().unwrap();
+            for (at, _) in cost.match_indices("`'s `index ") {
+                let read = cost[..at].rsplit('`').next().unwrap().to_string();
+                let label = cost[at + 5..].split('`').next().unwrap().to_string();
+                named.insert((read, label));
+            }
             for term in rule["terms"].as_array().unwrap() {
                 let label = term["term"].as_str().unwrap();
                 let steps = term["steps"].as_array().unwrap();
@@ -203,7 +220,13 @@ fn check_against_state(shop: &Shop, state: &str, at: Option<&str>) -> usize {
                     .text
                     .lines()
                     .skip(1)
-                    .filter(|l| !l.starts_with("  bound first:"))
+                    // How a top-k or running window reads its partitions: explain says it
+                    // in the rule's cost class.
+                    .filter(|l| {
+                        !l.starts_with("  bound first:")
+                            && !l.starts_with("  top-k:")
+                            && !l.starts_with("  running:")
+                    })
                     .collect();
                 assert_eq!(dumped, expected, "{relation}: term {label} of {rule_text}");
                 checked += steps.len();
@@ -310,6 +333,44 @@ fn every_operator_gets_its_cost_class_and_mode() {
             Some("denial"),
             &["O(Σm) anti-join, on insert-only deltas; stops at the first witness"],
         ),
+        (
+            "running",
+            "view",
+            Some("window"),
+            &[
+                "O(Δ) for appends · O(m − i) for a change at position i (running sum): each \
+               touched partition from its first changed row to its end, old, read in window \
+               order from `orders`'s `index 1,0,2`, with its total from `running`",
+            ],
+        ),
+        (
+            "gaps",
+            "view",
+            Some("window"),
+            &[
+                "O(Δ·n) bounded frame (lag/lead, n = 1): the rows within n of each touched \
+               partition's changes, from n before the first to n after the last, old, read in \
+               window order from `orders`'s `index 1,0,2`",
+            ],
+        ),
+        (
+            "top2",
+            "view",
+            Some("window"),
+            &[
+                "O(K·k) top-k: the front of each touched partition, old and new (k ≤ 2), read in \
+               window order from `orders`'s `index 1,2,0`, backward",
+            ],
+        ),
+        (
+            "ranked",
+            "view",
+            Some("window"),
+            &[
+                "O(Σm) per touched partition (window fallback: each touched partition re-read, \
+               old and new)",
+            ],
+        ),
     ];
     let snapshot = snapshot(&shop, &shop.state());
     let mut seen = BTreeSet::new();
@@ -355,6 +416,9 @@ fn aggregate_trees_are_the_views_auxiliary_trees() {
         "amounts",
         "unread",
         "order_plan",
+        "running",
+        "gaps",
+        "top2",
     ] {
         let explained = explain_json(&shop, relation, None);
         let trees: BTreeSet<String> = explained["rules"]
@@ -381,6 +445,11 @@ fn aggregate_trees_are_the_views_auxiliary_trees() {
         strings(&extremes["rules"][0]["trees"]),
         ["groups", "extremes 1", "extremes 2"]
     );
+    // A running sum keeps its partitions' totals; a lag or a top-k keeps nothing beside it.
+    let running = explain_json(&shop, "running", None);
+    assert_eq!(strings(&running["rules"][0]["trees"]), ["running"]);
+    let gaps = explain_json(&shop, "gaps", None);
+    assert!(strings(&gaps["rules"][0]["trees"]).is_empty());
 }
 
 #[test]

@@ -193,6 +193,16 @@ impl Tree {
         ReverseCursor::new(store, &self.root, prefix, end)
     }
 
+    /// A cursor over entries with keys in `[start, end)`, from the greatest key down.
+    pub fn cursor_back(
+        &self,
+        store: &NodeStore,
+        start: &[u8],
+        end: Bound<&[u8]>,
+    ) -> MerkleResult<ReverseCursor> {
+        ReverseCursor::new(store, &self.root, start, end.map(<[u8]>::to_vec))
+    }
+
     /// Every entry whose key starts with `prefix`, in key order.
     pub fn scan_prefix(&self, store: &NodeStore, prefix: &[u8]) -> Entries {
         Entries::new(self.prefix_cursor(store, prefix))

@@ -34,7 +34,7 @@ committed c32b7398a9b5 (state ac298fd450c3): orders +5 -0
 
 # Defined over the data: the views are backfilled.
 $ rnt define windows.rnt
-committed afd659cc41de (state 52759c52ede8): define windows.rnt
+committed c50997bb541c (state 274495774b80): define windows.rnt
 
 $ rnt program
 relation customers(id: int, plan: str).
@@ -72,7 +72,7 @@ customer  id  total
 # A new biggest order for "team", and a tie for "pro" (both rank 1): only those partitions
 # are re-read.
 $ rnt commit -m "orders" '+orders(7, 9, 5000)' '+orders(8, 7, 120)'
-committed 09c66465205c (state 1b2cc71c5b3a): orders +2 -0
+committed c0bc06e1c3f1 (state 5d195685853f): orders +2 -0
 
 $ rnt show top2
 plan  id  amount  k
@@ -92,7 +92,7 @@ customer  id
 
 # An order before customer 7's first: its running totals all move.
 $ rnt commit -m "early" '+orders(1, 7, 10)'
-committed a85758932ae5 (state 14a807d63faf): orders +1 -0
+committed d430be113da0 (state b411f5f02391): orders +1 -0
 
 $ rnt show running --format csv
 customer,id,total
@@ -120,9 +120,9 @@ customer  id  prev
 $ rnt log -n 1 --format json
 [
   {
-    "commit": "a85758932ae52e41b447c91704cb8b70317011448615921176958984863d8113",
-    "state": "14a807d63fafa4f49611a3a68b469aa12092ed9938d41cec61854945c5511c76",
-    "parents": ["09c66465205cf2c8fe2619896c9c42d95df9dfc354de422a250dbb434921e4ea"],
+    "commit": "d430be113da019800d2a6147e22df3a756f5e84228cc6c9a72e2b4d9c9134576",
+    "state": "b411f5f023918ab080d6930003cf4bad35c8a225bf261bad5498adc5c1f2129b",
+    "parents": ["c0bc06e1c3f13f0eb471956713f60acf2f1a7f655ff0fa5ff1c2db55f54bde1c"],
     "time": "2026-01-01T00:00:00Z",
     "message": "early",
     "changes": {
@@ -131,9 +131,9 @@ $ rnt log -n 1 --format json
     "stats": [
       {"relation": "orders", "operator": "base", "entries_read": 15, "nodes_read": 9, "nodes_written": 2},
       {"relation": "first_order", "operator": "window", "entries_read": 5, "nodes_read": 7, "nodes_written": 1},
-      {"relation": "gaps", "operator": "window", "entries_read": 10, "nodes_read": 8, "nodes_written": 1},
+      {"relation": "gaps", "operator": "window", "entries_read": 3, "nodes_read": 8, "nodes_written": 1},
       {"relation": "plan_orders", "operator": "counting", "entries_read": 2, "nodes_read": 7, "nodes_written": 2},
-      {"relation": "running", "operator": "window", "entries_read": 12, "nodes_read": 12, "nodes_written": 1},
+      {"relation": "running", "operator": "window", "entries_read": 8, "nodes_read": 14, "nodes_written": 2},
       {"relation": "top2", "operator": "window", "entries_read": 6, "nodes_read": 3, "nodes_written": 0}
     ]
   }
@@ -162,6 +162,30 @@ rule 1: first_order(c, i) :- n = 1, n = row_number() over (partition c order i),
        1  join    orders(i, c, _)                              customer  index 1,0,2 (customer, id, amount): prefix
        2  window  n = row_number() over (partition c order i)  -         -
        3  filter  n = 1                                        -         -
+
+# A running sum over ascending order: a change reads its partition from the first changed
+# row on, with the partition's total kept beside the view; an append reads the total only.
+$ rnt explain running
+view running (mode: window)
+
+rule 1: running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
+  cost: O(Δ) for appends · O(m − i) for a change at position i (running sum): each touched partition from its first changed row to its end, old, read in window order from `orders`'s `index 1,0,2`, with its total from `running`
+  trees: running
+  term per touched partition, c bound, bound first: c
+    step  op      literal                                bound     served by
+       1  join    orders(i, c, a)                        customer  index 1,0,2 (customer, id, amount): prefix
+       2  window  t = sum(a) over (partition c order i)  -         -
+
+# lag reads the rows within its offset of the change.
+$ rnt explain gaps
+view gaps (mode: window)
+
+rule 1: gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
+  cost: O(Δ·n) bounded frame (lag/lead, n = 1): the rows within n of each touched partition's changes, from n before the first to n after the last, old, read in window order from `orders`'s `index 1,0,2`
+  term per touched partition, c bound, bound first: c
+    step  op      literal                                      bound     served by
+       1  join    orders(i, c, _)                              customer  index 1,0,2 (customer, id, amount): prefix
+       2  window  p = lag(i, 1, 0) over (partition c order i)  -         -
 
 $ rnt verify
 verified: 5 materialized views equal their recomputation (first_order, gaps, plan_orders, running, top2)

@@ -11,10 +11,12 @@ use crate::eval::plan::{
     plan_rule, AtomRead, Column, RulePlan, Step,
 };
 use crate::eval::read::{index_label, index_permutation};
-use crate::eval::window::WindowPlan;
+use crate::eval::window::{keeps_totals, stored_running, WindowPlan, RUNNING_LABEL};
 use crate::lang::canonical::{literal_text, rule_text};
 use crate::lang::check::CheckedRule;
-use crate::lang::syntax::ast::{AggregateFn, HeadTerm, Literal, RelationKind, Rule, TermKind};
+use crate::lang::syntax::ast::{
+    AggregateFn, HeadTerm, Literal, RelationKind, Rule, TermKind, WindowFn,
+};
 use crate::DbError;
 use crate::DbResult;
 use std::collections::BTreeSet;
@@ -364,13 +366,19 @@ impl Snapshot {
                 .collect();
             rules.push(RuleExplanation {
                 rule: rule_text(&rule.rule),
-                cost: match top_k_class(&self.program, relation).filter(|_| mode == Some("window"))
+                cost: match window_class(&self.program, relation).filter(|_| mode == Some("window"))
                 {
                     Some(class) => class,
                     None => cost_class(kind, mode, &rule.rule),
                 },
                 trees: if kind == RelationKind::View {
-                    aggregate_trees(&rule.rule)
+                    let mut trees = aggregate_trees(&rule.rule);
+                    let plans = plan_program(&self.program);
+                    let full = plans.full.get(relation).and_then(|p| p.first());
+                    if full.is_some_and(|plan| keeps_totals(&self.program, plan)) {
+                        trees.push(RUNNING_LABEL.to_string());
+                    }
+                    trees
                 } else {
                     Vec::new()
                 },
@@ -530,27 +538,54 @@ impl Snapshot {
     }
 }
 
-/// A top-k window view's cost class (`eval::window::TopK`, over a stored input), naming
-/// the bound and the tree its front reads come from; `None` for any other relation.
-fn top_k_class(program: &crate::lang::check::Program, relation: &str) -> Option<String> {
-    let plan = plan_program(program).partition.remove(relation)?;
-    let top = plan.window.as_ref()?.top.as_ref()?;
+/// A top-k or running window view's cost class (`eval::window::TopK`, `RunningIndex`, over
+/// a stored input), naming what its reads cover and the tree they come from; `None` for
+/// any other relation (the fallback's class is `cost_class`'s).
+fn window_class(program: &crate::lang::check::Program, relation: &str) -> Option<String> {
+    let plans = plan_program(program);
+    let plan = plans.partition.get(relation)?;
+    let window = plan.window.as_ref()?;
     let input = plan.reads().next()?.relation.clone();
     if !program.relation(&input)?.kind().is_stored() {
         return None;
     }
-    let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
-    let tree = if identity {
-        format!("`{input}`'s tuple tree")
-    } else {
-        format!("`{input}`'s `{}`", index_label(&top.permutation))
+    let tree = |permutation: &[usize]| {
+        if permutation.iter().enumerate().all(|(i, &c)| i == c) {
+            format!("`{input}`'s tuple tree")
+        } else {
+            format!("`{input}`'s `{}`", index_label(permutation))
+        }
     };
-    Some(format!(
-        "O(K·k) top-k: the front of each touched partition, old and new (k ≤ {}), read in \
-         window order from {tree}{}",
-        top.bound,
-        if top.descending { ", backward" } else { "" }
-    ))
+    if let Some(top) = &window.top {
+        return Some(format!(
+            "O(K·k) top-k: the front of each touched partition, old and new (k ≤ {}), read in \
+             window order from {}{}",
+            top.bound,
+            tree(&top.permutation),
+            if top.descending { ", backward" } else { "" }
+        ));
+    }
+    let running = stored_running(program, plans.full.get(relation)?.first()?)?;
+    Some(match window.function {
+        WindowFn::Sum | WindowFn::Count => format!(
+            "O(Δ) for appends · O(m − i) for a change at position i (running {}): each \
+             touched partition from its first changed row to its end, old, read in window \
+             order from {}, with its total from `{RUNNING_LABEL}`",
+            if window.function == WindowFn::Sum {
+                "sum"
+            } else {
+                "count"
+            },
+            tree(&running.permutation)
+        ),
+        _ => format!(
+            "O(Δ·n) bounded frame (lag/lead, n = {}): the rows within n of each touched \
+             partition's changes, from n before the first to n after the last, old, read in \
+             window order from {}",
+            window.offset,
+            tree(&running.permutation)
+        ),
+    })
 }
 
 /// The names of the variables a plan binds first.
@@ -619,7 +654,9 @@ fn aggregate_trees(rule: &Rule) -> Vec<String> {
 /// | recursive, DRed (N above `RECURSION_RECOMPUTE_TUPLES_MAX`) | `O(Σm) at each level the change reaches (DRed)` | Recursive query, incremental |
 /// | recursive, recomputed (N at most that, or not all views) | `O(N) recomputed` | Recursive query, recomputed: O(N) |
 /// | a window literal (the fallback) | `O(Σm) per touched partition` | Window functions: O(Σm) (the D∘Q∘I fallback) |
-/// | a top-k window (`top_k_class`) | `O(K·k) top-k` | Top-k per key: O(K·k) |
+/// | a top-k window (`window_class`) | `O(K·k) top-k` | Top-k per key: O(K·k) |
+/// | a running `sum`/`count` (`window_class`) | `O(Δ) for appends · O(m − i) for a change at position i` | Running total and bounded frames: O(Δ) for appends · O(m) for a change at the start |
+/// | `lag`/`lead` (`window_class`) | `O(Δ·n) bounded frame` | Running total and bounded frames: the rows within the frame's reach of the change |
 ///
 /// An aggregate over a join pays both: `O(Σm) join, then O(K) per touched group`. A denial
 /// runs its body's class on insert-only deltas and stops at the first witness; an

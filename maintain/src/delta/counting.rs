@@ -10,7 +10,7 @@ use crate::eval::join::project_stored;
 use crate::eval::read::Flow;
 use crate::lang::tuple::{format_tuple, Tuple};
 use crate::{DbError, DbResult};
-use rnt_merkle::Edit;
+use rnt_merkle::{Edit, Tree};
 use std::collections::BTreeMap;
 
 impl Maintainer<'_> {
@@ -39,6 +39,17 @@ impl Maintainer<'_> {
         &mut self,
         view: &str,
         counts: BTreeMap<Tuple, i64>,
+    ) -> DbResult<()> {
+        self.apply_counts_with(view, counts, Vec::new())
+    }
+
+    /// [`Maintainer::apply_counts`], storing the view with the auxiliary trees `extra`
+    /// beside its indexes (a running window's partition totals).
+    pub(super) fn apply_counts_with(
+        &mut self,
+        view: &str,
+        counts: BTreeMap<Tuple, i64>,
+        extra: Vec<(String, Tree)>,
     ) -> DbResult<()> {
         let types = self.types(view);
         let entry = self.entry(view)?;
@@ -83,6 +94,6 @@ impl Maintainer<'_> {
         }
         edits.sort_by(|a, b| a.0.cmp(&b.0));
         let new_tree = tree.edit(self.nodes, edits)?;
-        self.store(view, entry, new_tree, delta, Vec::new())
+        self.store(view, entry, new_tree, delta, extra)
     }
 }

@@ -8,7 +8,8 @@
 //!   accumulators, sorted values and per-(group, value) match counts (CONCAT re-reads its
 //!   touched groups' values, the fallback);
 //! - [`window`]: views with a window literal, the fallback: each touched partition re-read
-//!   old and new, windowed, and the difference of its rows counted;
+//!   old and new, windowed, and the difference of its rows counted; [`running`]: running
+//!   `sum`/`count` and `lag`/`lead`, from each touched partition's first changed row on;
 //! - [`dred`]: recursive strata of views; [`recompute`]: the fallback, and small recursive
 //!   strata of views, whichever [`recursion`]'s cost rule picks;
 //! - [`ephemeral`]: deltas of relations computed when read, for their readers;
@@ -28,6 +29,7 @@ mod ephemeral;
 mod minmax;
 mod recompute;
 mod recursion;
+mod running;
 mod terms;
 mod window;
 

@@ -20,28 +20,32 @@
 //! group past the bound: about k + 1 entries per touched partition and state, O(K·k),
 //! whatever the partition's size.
 
+use super::running::{steps_before, RunningInput};
 use super::Maintainer;
 use crate::eval::join::{project_stored, run_plan};
-use crate::eval::plan::{Column, Step};
+use crate::eval::plan::{AtomRead, Column, RulePlan, Step};
 use crate::eval::read::{Flow, Relations};
-use crate::eval::window::{window_rows, FrontReader};
+use crate::eval::window::{
+    keeps_totals, stored_running, window_rows, FrontReader, WindowPlan, RUNNING_LABEL,
+};
 use crate::lang::tuple::Tuple;
 use crate::lang::value::Value;
 use crate::{DbError, DbResult};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl Maintainer<'_> {
-    /// A window view: each partition the input's delta touches re-read old and new and
-    /// windowed, the difference of the rows it derives moving the view's counts.
+    /// A window view: a running window from its first changed row on (`running`), any
+    /// other by the fallback — each partition the input's delta touches re-read old and new
+    /// and windowed, the difference of the rows it derives moving the view's counts.
     pub(super) fn maintain_window(&mut self, view: &str) -> DbResult<()> {
-        let plan = self.plans.partition.get(view).ok_or_else(|| {
+        let plans = self.plans;
+        let plan = plans.partition.get(view).ok_or_else(|| {
             DbError::internal(format!("window view `{view}` has no partition plan"))
         })?;
         let window = plan.window.as_ref().ok_or_else(|| {
             DbError::internal(format!("window view `{view}`'s plan has no window"))
         })?;
-        let full = self
-            .plans
+        let full = plans
             .full
             .get(view)
             .and_then(|p| p.first())
@@ -55,6 +59,57 @@ impl Maintainer<'_> {
         let input = input.ok_or_else(|| {
             DbError::internal(format!("window view `{view}`'s plan reads no input"))
         })?;
+        let old_totals = self
+            .old_entries
+            .iter()
+            .find(|e| e.name == view)
+            .and_then(|e| e.aux_tree(RUNNING_LABEL));
+        let keeps = keeps_totals(self.program, full);
+        if let Some(running) = stored_running(self.program, full) {
+            if !keeps || old_totals.is_some() {
+                let running = RunningInput {
+                    full,
+                    window,
+                    input,
+                    running,
+                    types: self.types(&input.relation),
+                    before: steps_before(full),
+                };
+                let delta = self.deltas.get(&input.relation);
+                let (counts, edits) = self.running_counts(&running, delta, old_totals.as_ref())?;
+                debug_assert!(
+                    edits.windows(2).all(|p| p[0].0 < p[1].0),
+                    "edits in key order"
+                );
+                let extra = match old_totals {
+                    Some(totals) if keeps => {
+                        vec![(RUNNING_LABEL.to_string(), totals.edit(self.nodes, edits)?)]
+                    }
+                    _ => Vec::new(),
+                };
+                return self.apply_counts_with(view, counts, extra);
+            }
+        }
+        let counts = self.fallback_counts(full, plan, window, input)?;
+        // A view that keeps totals but whose state has none (written before they were
+        // kept) gets them from scratch, once.
+        let extra = if keeps {
+            vec![(RUNNING_LABEL.to_string(), self.new.running_totals(view)?)]
+        } else {
+            Vec::new()
+        };
+        self.apply_counts_with(view, counts, extra)
+    }
+
+    /// The fallback's count changes: each partition the input's delta touches re-read old
+    /// and new (a top-k: its front) and windowed.
+    fn fallback_counts(
+        &self,
+        full: &RulePlan,
+        plan: &RulePlan,
+        window: &WindowPlan,
+        input: &AtomRead,
+    ) -> DbResult<BTreeMap<Tuple, i64>> {
         let mut touched: BTreeSet<Vec<Value>> = BTreeSet::new();
         if let Some(delta) = self.deltas.get(&input.relation) {
             let tuples = delta.inserted.tuples().iter().chain(delta.deleted.tuples());
@@ -127,14 +182,18 @@ impl Maintainer<'_> {
             }
         }
         counts.retain(|_, change| *change != 0);
-        self.apply_counts(view, counts)
+        Ok(counts)
     }
 }
 
 /// The bindings a tuple of the input gives the rule's variables through the input atom's
 /// columns, or `None` when the tuple does not match the atom (a constant or a repeated
 /// variable differs).
-fn bind(columns: &[Column], tuple: &[Value], variables: usize) -> Option<Vec<Option<Value>>> {
+pub(super) fn bind(
+    columns: &[Column],
+    tuple: &[Value],
+    variables: usize,
+) -> Option<Vec<Option<Value>>> {
     let mut row = vec![None; variables];
     for (column, value) in columns.iter().zip(tuple) {
         match column {

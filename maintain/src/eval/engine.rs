@@ -19,7 +19,10 @@ use crate::eval::plan::{
     plan_rule, plan_with_bound, HeadColumn, RulePlan,
 };
 use crate::eval::read::{index_permutation, Flow, Relations, StoredRelation, Visit};
-use crate::eval::window::run_windowed;
+use crate::eval::window::{
+    keeps_totals, partition_total, run_windowed, run_windowed_observed, stored_running, totals_key,
+    RUNNING_LABEL,
+};
 use crate::lang::check::Program;
 use crate::lang::syntax::ast::{Atom, Literal, RelationKind, VarId};
 use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
@@ -76,10 +79,19 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
             let plan = plan_with_bound(rule, &partition);
             // A top-k over a stored input reads each partition's front from the index
             // that holds it in window order (the tuple tree when that is its order).
-            let top = plan.window.as_ref().and_then(|w| w.top.as_ref());
+            // So does a running window, from its first changed row on.
+            let window = plan.window.as_ref();
+            let ordered = window
+                .and_then(|w| w.top.as_ref())
+                .map(|top| &top.permutation)
+                .or_else(|| {
+                    window
+                        .and_then(|w| w.running.as_ref())
+                        .map(|r| &r.permutation)
+                });
             let input = plan.reads().next().map(|read| read.relation.clone());
-            if let (Some(top), Some(input)) = (top, input) {
-                let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
+            if let (Some(permutation), Some(input)) = (ordered, input) {
+                let identity = permutation.iter().enumerate().all(|(i, &c)| i == c);
                 let stored = program
                     .relation(&input)
                     .is_some_and(|r| r.kind().is_stored());
@@ -88,7 +100,7 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
                         .indexes
                         .entry(input)
                         .or_default()
-                        .insert(top.permutation.clone());
+                        .insert(permutation.clone());
                 }
             }
             plans.partition.insert(name.clone(), plan);
@@ -166,6 +178,9 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
 
 /// Auxiliary trees of a view by label, before they are recorded in its entry.
 type AuxTrees = Vec<(String, Tree)>;
+
+/// Tree entries, key and value, in key order.
+type KeyedEntries = Vec<(Vec<u8>, Vec<u8>)>;
 
 /// A relation and the columns a read binds.
 type ReadPattern = (String, Vec<usize>);
@@ -246,6 +261,24 @@ impl<'a> Engine<'a> {
         match self.stored.get(relation) {
             Some(stored) => stored
                 .read_ordered(self.nodes, order, prefix, visit)
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`StoredRelation::read_ordered_from`] on stored relation `relation`; `None` when
+    /// it is not stored.
+    pub fn read_ordered_from(
+        &self,
+        relation: &str,
+        permutation: &[usize],
+        span: (&[u8], &[u8]),
+        backward: bool,
+        visit: &mut dyn FnMut(&[u8], Tuple) -> DbResult<Flow>,
+    ) -> DbResult<Option<Flow>> {
+        match self.stored.get(relation) {
+            Some(stored) => stored
+                .read_ordered_from(self.nodes, permutation, span, backward, visit)
                 .map(Some),
             None => Ok(None),
         }
@@ -470,8 +503,12 @@ impl<'a> Engine<'a> {
             }
             extra = trees;
         } else {
-            for (tuple, count) in self.counts_from_scratch(view)? {
+            let (counts, totals) = self.counts_from_scratch(view)?;
+            for (tuple, count) in counts {
                 keyed.push((encode(&tuple)?, count.to_le_bytes().to_vec()));
+            }
+            if let Some(totals) = totals {
+                extra.push((RUNNING_LABEL.to_string(), build_sorted(self.nodes, totals)?));
             }
         }
         let tree = build_sorted(self.nodes, keyed)?;
@@ -487,18 +524,60 @@ impl<'a> Engine<'a> {
         Ok(entry)
     }
 
-    /// Every derivation of a non-recursive view's tuples, counted.
-    fn counts_from_scratch(&self, view: &str) -> DbResult<BTreeMap<Tuple, u64>> {
+    /// A running `sum`/`count` view's partition totals ([`RUNNING_LABEL`]) from scratch:
+    /// for a state written before views kept them.
+    pub fn running_totals(&self, view: &str) -> DbResult<Tree> {
+        let (_, totals) = self.counts_from_scratch(view)?;
+        build_sorted(self.nodes, totals.unwrap_or_default())
+    }
+
+    /// Every derivation of a non-recursive view's tuples, counted; and, for a view that
+    /// keeps per-partition totals (a running `sum`/`count`: `eval::window::keeps_totals`),
+    /// its [`RUNNING_LABEL`] entries in key order.
+    fn counts_from_scratch(
+        &self,
+        view: &str,
+    ) -> DbResult<(BTreeMap<Tuple, u64>, Option<KeyedEntries>)> {
         let mut counts: BTreeMap<Tuple, u64> = BTreeMap::new();
+        let mut totals: Option<BTreeMap<Vec<u8>, Vec<u8>>> = None;
         for plan in self.plans.full.get(view).into_iter().flatten() {
             let sources = vec![self as &dyn Relations; plan.literals];
             let mut bindings = vec![None; plan.variables];
-            run_windowed(plan, &sources, &mut bindings, &mut |b| {
-                *counts.entry(project_stored(plan, b)?).or_default() += 1;
-                Ok(Flow::Continue)
-            })?;
+            // A windowed view has this one rule: its totals, when it keeps them.
+            let running = plan
+                .window
+                .as_ref()
+                .zip(stored_running(self.program, plan))
+                .filter(|_| keeps_totals(self.program, plan));
+            if running.is_some() {
+                totals = Some(BTreeMap::new());
+            }
+            let input_types = plan
+                .reads()
+                .next()
+                .map(|read| self.types_of(&read.relation))
+                .unwrap_or_default();
+            run_windowed_observed(
+                plan,
+                &sources,
+                &mut bindings,
+                &mut |b| {
+                    *counts.entry(project_stored(plan, b)?).or_default() += 1;
+                    Ok(Flow::Continue)
+                },
+                &mut |_, rows| {
+                    let (Some((window, running)), Some(first), Some(kept)) =
+                        (running, rows.first(), totals.as_mut())
+                    else {
+                        return Ok(());
+                    };
+                    let key = totals_key(running, first, &input_types)?;
+                    kept.insert(key, partition_total(plan, window, rows)?.encode());
+                    Ok(())
+                },
+            )?;
         }
-        Ok(counts)
+        Ok((counts, totals.map(|t| t.into_iter().collect())))
     }
 
     /// An aggregate view from scratch: its output rows, and its auxiliary trees — the

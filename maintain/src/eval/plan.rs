@@ -10,10 +10,10 @@
 //! order of the literals — the canonical order a state stores included.
 
 use crate::eval::read::{index_label, index_permutation};
-use crate::eval::window::{TopK, WindowPlan};
+use crate::eval::window::{RunningIndex, TopK, WindowPlan};
 use crate::lang::canonical::{literal_text, rule_text, window_text};
 use crate::lang::check::CheckedRule;
-use crate::lang::syntax::ast::AggregateFn;
+use crate::lang::syntax::ast::{AggregateFn, WindowFn};
 use crate::lang::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, Rule, TermKind, VarId};
 use crate::lang::value::Value;
 
@@ -192,6 +192,24 @@ impl RulePlan {
                         ""
                     },
                     top.bound
+                ));
+            }
+            if let Some(running) = window.running.as_ref().filter(|_| stored_input) {
+                let identity = running.permutation.iter().enumerate().all(|(i, &c)| i == c);
+                let tree = if identity {
+                    "the tree".to_string()
+                } else {
+                    format!("`{}`", index_label(&running.permutation))
+                };
+                let context = match window.function {
+                    WindowFn::Sum | WindowFn::Count => {
+                        "to its end, with its total from `running`".to_string()
+                    }
+                    _ if window.offset == 1 => "with 1 row on either side".to_string(),
+                    _ => format!("with {} rows on either side", window.offset),
+                };
+                out.push_str(&format!(
+                    "  running: each partition from its first changed row, {context}, from {tree}\n"
                 ));
             }
             for (step, text) in window.after.iter().zip(&window.after_texts) {
@@ -464,6 +482,7 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
         texts.push(literal_text(rule, &rule.body[literal]));
     }
     let top = top_k(window, atom, &steps);
+    let running = running(window, atom);
     let default = window.default.as_ref().and_then(|t| match &t.kind {
         TermKind::Const(value) => Some(value.clone()),
         _ => None,
@@ -485,6 +504,7 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
         after: steps,
         after_texts: texts,
         top,
+        running,
     });
 }
 
@@ -528,6 +548,24 @@ fn top_k(window: &crate::lang::syntax::ast::Window, atom: &Atom, after: &[Step])
             }
         })
         .min()?;
+    let (permutation, prefix) = window_permutation(window, atom)?;
+    Some(TopK {
+        bound,
+        permutation,
+        prefix,
+        descending,
+    })
+}
+
+/// The column order of the index that holds each partition of `window`'s input in window
+/// order when the order terms are ascending: the partition columns, the order columns,
+/// then the others in declaration order (the tie-break); with the variables at its
+/// leading (partition) columns. `None` when a partition or order variable is no column of
+/// the atom (the checker makes them the atom's, so never for a checked rule).
+fn window_permutation(
+    window: &crate::lang::syntax::ast::Window,
+    atom: &Atom,
+) -> Option<(Vec<usize>, Vec<VarId>)> {
     let column_of = |var: VarId| {
         atom.terms
             .iter()
@@ -553,11 +591,23 @@ fn top_k(window: &crate::lang::syntax::ast::Window, atom: &Atom, after: &[Step])
             permutation.push(column);
         }
     }
-    Some(TopK {
-        bound,
+    Some((permutation, prefix))
+}
+
+/// The running shape of a window ([`RunningIndex`]): a running `sum`/`count` or a
+/// `lag`/`lead`, over order terms that are all ascending (or none); `None` otherwise.
+fn running(window: &crate::lang::syntax::ast::Window, atom: &Atom) -> Option<RunningIndex> {
+    let running = matches!(
+        window.function,
+        WindowFn::Sum | WindowFn::Count | WindowFn::Lag | WindowFn::Lead
+    );
+    if !running || window.order.iter().any(|t| t.descending) {
+        return None;
+    }
+    let (permutation, prefix) = window_permutation(window, atom)?;
+    Some(RunningIndex {
         permutation,
         prefix,
-        descending,
     })
 }
 

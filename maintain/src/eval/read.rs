@@ -6,7 +6,8 @@
 use crate::lang::tuple::{decode_permuted, decode_tuple, encode_permuted, encode_prefix, Tuple};
 use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
-use rnt_merkle::{Cursor, NodeStore, RelationEntry, Tree};
+use rnt_merkle::{prefix_successor, Cursor, NodeStore, RelationEntry, Tree};
+use std::ops::Bound;
 
 /// Whether a scan should go on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,14 +160,64 @@ impl StoredRelation {
             .collect();
         let encoded = encode_prefix(prefix, &types).map_err(|e| DbError::user(e.to_string()))?;
         let pattern = vec![None; self.types.len()];
-        let identity = permutation.iter().enumerate().all(|(i, &c)| i == c);
-        let decode = |key: &[u8]| {
-            if identity {
-                decode_tuple(key, &self.types).map_err(corrupt)
-            } else {
-                decode_permuted(key, &self.types, permutation).map_err(corrupt)
+        let ordered = self.ordered(permutation)?;
+        if !backward {
+            let cursor = ordered.tree.prefix_cursor(nodes, &encoded)?;
+            return walk(cursor, |key| ordered.decode(key), &pattern, visit);
+        }
+        let mut cursor = ordered.tree.prefix_cursor_back(nodes, &encoded)?;
+        while let Some((key, _)) = cursor.entry() {
+            if visit(&ordered.decode(key)?)? == Flow::Stop {
+                return Ok(Flow::Stop);
             }
-        };
+            cursor.advance()?;
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Visits, in the order of the index over `permutation` (the tuple tree when it is the
+    /// identity), the tuples whose index keys start with `prefix`: forward from the key
+    /// `from` on (included), or backward from the last key before it. `visit` sees each
+    /// index key with its tuple. A running window reads a partition from its first
+    /// changed row on this way, and the rows just before it.
+    pub fn read_ordered_from(
+        &self,
+        nodes: &NodeStore,
+        permutation: &[usize],
+        (prefix, from): (&[u8], &[u8]),
+        backward: bool,
+        visit: &mut dyn FnMut(&[u8], Tuple) -> DbResult<Flow>,
+    ) -> DbResult<Flow> {
+        debug_assert!(from.starts_with(prefix), "a key outside its partition");
+        let ordered = self.ordered(permutation)?;
+        let end = prefix_successor(prefix);
+        if backward {
+            let mut cursor = ordered
+                .tree
+                .cursor_back(nodes, prefix, Bound::Excluded(from))?;
+            while let Some((key, _)) = cursor.entry() {
+                if visit(key, ordered.decode(key)?)? == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
+                cursor.advance()?;
+            }
+        } else {
+            let end = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+            let mut cursor = ordered.tree.cursor(nodes, Bound::Included(from), end)?;
+            while let Some((key, _)) = cursor.entry() {
+                if visit(key, ordered.decode(key)?)? == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
+                cursor.advance()?;
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// The tree holding the relation in the order of `permutation` (the tuple tree for the
+    /// identity, else the index the program keeps over it), and how its keys decode.
+    fn ordered<'s>(&'s self, permutation: &'s [usize]) -> DbResult<OrderedTree<'s>> {
+        let identity = permutation.iter().enumerate().all(|(i, &c)| i == c);
         let tree = if identity {
             &self.tree
         } else {
@@ -176,23 +227,34 @@ impl StoredRelation {
                 .map(|(_, tree)| tree)
                 .ok_or_else(|| {
                     DbError::internal(format!(
-                        "no `{}` to read a partition's front from",
+                        "no `{}` to read a partition in window order from",
                         index_label(permutation)
                     ))
                 })?
         };
-        if !backward {
-            let cursor = tree.prefix_cursor(nodes, &encoded)?;
-            return walk(cursor, decode, &pattern, visit);
+        Ok(OrderedTree {
+            tree,
+            types: &self.types,
+            permutation: (!identity).then_some(permutation),
+        })
+    }
+}
+
+/// A stored relation's tree in the order of a column permutation (an index, or the tuple
+/// tree when `permutation` is `None`).
+struct OrderedTree<'s> {
+    tree: &'s Tree,
+    types: &'s [Type],
+    permutation: Option<&'s [usize]>,
+}
+
+impl OrderedTree<'_> {
+    /// The tuple a key of the tree holds.
+    fn decode(&self, key: &[u8]) -> DbResult<Tuple> {
+        match self.permutation {
+            None => decode_tuple(key, self.types).map_err(corrupt),
+            Some(permutation) => decode_permuted(key, self.types, permutation).map_err(corrupt),
         }
-        let mut cursor = tree.prefix_cursor_back(nodes, &encoded)?;
-        while let Some((key, _)) = cursor.entry() {
-            if visit(&decode(key)?)? == Flow::Stop {
-                return Ok(Flow::Stop);
-            }
-            cursor.advance()?;
-        }
-        Ok(Flow::Continue)
     }
 }
 

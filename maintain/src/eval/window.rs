@@ -16,14 +16,19 @@ use crate::eval::expr::{eval_comparison, eval_expr};
 use crate::eval::join::run_plan;
 use crate::eval::plan::{RulePlan, Step};
 use crate::eval::read::{Flow, Relations};
+use crate::lang::check::Program;
 use crate::lang::syntax::ast::{VarId, WindowFn};
-use crate::lang::value::Value;
+use crate::lang::tuple::encode_prefix;
+use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 /// A body match: the bindings of every variable of the plan (hidden ones included).
 pub type Row = Vec<Option<Value>>;
+
+/// Sees one partition's key and rows before they are windowed.
+pub type PartitionObserver<'o> = dyn FnMut(&[Value], &[Row]) -> DbResult<()> + 'o;
 
 /// How a windowed rule's plan computes its window once its input rows are known.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +60,68 @@ pub struct WindowPlan {
     pub after_texts: Vec<String>,
     /// When the window is a top-k (below), how to read a partition's front.
     pub top: Option<TopK>,
+    /// When the window is running (below), how to read a partition from a row on.
+    pub running: Option<RunningIndex>,
+}
+
+/// A running window: a running `sum`/`count` or a `lag`/`lead`, over order terms that are
+/// all ascending (or none). A row's value depends only on the rows before it (`lead`: the
+/// `n` rows after it), so a change leaves every row before its first changed row as it was
+/// and reads its partition from there on (`crate::delta::running`): an append at the tail
+/// reads next to nothing. The index over [`RunningIndex::permutation`] — the partition
+/// columns, the order columns, then the others in declaration order, as a top-k's —
+/// holds each partition in exactly the window's order. A running `sum`/`count` keeps each
+/// partition's total beside the view ([`RUNNING_LABEL`]), so the value just before the
+/// first changed row is the total less the rows read from there on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunningIndex {
+    /// The column order of the index the partition is read from.
+    pub permutation: Vec<usize>,
+    /// The variables at the permutation's leading (partition) columns, in its order.
+    pub prefix: Vec<VarId>,
+}
+
+/// The auxiliary tree of a running `sum`/`count` window view: key = the partition's values
+/// at [`RunningIndex::prefix`] encoded as a tuple prefix (§7); value = a
+/// [`PartitionTotal`]. A partition with no row has no entry.
+pub const RUNNING_LABEL: &str = "running";
+
+/// What a running `sum`/`count` window keeps per partition: its rows and the sum of the
+/// `sum`'s argument over them (0 for `count`) — the running value of its last row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartitionTotal {
+    /// The partition's rows (those the steps before the window let through).
+    pub rows: u64,
+    /// The sum of the argument over them.
+    pub sum: i64,
+}
+
+impl PartitionTotal {
+    /// `rows` as `u64 LE`, then `sum` as `i64 LE`.
+    pub fn encode(self) -> Vec<u8> {
+        let mut bytes = self.rows.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&self.sum.to_le_bytes());
+        bytes
+    }
+
+    /// The total [`PartitionTotal::encode`] wrote, or `None` for bytes of another length.
+    pub fn decode(bytes: &[u8]) -> Option<PartitionTotal> {
+        let rows: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
+        let sum: [u8; 8] = bytes.get(8..)?.try_into().ok()?;
+        Some(PartitionTotal {
+            rows: u64::from_le_bytes(rows),
+            sum: i64::from_le_bytes(sum),
+        })
+    }
+
+    /// The running value of the partition's last row: `sum` for a `sum`, `rows` for a
+    /// `count` (as an int).
+    pub fn value(self, function: WindowFn) -> i64 {
+        match function {
+            WindowFn::Sum => self.sum,
+            _ => i64::try_from(self.rows).unwrap_or(i64::MAX),
+        }
+    }
 }
 
 /// A top-k window: a ranking function (`row_number`, `rank`, `dense_rank`) whose order
@@ -119,6 +186,52 @@ impl WindowPlan {
     }
 }
 
+/// The running index of `plan`'s window when the view is maintained as running: a running
+/// window ([`RunningIndex`]) whose input is stored (an ephemeral input has no index to read
+/// in window order, so its view takes the fallback).
+pub fn stored_running<'p>(program: &Program, plan: &'p RulePlan) -> Option<&'p RunningIndex> {
+    let running = plan.window.as_ref()?.running.as_ref()?;
+    let input = plan.reads().next()?;
+    program
+        .relation(&input.relation)
+        .is_some_and(|r| r.kind().is_stored())
+        .then_some(running)
+}
+
+/// Whether `plan`'s view keeps per-partition totals ([`RUNNING_LABEL`]): a running `sum` or
+/// `count` over a stored input.
+pub fn keeps_totals(program: &Program, plan: &RulePlan) -> bool {
+    stored_running(program, plan).is_some()
+        && plan
+            .window
+            .as_ref()
+            .is_some_and(|w| matches!(w.function, WindowFn::Sum | WindowFn::Count))
+}
+
+/// The [`RUNNING_LABEL`] key of the partition holding `row`: its values at the running
+/// index's leading columns, encoded as a prefix of the index's keys. `types` are the input
+/// relation's column types.
+pub fn totals_key(
+    running: &RunningIndex,
+    row: &[Option<Value>],
+    types: &[Type],
+) -> DbResult<Vec<u8>> {
+    let mut values = Vec::with_capacity(running.prefix.len());
+    for var in &running.prefix {
+        values.push(row[var.index()].clone().ok_or_else(|| {
+            DbError::internal(
+                "a partition variable is unbound: the checker makes them the input atom's",
+            )
+        })?);
+    }
+    let prefix_types: Vec<Type> = running.permutation[..running.prefix.len()]
+        .iter()
+        .map(|&c| types[c])
+        .collect();
+    encode_prefix(&values, &prefix_types)
+        .map_err(|e| DbError::internal(format!("a partition key does not encode: {e}")))
+}
+
 /// Rows of one partition in window order (a top-k's front read), taken while the ranking
 /// value stays within the bound: returns `Flow::Stop` at the first row past it, which the
 /// caller's read stops on. Values are non-decreasing along the order, so no later row can
@@ -179,6 +292,18 @@ pub fn run_windowed(
     bindings: &mut [Option<Value>],
     emit: &mut dyn FnMut(&[Option<Value>]) -> DbResult<Flow>,
 ) -> DbResult<Flow> {
+    run_windowed_observed(plan, sources, bindings, emit, &mut |_, _| Ok(()))
+}
+
+/// [`run_windowed`], showing `observe` each partition's key and rows (in no particular
+/// order) before they are windowed: a running `sum`/`count` view's totals are built so.
+pub fn run_windowed_observed(
+    plan: &RulePlan,
+    sources: &[&dyn Relations],
+    bindings: &mut [Option<Value>],
+    emit: &mut dyn FnMut(&[Option<Value>]) -> DbResult<Flow>,
+    observe: &mut PartitionObserver<'_>,
+) -> DbResult<Flow> {
     let Some(window) = &plan.window else {
         return run_plan(plan, sources, bindings, emit);
     };
@@ -191,7 +316,8 @@ pub fn run_windowed(
             .push(b.to_vec());
         Ok(Flow::Continue)
     })?;
-    for rows in partitions.into_values() {
+    for (key, rows) in partitions {
+        observe(&key, &rows)?;
         if window_rows(plan, window, rows, emit)? == Flow::Stop {
             return Ok(Flow::Stop);
         }
@@ -226,17 +352,7 @@ pub fn window_rows(
 
 /// The window's value at each row of one ordered partition.
 fn window_values(plan: &RulePlan, window: &WindowPlan, rows: &[Row]) -> DbResult<Vec<Value>> {
-    let argument = |row: &Row| -> DbResult<Value> {
-        window
-            .argument
-            .and_then(|v| row[v.index()].clone())
-            .ok_or_else(|| {
-                DbError::internal(format!(
-                    "rule `{}`: the window's argument is unbound (planner bug)",
-                    plan.source
-                ))
-            })
-    };
+    let argument = |row: &Row| argument(plan, window, row);
     let position = |i: usize| Value::Int(i64::try_from(i + 1).unwrap_or(i64::MAX));
     let mut values = Vec::with_capacity(rows.len());
     match window.function {
@@ -261,18 +377,9 @@ fn window_values(plan: &RulePlan, window: &WindowPlan, rows: &[Row]) -> DbResult
         WindowFn::Sum => {
             let mut total: i64 = 0;
             for row in rows {
-                let Value::Int(x) = argument(row)? else {
-                    return Err(DbError::internal(format!(
-                        "rule `{}`: `sum` over a non-int (checker bug)",
-                        plan.source
-                    )));
-                };
-                total = total.checked_add(x).ok_or_else(|| {
-                    DbError::user(format!(
-                        "rule `{}`: the running sum overflows int",
-                        plan.source
-                    ))
-                })?;
+                total = total
+                    .checked_add(int_argument(plan, window, row)?)
+                    .ok_or_else(|| running_sum_overflow(plan))?;
                 values.push(Value::Int(total));
             }
         }
@@ -297,6 +404,71 @@ fn window_values(plan: &RulePlan, window: &WindowPlan, rows: &[Row]) -> DbResult
         }
     }
     Ok(values)
+}
+
+/// The value of the window's argument (`sum`'s `x`, `lag`/`lead`'s `x`) at `row`.
+pub fn argument(plan: &RulePlan, window: &WindowPlan, row: &[Option<Value>]) -> DbResult<Value> {
+    window
+        .argument
+        .and_then(|v| row[v.index()].clone())
+        .ok_or_else(|| {
+            DbError::internal(format!(
+                "rule `{}`: the window's argument is unbound (planner bug)",
+                plan.source
+            ))
+        })
+}
+
+/// The int value of `sum`'s argument at `row`.
+pub fn int_argument(plan: &RulePlan, window: &WindowPlan, row: &[Option<Value>]) -> DbResult<i64> {
+    match argument(plan, window, row)? {
+        Value::Int(x) => Ok(x),
+        _ => Err(DbError::internal(format!(
+            "rule `{}`: `sum` over a non-int (checker bug)",
+            plan.source
+        ))),
+    }
+}
+
+/// The error of a running sum that leaves the int range (a user error: the data did it).
+pub fn running_sum_overflow(plan: &RulePlan) -> DbError {
+    DbError::user(format!(
+        "rule `{}`: the running sum overflows int",
+        plan.source
+    ))
+}
+
+/// A running `sum`/`count` partition's total: its rows, and the sum of the argument over
+/// them (0 for `count`). The rows are one partition's, in any order.
+pub fn partition_total(
+    plan: &RulePlan,
+    window: &WindowPlan,
+    rows: &[Row],
+) -> DbResult<PartitionTotal> {
+    let mut total = PartitionTotal::default();
+    for row in rows {
+        total.rows += 1;
+        if window.function == WindowFn::Sum {
+            total.sum = total
+                .sum
+                .checked_add(int_argument(plan, window, row)?)
+                .ok_or_else(|| running_sum_overflow(plan))?;
+        }
+    }
+    Ok(total)
+}
+
+/// Gives `row` the window's `value` and runs the steps after the window on it; `emit` sees
+/// it when it passes them.
+pub fn finish_row(
+    plan: &RulePlan,
+    window: &WindowPlan,
+    row: &mut Row,
+    value: Value,
+    emit: &mut dyn FnMut(&[Option<Value>]) -> DbResult<Flow>,
+) -> DbResult<Flow> {
+    row[window.result.index()] = Some(value);
+    after(plan, window, 0, row, emit)
 }
 
 /// The steps after the window, from `step` on, on one row.
