@@ -1879,6 +1879,61 @@ fn window_running_delete_and_update() {
 
 // An empty partition list: one partition, the whole input; `desc` order; a filter after
 // the window (QUALIFY) and one before it (WHERE: `a > 10`).
+// Operator-level no-ops: an amount update keeps every id where it was, so `counted`,
+// `gaps` and `nexts` derive the same rows again (their reads find nothing to move), and
+// both amounts fail the filter before `dear`'s window, so no partition of it changes.
+#[test]
+fn window_running_no_op() {
+    check_commit(
+        &shop(&format!(
+            "{RUNNING}view dear(customer: int, id: int, total: int).\n\
+             dear(c, i, t) :- orders(i, c, a), a > 100, t = sum(a) over (partition c order i).\n"
+        )),
+        SHOP_BASE,
+        "-orders(1, 7, 30)\n+orders(1, 7, 31)",
+        expect![[r#"
+            -orders(1, 7, 30)
+            +orders(1, 7, 31)
+            -running(7, 1, 30)
+            +running(7, 1, 31)
+            -running(7, 3, 50)
+            +running(7, 3, 51)
+            base orders: 6 entries read
+            window counted: 4 entries read
+              per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window n = count() over (partition c order i) per partition
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
+            window dear: 0 entries read
+              per touched partition, c bound: dear(c, i, t) :- a > 100, orders(i, c, a), t = sum(a) over (partition c order i).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                filter a > 100
+                window t = sum(a) over (partition c order i) per partition
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
+            window gaps: 3 entries read
+              per touched partition, c bound: gaps(c, i, p) :- orders(i, c, _), p = lag(i, 1, 0) over (partition c order i).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window p = lag(i, 1, 0) over (partition c order i) per partition
+                running: each partition from its first changed row, with 1 row on either side, from `index 1,0,2`
+            window nexts: 3 entries read
+              per touched partition, c bound: nexts(c, i, x) :- orders(i, c, _), x = lead(i, 1, -1) over (partition c order i).
+                bound first: c
+                join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
+                window x = lead(i, 1, -1) over (partition c order i) per partition
+                running: each partition from its first changed row, with 1 row on either side, from `index 1,0,2`
+            window running: 6 entries read
+              per touched partition, c bound: running(c, i, t) :- orders(i, c, a), t = sum(a) over (partition c order i).
+                bound first: c
+                join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
+                window t = sum(a) over (partition c order i) per partition
+                running: each partition from its first changed row, to its end, with its total from `running`, from `index 1,0,2`
+        "#]],
+    );
+}
+
 #[test]
 fn window_whole_input_desc() {
     check_commit(
