@@ -142,6 +142,12 @@ impl Chunker {
         self.level
     }
 
+    /// Whether the chunker is as a new one: at a boundary, holding no node back and with
+    /// no closed node left to take.
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.at_boundary() && self.held.is_none() && self.ready.is_empty()
+    }
+
     /// Whether the chunker sits at a boundary (no open node).
     pub(crate) fn at_boundary(&self) -> bool {
         self.current.is_empty()

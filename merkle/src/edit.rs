@@ -130,6 +130,9 @@ fn edit_level(
 ) -> MerkleResult<Vec<Edit>> {
     let mut parent = ParentEdits::default();
     let mut cursor = LevelCursor::new(store, root.clone(), level);
+    // One chunker for every run of the level: each run ends at a boundary with nothing
+    // held, as a new chunker starts, and its buffers keep their capacity.
+    let mut chunker = Chunker::new(level);
     let mut i = 0;
     while i < edits.len() {
         cursor.seek(&edits[i].0)?;
@@ -138,7 +141,7 @@ fn edit_level(
         if level > 0 && cursor.is_last() {
             cursor.prev()?;
         }
-        let mut chunker = Chunker::new(level);
+        debug_assert!(chunker.is_fresh(), "a run starts where a new chunker would");
         loop {
             let (node_key, child) = cursor.current();
             let node = store.read(&child.address)?;
