@@ -67,6 +67,11 @@ impl Node {
         self.address
     }
 
+    /// The node's encoded bytes, shared.
+    pub(crate) fn chunk(&self) -> &Chunk {
+        &self.bytes
+    }
+
     /// The node's encoded bytes.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes

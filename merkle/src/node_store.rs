@@ -267,11 +267,11 @@ impl NodeWriter<'_> {
             .filter(|node| !cache.contains(&node.address()))
             .collect();
         drop(cache);
-        let addressed: Vec<(Address, &[u8])> = fresh
+        let addressed: Vec<(Address, Chunk)> = fresh
             .iter()
-            .map(|node| (node.address(), node.bytes()))
+            .map(|node| (node.address(), Arc::clone(node.chunk())))
             .collect();
-        self.store.chunks.put_addressed(&addressed)?;
+        self.store.chunks.put_shared(&addressed)?;
         cache = self.store.lock_cache();
         for node in fresh {
             cache.insert(node);

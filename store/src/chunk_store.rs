@@ -44,6 +44,17 @@ pub trait ChunkStore: Send + Sync {
     /// wrong one is reported as corruption, never returned as data.
     fn put_addressed(&self, chunks: &[(Address, &[u8])]) -> StoreResult<()>;
 
+    /// [`ChunkStore::put_addressed`] for chunks the caller holds as shared [`Chunk`]s: a
+    /// store that keeps chunks in memory keeps these very allocations (the node cache
+    /// holds them too) instead of copies. Same contract otherwise.
+    fn put_shared(&self, chunks: &[(Address, Chunk)]) -> StoreResult<()> {
+        let addressed: Vec<(Address, &[u8])> = chunks
+            .iter()
+            .map(|(address, bytes)| (*address, &bytes[..]))
+            .collect();
+        self.put_addressed(&addressed)
+    }
+
     /// Whether a chunk is stored under `address` (does not read or verify it).
     fn contains(&self, address: &Address) -> StoreResult<bool>;
 

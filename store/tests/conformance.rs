@@ -6,8 +6,8 @@
 use object_store::memory::InMemory;
 use proptest::prelude::*;
 use rnt_store::{
-    commit_ref, s3_test, Address, ChunkStore, MemoryStore, ObjectChunkStore, PackStore, SledStore,
-    StoreError,
+    commit_ref, s3_test, Address, Chunk, ChunkStore, MemoryStore, ObjectChunkStore, PackStore,
+    SledStore, StoreError,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -112,6 +112,7 @@ macro_rules! conformance_suite {
                 check_put_get_round_trip,
                 check_put_returns_address_of,
                 check_put_is_idempotent,
+                check_put_shared_round_trip,
                 check_put_batch_keeps_order,
                 check_get_of_missing_is_not_found,
                 check_contains,
@@ -257,6 +258,20 @@ fn check_put_is_idempotent(store: &impl ChunkStore) {
         store.addresses_with_prefix(&first.to_hex()).unwrap(),
         vec![first]
     );
+}
+
+fn check_put_shared_round_trip(store: &impl ChunkStore) {
+    let chunks: Vec<(Address, Chunk)> = [&b"shared"[..], b"", &[7u8; 5000]]
+        .iter()
+        .map(|bytes| (Address::of(bytes), Chunk::from(*bytes)))
+        .collect();
+    store.put_shared(&chunks).unwrap();
+    // Again: already there, changes nothing.
+    store.put_shared(&chunks[..1]).unwrap();
+    for (address, bytes) in &chunks {
+        assert!(store.contains(address).unwrap());
+        assert_eq!(store.get(address).unwrap(), *bytes);
+    }
 }
 
 fn check_put_batch_keeps_order(store: &impl ChunkStore) {

@@ -87,6 +87,21 @@ impl ChunkStore for MemoryStore {
         Ok(())
     }
 
+    fn put_shared(&self, chunks: &[(Address, Chunk)]) -> StoreResult<()> {
+        debug_assert!(
+            chunks.iter().all(|(a, b)| Address::of(b) == *a),
+            "put_shared with a wrong address"
+        );
+        let mut inner = self.write();
+        for (address, bytes) in chunks {
+            inner
+                .chunks
+                .entry(*address)
+                .or_insert_with(|| Arc::clone(bytes));
+        }
+        Ok(())
+    }
+
     fn contains(&self, address: &Address) -> StoreResult<bool> {
         Ok(self.read().chunks.contains_key(address))
     }
