@@ -71,6 +71,18 @@ pub(crate) struct NodeBuilder {
 }
 
 impl NodeBuilder {
+    /// A builder with room for a node of about `bytes` keys and values, so that filling it
+    /// does not grow its buffers entry by entry.
+    pub(crate) fn with_capacity(bytes: usize) -> NodeBuilder {
+        let entries = bytes / 16;
+        NodeBuilder {
+            keys: Vec::with_capacity(bytes),
+            values: Vec::with_capacity(bytes / 2),
+            key_ends: Vec::with_capacity(entries),
+            value_ends: Vec::with_capacity(entries),
+        }
+    }
+
     /// Entries added since the last encode.
     pub(crate) fn len(&self) -> usize {
         self.key_ends.len()

@@ -82,7 +82,7 @@ fn edit_root_level(
     writer: &mut NodeWriter<'_>,
 ) -> MerkleResult<Address> {
     let mut chunker = Chunker::new(root.level());
-    merge_into(&mut chunker, root, edits);
+    merge_into(&mut chunker, root, edits, false);
     chunker.finish();
     let closed = std::mem::take(&mut chunker.ready);
     match closed.len() {
@@ -142,6 +142,15 @@ fn edit_level(
             cursor.prev()?;
         }
         debug_assert!(chunker.is_fresh(), "a run starts where a new chunker would");
+        // The run's first node is re-chunked from its start, as the old chunking did it:
+        // its entries before the first edit meet the same tests and end no node. (The last
+        // node of an internal level may hold a lone trailing entry joined after a boundary,
+        // but a run never starts there: the seek above steps back from it.)
+        debug_assert!(
+            level == 0 || !cursor.is_last(),
+            "a level below the root has 2+ nodes"
+        );
+        let mut from_node_start = true;
         loop {
             let (node_key, child) = cursor.current();
             let node = store.read(&child.address)?;
@@ -151,7 +160,8 @@ fn edit_level(
             } else {
                 i + edits[i..].partition_point(|(key, _)| key.as_slice() <= node_key.as_slice())
             };
-            merge_into(&mut chunker, &node, &edits[i..end]);
+            merge_into(&mut chunker, &node, &edits[i..end], from_node_start);
+            from_node_start = false;
             i = end;
             parent.remove_old(node_key, child);
             if is_last {
@@ -184,9 +194,26 @@ fn edit_level(
 }
 
 /// Feeds `node`'s entries merged with `edits` (whose keys fall in its range) to the chunker.
-fn merge_into(chunker: &mut Chunker, node: &Node, edits: &[Edit]) {
+/// With `from_node_start` (a node re-chunked from its start by a fresh chunker, not the last
+/// of an internal level), the entries before the first edit are known to end no node
+/// ([`Chunker::push_interior`]). `edit_root_level` never sets it: the root's level is one
+/// node, its last.
+fn merge_into(chunker: &mut Chunker, node: &Node, edits: &[Edit], from_node_start: bool) {
+    let mut start = 0;
+    if from_node_start {
+        debug_assert!(chunker.is_fresh());
+        let first = edits.first().map(|(key, _)| key.as_slice());
+        // Interior entries only: a node's last entry ends it.
+        let unchanged = (0..node.len().saturating_sub(1))
+            .take_while(|&i| first.is_none_or(|first| node.key(i) < first))
+            .count();
+        for i in 0..unchanged {
+            chunker.push_interior(node.key(i), node.value(i));
+        }
+        start = unchanged;
+    }
     let mut e = 0;
-    for i in 0..node.len() {
+    for i in start..node.len() {
         let key = node.key(i);
         while e < edits.len() && edits[e].0.as_slice() < key {
             if let Some(value) = &edits[e].1 {

@@ -100,12 +100,16 @@ impl Tree {
     /// The value under each of `keys` (increasing, as an edit's keys are), `None` where
     /// absent: the same as [`Tree::get`] per key, with the leaves read ahead on a second
     /// thread when the keys are many (`prefetch`).
-    pub fn get_many(
+    pub fn get_many<K: AsRef<[u8]> + Sync>(
         &self,
         store: &NodeStore,
-        keys: &[Vec<u8>],
+        keys: &[K],
     ) -> MerkleResult<Vec<Option<Vec<u8>>>> {
-        let lookups = || keys.iter().map(|key| self.get(store, key)).collect();
+        let lookups = || {
+            keys.iter()
+                .map(|key| self.get(store, key.as_ref()))
+                .collect()
+        };
         if keys.len() < crate::prefetch::PREFETCH_KEYS_MIN {
             return lookups();
         }
@@ -116,7 +120,7 @@ impl Tree {
         }
         let done = std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|scope| {
-            let ahead = keys.iter().map(Vec::as_slice);
+            let ahead = keys.iter().map(AsRef::as_ref);
             scope.spawn(|| crate::prefetch::prefetch_leaves(store, &root, ahead, &done));
             let values = lookups();
             done.store(true, std::sync::atomic::Ordering::Relaxed);

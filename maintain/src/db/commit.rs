@@ -13,6 +13,7 @@ use crate::db::snapshot::{unknown_relation, Snapshot};
 use crate::db::{refs, update_base_indexes, Database};
 use crate::delta::{delta_of_diff, Delta, Maintainer};
 use crate::eval::engine::{plan_program, relation_types, ProgramPlans};
+use crate::eval::read::decode_stored;
 use crate::lang::change::{check_changes, Change, Sign};
 use crate::lang::schema::RelationSchema;
 use crate::lang::syntax::ast::RelationKind;
@@ -107,15 +108,43 @@ impl Database {
         message: &str,
     ) -> DbResult<CommitOutcome> {
         let mut changed = Vec::new();
+        let mut deltas = BTreeMap::new();
         for (relation, relation_edits) in edits {
             let entry = head.require(&relation)?;
             let old_tree = entry
                 .tree()
                 .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no tree")))?;
-            let new_tree = old_tree.edit(&self.nodes, relation_edits)?;
+            // The edits that change something — an insert of an absent tuple, a delete of a
+            // present one — are the relation's tuple delta, found by one lookup per edit
+            // instead of a diff that reads every entry of each changed leaf twice.
+            let keys: Vec<&[u8]> = relation_edits
+                .iter()
+                .map(|(key, _)| key.as_slice())
+                .collect();
+            let present = old_tree.get_many(&self.nodes, &keys)?;
+            let types = relation_types(&head.program, &relation).unwrap_or_default();
+            let mut delta = Delta::default();
+            let mut effective = Vec::with_capacity(relation_edits.len());
+            for (edit, old) in relation_edits.into_iter().zip(present) {
+                if edit.1.is_some() == old.is_some() {
+                    continue;
+                }
+                let tuple = decode_stored(&edit.0, &types, &relation)?;
+                if edit.1.is_some() {
+                    delta.inserted.insert(tuple);
+                } else {
+                    delta.deleted.insert(tuple);
+                }
+                effective.push(edit);
+            }
+            let new_tree = old_tree.edit(&self.nodes, effective)?;
+            deltas.insert(relation.clone(), delta);
             changed.push((relation, old_tree, new_tree));
         }
-        self.finish_base_commit(head, changed, started, message)
+        match self.maintain_base_change_of(head, changed, deltas, started)? {
+            None => Ok(CommitOutcome::NothingToCommit),
+            Some(step) => self.write_commit(head, step.state, step.counts, step.stats, message),
+        }
     }
 
     /// Takes the tuple deltas of changed base relations from the diff of their trees,
@@ -143,6 +172,19 @@ impl Database {
         changed: Vec<(String, Tree, Tree)>,
         started: Counters,
     ) -> DbResult<Option<MaintainedChange>> {
+        self.maintain_base_change_of(head, changed, BTreeMap::new(), started)
+    }
+
+    /// [`Database::maintain_base_change`], given for some relations the tuple delta from
+    /// the old tree to the new one (`known`, from the edits that took one to the other):
+    /// no diff is read for those.
+    fn maintain_base_change_of(
+        &self,
+        head: &Snapshot,
+        changed: Vec<(String, Tree, Tree)>,
+        mut known: BTreeMap<String, Delta>,
+        started: Counters,
+    ) -> DbResult<Option<MaintainedChange>> {
         let mut state = head.state.clone();
         let mut counts = Vec::new();
         let mut deltas: BTreeMap<String, Delta> = BTreeMap::new();
@@ -159,8 +201,12 @@ impl Database {
                 .ok_or_else(|| unknown_relation(head, &relation))?;
             slot.root = Some(*new_tree.root().as_bytes());
             slot.count = Some(new_count);
-            let (count, delta) =
-                self.base_delta(head, &plans, relation, &old_tree, &new_tree, new_count)?;
+            let (count, delta) = match known.remove(&relation) {
+                Some(delta) => {
+                    self.known_delta(head, &plans, relation, delta, (&old_tree, &new_tree))?
+                }
+                None => self.base_delta(head, &plans, relation, &old_tree, &new_tree, new_count)?,
+            };
             if let Some(delta) = delta {
                 deltas.insert(count.relation.clone(), delta);
             }
@@ -265,6 +311,40 @@ impl Database {
             deleted,
         };
         Ok((count, delta))
+    }
+
+    /// One changed base relation's change counts, and its tuple delta when a rule reads it
+    /// or it keeps an index, from the `delta` known to take `old` to `new`: what a diff of
+    /// the trees gives (debug builds check it against the diff).
+    fn known_delta(
+        &self,
+        head: &Snapshot,
+        plans: &ProgramPlans,
+        relation: String,
+        delta: Delta,
+        (old, new): (&Tree, &Tree),
+    ) -> DbResult<(ChangeCount, Option<Delta>)> {
+        let count = ChangeCount {
+            relation,
+            inserted: delta.inserted.tuples().len() as u64,
+            deleted: delta.deleted.tuples().len() as u64,
+        };
+        if cfg!(debug_assertions) {
+            let new_count = new.count(&self.nodes)?;
+            let diffed =
+                self.base_delta(head, plans, count.relation.clone(), old, new, new_count)?;
+            debug_assert_eq!(diffed.0, count, "the known delta's counts are the diff's");
+            debug_assert!(
+                diffed.1.as_ref().is_none_or(|d| {
+                    d.inserted.tuples() == delta.inserted.tuples()
+                        && d.deleted.tuples() == delta.deleted.tuples()
+                }),
+                "the known delta is the diff's"
+            );
+        }
+        let keep =
+            head.program.reads(&count.relation) || plans.indexes.contains_key(&count.relation);
+        Ok((count, keep.then_some(delta)))
     }
 
     /// Writes `state` and a commit of it on top of `head`, makes both durable, and moves
