@@ -80,6 +80,7 @@ impl Database {
         let state = State {
             program: program.canonical_text(),
             relations: by_name.into_values().collect(),
+            clock: None,
         };
         Ok(state)
     }

@@ -28,6 +28,7 @@ impl Snapshot {
         let state = State {
             program: String::new(),
             relations: Vec::new(),
+            clock: None,
         };
         let program =
             compile("").map_err(|_| DbError::internal("the empty program does not compile"))?;
@@ -204,6 +205,7 @@ mod tests {
         let state = State {
             program: program.canonical_text(),
             relations: vec![e, r],
+            clock: None,
         };
         state.write(chunks).expect("the state is written")
     }
