@@ -478,6 +478,13 @@ impl Snapshot {
                                 served_by: Some(served_by),
                             }
                         }
+                        Step::Clock { clock, .. } => StepExplanation {
+                            op: "time window",
+                            literal: text.clone(),
+                            relation: Some(clock.relation.clone()),
+                            bound: Vec::new(),
+                            served_by: None,
+                        },
                         Step::Filter(_) | Step::Assign { .. } => StepExplanation {
                             op: if matches!(step, Step::Filter(_)) {
                                 "filter"

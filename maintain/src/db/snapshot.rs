@@ -92,6 +92,16 @@ impl Snapshot {
                 ),
             )
         })?;
+        if program.mentions_now() != state.clock.is_some() {
+            return Err(corrupted_state(
+                &state_address,
+                if state.clock.is_some() {
+                    "it has a clock, but its program does not mention `now`".to_string()
+                } else {
+                    "its program mentions `now`, but it has no clock".to_string()
+                },
+            ));
+        }
         for entry in &state.relations {
             let declared = program.relation(&entry.name).map(|r| r.kind());
             if declared.is_none_or(|kind| kind != entry.kind) {
