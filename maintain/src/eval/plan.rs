@@ -171,9 +171,16 @@ impl RulePlan {
         }
         for (step, text) in self.steps.iter().zip(&self.step_texts) {
             let line = match step {
-                Step::Join(read) if Some(read.literal) == driver => {
-                    format!("join {text} from Δ{}", read.relation)
-                }
+                Step::Join(read) if Some(read.literal) == driver => match &self.clock {
+                    Some(clock) if clock.atom == read.literal => format!(
+                        "join {text} from Δ{} inside the time window {}, and the rows the \
+                         clock step makes enter or leave, from the front of {}",
+                        read.relation,
+                        clock.texts.join(", "),
+                        crossing_labels(clock)
+                    ),
+                    _ => format!("join {text} from Δ{}", read.relation),
+                },
                 Step::Join(read) => format!("join {text}{}", access(read, stored)),
                 Step::Not(read) => format!("{text}{}", access(read, stored)),
                 Step::Filter(_) => format!("filter {text}"),
