@@ -303,11 +303,13 @@ pub(super) fn clock_use(
     let relation = atom.relation.name.clone();
     let kind = kind_of(&relation);
     if kind.is_some_and(|k| !k.is_stored()) {
-        let kind = kind.map(RelationKind::keyword).unwrap_or_default();
+        let kind = match kind {
+            Some(RelationKind::Ephemeral) => "an ephemeral relation",
+            _ => "a denial",
+        };
         let message = format!(
-            "`now` is compared with variables of `{relation}`, {} {kind}: a time window reads a \
-             stored relation",
-            if kind == "ephemeral" { "an" } else { "a" }
+            "`now` is compared with variables of `{relation}`, {kind}: a time window reads a \
+             stored relation"
         );
         let help = format!(
             "declare `{relation}` as a view (its rows then keep an index by crossing time), or \
