@@ -23,7 +23,7 @@ pub const CROSSING_BYTES: usize = 16;
 
 /// The order-preserving encoding of a crossing time: bytewise order is numeric order.
 pub fn encode_time(time: i128) -> [u8; CROSSING_BYTES] {
-    ((time as u128) ^ (1u128 << 127)).to_be_bytes()
+    (time.cast_unsigned() ^ (1u128 << 127)).to_be_bytes()
 }
 
 /// The key of `tuple` in the index over `crossing`.
@@ -124,12 +124,12 @@ mod tests {
         let times = [
             i128::MIN,
             -(1i128 << 70),
-            i64::MIN as i128 - 1,
+            i128::from(i64::MIN) - 1,
             -1,
             0,
             1,
             604_800,
-            i64::MAX as i128 + 604_800,
+            i128::from(i64::MAX) + 604_800,
             i128::MAX,
         ];
         for pair in times.windows(2) {

@@ -225,8 +225,8 @@ pub(super) fn clock_use(
             diagnostics.push(Diagnostic::error(comparison.span, message).with_help(help));
             continue;
         }
-        let sides = linear(rule, &comparison.left, now, &derived).and_then(|left| {
-            linear(rule, &comparison.right, now, &derived).map(|right| left.minus(&right))
+        let sides = linear(&comparison.left, now, &derived).and_then(|left| {
+            linear(&comparison.right, now, &derived).map(|right| left.minus(&right))
         });
         let difference = match sides {
             Ok(difference) => difference,
@@ -291,12 +291,17 @@ pub(super) fn clock_use(
     if diagnostics.len() > errors_before || conditions.is_empty() {
         return None;
     }
-    // The windowed atom: among the atoms every condition can read, the one whose text sorts
-    // first (never a choice made by literal order).
+    // The windowed atom: among the atoms every condition can read, of a stored relation if
+    // there is one, the one whose text sorts first (never a choice made by literal order).
     let (candidates, span) = atoms?;
+    let stored = |i: &usize| match &rule.body[*i] {
+        Literal::Positive(atom) => kind_of(&atom.relation.name).is_some_and(|k| k.is_stored()),
+        _ => false,
+    };
     let atom_index = candidates
-        .into_iter()
-        .min_by_key(|&i| (literal_text(rule, &rule.body[i]), i))?;
+        .iter()
+        .copied()
+        .min_by_key(|&i| (!stored(&i), literal_text(rule, &rule.body[i]), i))?;
     let Literal::Positive(atom) = &rule.body[atom_index] else {
         return None;
     };
@@ -464,12 +469,7 @@ impl Linear {
 /// clock replaced by their values; an error for a product, quotient or remainder that reads
 /// a variable or the clock. A part without variables is a constant, evaluated as the
 /// language evaluates constants (checked `i64`).
-fn linear(
-    rule: &Rule,
-    expr: &Expr,
-    now: VarId,
-    derived: &BTreeMap<VarId, &Expr>,
-) -> Result<Linear, Diagnostic> {
+fn linear(expr: &Expr, now: VarId, derived: &BTreeMap<VarId, &Expr>) -> Result<Linear, Diagnostic> {
     let mut vars = Vec::new();
     expr.variables(&mut vars);
     if vars.is_empty() {
@@ -485,18 +485,18 @@ fn linear(
             ..Linear::default()
         }),
         ExprKind::Var(var) => match derived.get(var) {
-            Some(value) => linear(rule, value, now, derived),
+            Some(value) => linear(value, now, derived),
             None => Ok(Linear {
                 vars: BTreeMap::from([(*var, 1)]),
                 ..Linear::default()
             }),
         },
         ExprKind::Const(_) => unreachable!("a constant has no variables"),
-        ExprKind::Neg(inner) => Ok(linear(rule, inner, now, derived)?.scaled(-1)),
+        ExprKind::Neg(inner) => Ok(linear(inner, now, derived)?.scaled(-1)),
         ExprKind::Binary { op, left, right } => match op {
             ArithOp::Add | ArithOp::Sub => {
-                let left = linear(rule, left, now, derived)?;
-                let right = linear(rule, right, now, derived)?;
+                let left = linear(left, now, derived)?;
+                let right = linear(right, now, derived)?;
                 Ok(if *op == ArithOp::Add {
                     left.plus(&right)
                 } else {
