@@ -23,19 +23,34 @@ use std::sync::Arc;
 /// Defines `program`, commits `base` (change-file text), commits `change`, and compares
 /// what the last commit did with `expect`.
 fn check_commit(program: &str, base: &str, change: &str, expect: Expect) {
+    check_commit_at(program, base, change, None, expect);
+}
+
+/// [`check_commit`] for a program that mentions `now`: defined and based at clock
+/// `clocks.0`, the change committed with `--clock clocks.1` (an empty change only moves
+/// the clock).
+fn check_commit_at(
+    program: &str,
+    base: &str,
+    change: &str,
+    clocks: Option<(i64, i64)>,
+    expect: Expect,
+) {
     // Recursive strata of views by DRed, the operator the `dred_*` cases guard (by the cost
     // rule their small data would be recomputed; `tests/recursion_modes.rs` guards that).
     let db = Database::new(Arc::new(MemoryStore::new())).with_recursion_mode(RecursionMode::Dred);
-    db.define(program, "program.rnt", "define")
+    let (before_clock, after_clock) = clocks.unzip();
+    db.define_with_clock(program, "program.rnt", "define", before_clock, &mut |_| {})
         .expect("the program defines");
     if !base.trim().is_empty() {
         let changes = parse_changes(base, Some("base")).expect("the base parses");
-        db.commit(changes, "base").expect("the base commits");
+        db.commit_with_clock(changes, "base", before_clock)
+            .expect("the base commits");
     }
     let before = db.head().expect("the head");
     let changes = parse_changes(change, Some("change")).expect("the change parses");
     let mut out = String::new();
-    match db.commit(changes, "change") {
+    match db.commit_with_clock(changes, "change", after_clock) {
         Ok(CommitOutcome::NothingToCommit) => out.push_str("nothing to commit\n"),
         Ok(CommitOutcome::Committed { stats, .. }) => {
             let after = db.head().expect("the new head");
@@ -52,7 +67,8 @@ fn check_commit(program: &str, base: &str, change: &str, expect: Expect) {
                 let (operator, relation) = (&stat.operator, &stat.relation);
                 let read = stat.entries_read;
                 writeln!(out, "{operator} {relation}: {read} entries read").unwrap();
-                if operator != "base" {
+                // A time window's delta is read inside its rule's own operator's terms.
+                if operator != "base" && operator != "time-window" {
                     write_plans(&mut out, &after, operator, relation);
                 }
             }
@@ -2180,6 +2196,272 @@ row2(p, i, n) :- plan_orders(p, i, a), n = row_number() over (partition p order 
                 window k = rank() over (partition p order a desc) per partition
                 top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
                 filter k <= 2
+        "#]],
+    );
+}
+
+// Time windows (seed 001, "Time-window filter"): `ts > now - W` keeps, per windowed atom, a
+// crossing index ordered by the time each row crosses its bound. A change costs O(Δ): its
+// rows are filtered at the new clock. A clock step reads the rows that enter or leave from
+// the front of the index, O(E), never the rows that stay. The clock is 1000 before each
+// change; `check_commit_at` names the clock after.
+const CLOCKED: &str = "
+relation orders_at(id: int, customer: int, ts: int).
+view recent(id: int, customer: int).
+recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
+view recent_per_customer(customer: int, n: int).
+recent_per_customer(c, count()) :- recent(_, c).
+";
+
+const CLOCKED_BASE: &str = "
++orders_at(1, 7, 890)
++orders_at(2, 7, 950)
++orders_at(3, 8, 990)
++orders_at(4, 8, 700)
+";
+
+#[test]
+fn time_window_insert() {
+    check_commit_at(
+        CLOCKED,
+        CLOCKED_BASE,
+        "+orders_at(5, 8, 999)",
+        Some((1000, 1000)),
+        expect![[r#"
+            +orders_at(5, 8, 999)
+            +recent(5, 8)
+            -recent_per_customer(8, 1)
+            +recent_per_customer(8, 2)
+            base orders_at: 9 entries read
+            counting recent: 0 entries read
+              Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
+                join orders_at(i, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
+            aggregate recent_per_customer: 1 entries read
+              Δrecent: recent_per_customer(c, count()) :- recent(_, c).
+                join recent(_, c) from Δrecent
+        "#]],
+    );
+}
+
+#[test]
+fn time_window_insert_outside_the_window() {
+    // A row already out of the window changes the base relation and nothing above it.
+    check_commit_at(
+        CLOCKED,
+        CLOCKED_BASE,
+        "+orders_at(5, 8, 900)",
+        Some((1000, 1000)),
+        expect![[r#"
+            +orders_at(5, 8, 900)
+            base orders_at: 9 entries read
+            counting recent: 0 entries read
+              Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
+                join orders_at(i, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
+        "#]],
+    );
+}
+
+#[test]
+fn time_window_delete() {
+    check_commit_at(
+        CLOCKED,
+        CLOCKED_BASE,
+        "-orders_at(2, 7, 950)",
+        Some((1000, 1000)),
+        expect![[r#"
+            -orders_at(2, 7, 950)
+            -recent(2, 7)
+            -recent_per_customer(7, 1)
+            base orders_at: 8 entries read
+            counting recent: 1 entries read
+              Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
+                join orders_at(i, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
+            aggregate recent_per_customer: 1 entries read
+              Δrecent: recent_per_customer(c, count()) :- recent(_, c).
+                join recent(_, c) from Δrecent
+        "#]],
+    );
+}
+
+#[test]
+fn time_window_update() {
+    // Moved out of the window: the update is a delete inside and an insert outside.
+    check_commit_at(
+        CLOCKED,
+        CLOCKED_BASE,
+        "-orders_at(3, 8, 990)\n+orders_at(3, 8, 800)",
+        Some((1000, 1000)),
+        expect![[r#"
+            +orders_at(3, 8, 800)
+            -orders_at(3, 8, 990)
+            -recent(3, 8)
+            -recent_per_customer(8, 1)
+            base orders_at: 9 entries read
+            counting recent: 1 entries read
+              Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
+                join orders_at(i, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
+            aggregate recent_per_customer: 1 entries read
+              Δrecent: recent_per_customer(c, count()) :- recent(_, c).
+                join recent(_, c) from Δrecent
+        "#]],
+    );
+}
+
+#[test]
+fn time_window_no_op() {
+    check_commit_at(
+        CLOCKED,
+        CLOCKED_BASE,
+        "+orders_at(1, 7, 890)\n-orders_at(9, 9, 999)",
+        Some((1000, 1000)),
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}
+
+#[test]
+fn clock_step_expires_rows() {
+    // 1000 → 1060: order 2's window (950 + 100 = 1050) closes; order 1's closed before
+    // (990) and order 3's stays open (1090). The index read is the crossing range [1000,
+    // 1060): order 2, then the first entry past it, where the read stops.
+    check_commit_at(
+        CLOCKED,
+        CLOCKED_BASE,
+        "",
+        Some((1000, 1060)),
+        expect![[r#"
+            -recent(2, 7)
+            -recent_per_customer(7, 1)
+            time-window recent: 2 entries read
+            counting recent: 1 entries read
+              Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
+                join orders_at(i, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
+            aggregate recent_per_customer: 1 entries read
+              Δrecent: recent_per_customer(c, count()) :- recent(_, c).
+                join recent(_, c) from Δrecent
+        "#]],
+    );
+}
+
+#[test]
+fn clock_step_with_changes_in_the_same_commit() {
+    // The clock moves past order 2 as it is deleted, and past order 3; a row inserted
+    // inside the new window enters; one inserted inside the old window only does not.
+    check_commit_at(
+        CLOCKED,
+        CLOCKED_BASE,
+        "-orders_at(2, 7, 950)\n+orders_at(5, 7, 1080)\n+orders_at(6, 8, 985)",
+        Some((1000, 1095)),
+        expect![[r#"
+            -orders_at(2, 7, 950)
+            +orders_at(5, 7, 1080)
+            +orders_at(6, 8, 985)
+            -recent(2, 7)
+            -recent(3, 8)
+            +recent(5, 7)
+            -recent_per_customer(8, 1)
+            base orders_at: 10 entries read
+            time-window recent: 2 entries read
+            counting recent: 2 entries read
+              Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
+                join orders_at(i, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
+            aggregate recent_per_customer: 2 entries read
+              Δrecent: recent_per_customer(c, count()) :- recent(_, c).
+                join recent(_, c) from Δrecent
+        "#]],
+    );
+}
+
+#[test]
+fn clock_step_that_changes_no_relation_is_nothing_to_commit() {
+    // 1000 → 1040: no window closes (the first crossing is order 1's, at 990, already past,
+    // and then order 2's at 1050).
+    check_commit_at(
+        CLOCKED,
+        CLOCKED_BASE,
+        "",
+        Some((1000, 1040)),
+        expect![[r#"
+            nothing to commit
+        "#]],
+    );
+}
+
+// Future-dated rows enter a window as the clock reaches them: `ts <= now` holds from ts on.
+#[test]
+fn clock_step_makes_rows_enter() {
+    check_commit_at(
+        "
+relation events(id: int, ts: int).
+view started(id: int).
+started(i) :- events(i, ts), ts <= now, ts > now - 50.
+",
+        "+events(1, 990)\n+events(2, 1010)\n+events(3, 1030)\n+events(4, 1100)",
+        "",
+        Some((1000, 1045)),
+        expect![[r#"
+            -started(1)
+            +started(2)
+            +started(3)
+            time-window started: 5 entries read
+            counting started: 1 entries read
+              Δevents: started(i) :- events(i, ts), ts <= now, ts > now - 50.
+                join events(i, ts) from Δevents inside the time window ts <= now, ts > now - 50, and the rows the clock step makes enter or leave, from the front of `crossing c1+50`, `crossing c1`
+        "#]],
+    );
+}
+
+// A denial time makes non-empty refuses even a commit that only moves the clock (exit 2):
+// at 1600 task 1 is overdue (task 2 is overdue too, but done).
+#[test]
+fn clock_step_violating_a_denial_is_refused() {
+    check_commit_at(
+        "
+relation deadlines(task: int, due: int).
+relation done(task: int).
+denial overdue(task: int).
+overdue(t) :- deadlines(t, due), due < now, not done(t).
+",
+        "+deadlines(1, 1500)\n+deadlines(2, 1200)\n+done(2)",
+        "",
+        Some((1000, 1600)),
+        expect![[r#"
+            refused (exit 2): denial overdue violated by overdue(1)
+        "#]],
+    );
+}
+
+// A time window inside a join that aggregates: the clock step's rows run through the rest
+// of the term (the join to `customers` by key, then the groups they touch).
+#[test]
+fn clock_step_through_a_join_and_an_aggregate() {
+    check_commit_at(
+        "
+relation orders_at(id: int, customer: int, ts: int).
+relation customers(id: int, plan: str).
+view recent_by_plan(plan: str, n: int, last: int).
+recent_by_plan(p, count(), max(ts)) :- orders_at(_, c, ts), customers(c, p), ts > now - 100.
+",
+        "+customers(7, \"pro\")\n+customers(8, \"free\")\n+orders_at(1, 7, 910)\n+orders_at(2, 8, 950)\n+orders_at(3, 7, 990)",
+        "+orders_at(4, 8, 1020)",
+        Some((1000, 1030)),
+        expect![[r#"
+            +orders_at(4, 8, 1020)
+            -recent_by_plan("free", 1, 950)
+            +recent_by_plan("free", 2, 1020)
+            +recent_by_plan("pro", 1, 990)
+            -recent_by_plan("pro", 2, 990)
+            base orders_at: 7 entries read
+            time-window recent_by_plan: 2 entries read
+            aggregate recent_by_plan: 8 entries read
+              Δcustomers: recent_by_plan(p, count(), max(ts)) :- customers(c, p), orders_at(_, c, ts), ts > now - 100.
+                join customers(c, p) from Δcustomers
+                join orders_at(_, c, ts) bound [1] from `index 1,0,2`, by prefix
+                time window ts > now - 100 at the state's clock (crossing index `crossing c2+100`)
+              Δorders_at: recent_by_plan(p, count(), max(ts)) :- customers(c, p), orders_at(_, c, ts), ts > now - 100.
+                join orders_at(_, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
+                join customers(c, p) bound [0] from the tree, by prefix
         "#]],
     );
 }

@@ -1,11 +1,12 @@
 //! The catalogue workloads of DESIGN.md (Performance): W5 top-3 orders by amount per
 //! customer, W6 running total per customer ordered by id, W7 `count_distinct` of customers
 //! per plan, W9 first order per customer — over the reference data of `common` (100k
-//! customers) at 100k and at 1M orders, in one run. W8 (orders of the last 7 days on a
-//! clock that steps each tick) needs the clock, which is not built yet, and is left out.
+//! customers) at 100k and at 1M orders, in one run — and W8, orders of the last 7 days on
+//! a clock that steps each tick, over the reference orders with a time column (`run_w8`).
 //! Each workload: initial load, median commit time incremental over 20 ticks of ~100
-//! order changes and 10 customer changes, median time to recompute the view from scratch,
-//! their ratio, entries read and nodes written per commit.
+//! order changes and 10 customer changes (W8: 100 new orders and a clock step past 100
+//! old ones), median time to recompute the view from scratch, their ratio, entries read
+//! and nodes written per commit.
 //!
 //! `cargo bench -p rnt-maintain --bench catalogue`; `RNT_BENCH_ORDERS=100000,1000000` (the
 //! default) lists the order counts, `RNT_BENCH_TICKS` sets the ticks, `RNT_BENCH_RECOMPUTES`
@@ -42,6 +43,19 @@ plan_customers(p, count_distinct(c)) :- orders(_, c, _), customers(c, p).
 const W9: &str = "view first_order(customer: int, id: int, amount: int).
 first_order(c, i, a) :- orders(i, c, a), n = row_number() over (partition c order i), n = 1.
 ";
+
+/// W8: the orders of the last 7 days (604800 s), by the state's clock.
+const W8: &str = "relation orders_at(id: int, customer: int, amount: int, ts: int).
+view recent(id: int, customer: int, amount: int).
+recent(i, c, a) :- orders_at(i, c, a, ts), ts > now - 604800.
+";
+
+/// W8's orders span 100 days, evenly: 7% of them are in the window.
+const W8_SPAN_SECONDS: i64 = 100 * 86_400;
+/// W8's first order time.
+const W8_START: i64 = 1_700_000_000;
+/// Orders that arrive, and that leave the window, per W8 tick.
+const W8_ORDERS_PER_TICK: i64 = 100;
 
 struct Row {
     name: &'static str,
@@ -119,6 +133,107 @@ fn run(name: &'static str, program: &str, relation: &'static str, orders: i64) -
     }
 }
 
+/// W8: `orders` orders of the reference data with a time column, one every `SPAN / orders`
+/// seconds over 100 days, at a clock at the last one. Each tick 100 orders arrive, dated
+/// within the tick, and the clock steps as far as 100 orders are apart: about 100 rows enter
+/// (the inserts) and 100 leave (read from the crossing index's front), whatever the window
+/// (7% of the orders) or the relation holds.
+fn run_w8(orders: i64) -> Row {
+    use rnt_maintain::change::parse_changes;
+    use rnt_maintain::Value;
+    let ticks: usize = env_or("RNT_BENCH_TICKS", 20);
+    let recomputes: usize = env_or(
+        "RNT_BENCH_RECOMPUTES",
+        if orders >= 1_000_000 { 1 } else { 3 },
+    );
+    let verbose = std::env::var_os("RNT_BENCH_VERBOSE").is_some();
+    let reference = data(Sizes {
+        customers: 100_000,
+        orders,
+        nodes: 100,
+    });
+    let apart = W8_SPAN_SECONDS / orders;
+    let time_of = |i: i64| W8_START + i * apart;
+    let db = rnt_maintain::Database::new(std::sync::Arc::new(rnt_store::MemoryStore::new()));
+    let started = Instant::now();
+    let base = "relation orders_at(id: int, customer: int, amount: int, ts: int).\n";
+    db.define(base, "base.rnt", "schema").expect("define base");
+    let rows = reference.orders.iter().map(|&(i, c, a)| {
+        Ok(vec![
+            Value::Int(i),
+            Value::Int(c),
+            Value::Int(a),
+            Value::Int(time_of(i)),
+        ])
+    });
+    db.import("orders_at", rows, "orders", &mut |_| {})
+        .expect("import orders");
+    let defining = Instant::now();
+    let mut clock = time_of(orders - 1);
+    db.define_with_clock(W8, "w8.rnt", "views", Some(clock), &mut |_| {})
+        .expect("define views");
+    let (load, define) = (started.elapsed(), defining.elapsed());
+    let mut rng = Rng(0x0008_c10c ^ orders as u64);
+    let mut next_id = orders;
+    let (mut commit_ms, mut entries, mut written) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..ticks {
+        let step = W8_ORDERS_PER_TICK * apart;
+        let mut text = String::new();
+        for _ in 0..W8_ORDERS_PER_TICK {
+            let c = rng.below(100_000);
+            let a = 1 + rng.below(1000);
+            let ts = clock + 1 + rng.below(step as u64) as i64;
+            text.push_str(&format!("+orders_at({next_id}, {c}, {a}, {ts})\n"));
+            next_id += 1;
+        }
+        clock += step;
+        let changes = parse_changes(&text, None).expect("the tick parses");
+        let started = Instant::now();
+        let outcome = db
+            .commit_with_clock(changes, "tick", Some(clock))
+            .expect("commit");
+        commit_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        if let CommitOutcome::Committed { stats, .. } = outcome {
+            if verbose {
+                for s in &stats {
+                    eprintln!(
+                        "W8 at {orders}: {} {}: entries_read={} nodes_read={} nodes_written={}",
+                        s.operator, s.relation, s.entries_read, s.nodes_read, s.nodes_written
+                    );
+                }
+            }
+            let maintained = stats.iter().filter(|s| s.operator != "base");
+            let (e, w) = maintained.fold((0u64, 0u64), |(e, w), s| {
+                (e + s.entries_read, w + s.nodes_written)
+            });
+            entries.push(e as f64);
+            written.push(w as f64);
+        }
+    }
+    let recompute_ms = median(
+        (0..recomputes)
+            .map(|_| recompute(&db, &["recent"]).as_secs_f64() * 1e3)
+            .collect(),
+    );
+    let head = db.head().expect("head");
+    let size = head
+        .entry("recent")
+        .and_then(|e| e.count)
+        .map(|c| format!("recent={c}"))
+        .unwrap_or_default();
+    Row {
+        name: "W8 last 7 days",
+        orders,
+        load,
+        define,
+        commit_ms: median(commit_ms),
+        recompute_ms,
+        entries_read: median(entries),
+        nodes_written: median(written),
+        size,
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; ignore arguments.
     let sizes: Vec<i64> = env_or("RNT_BENCH_ORDERS", "100000,1000000".to_string())
@@ -130,10 +245,11 @@ fn main() {
         "rnt catalogue workloads: 100000 customers, orders {sizes:?}; {} ticks; memory store",
         env_or::<usize>("RNT_BENCH_TICKS", 20)
     );
-    let workloads: [(&'static str, &str, &'static str); 4] = [
+    let workloads: [(&'static str, &str, &'static str); 5] = [
         ("W5 top-3 by amount", W5, "top3"),
         ("W6 running total", W6, "running"),
         ("W7 count_distinct", W7, "plan_customers"),
+        ("W8 last 7 days", W8, "recent"),
         ("W9 first order", W9, "first_order"),
     ];
     let mut rows = Vec::new();
@@ -142,7 +258,11 @@ fn main() {
             if !name.starts_with(only.as_str()) {
                 continue;
             }
-            let row = run(name, program, relation, orders);
+            let row = if name.starts_with("W8") {
+                run_w8(orders)
+            } else {
+                run(name, program, relation, orders)
+            };
             eprintln!(
                 "{} at {} orders: commit {:.2} ms, recompute {:.1} ms, entries read {:.0}",
                 row.name, row.orders, row.commit_ms, row.recompute_ms, row.entries_read

@@ -600,3 +600,96 @@ fn a_running_append_reads_the_tail_not_the_partition() {
     // Partitions ten times longer: the same appends, the same entries.
     assert_eq!(appends[0], appends[1], "{appends:?}");
 }
+
+/// A store of `n` orders, one per second (`orders_at(i, ts = i)`), under a window of the
+/// last `n / 2` seconds, at clock `n`: half the orders are inside.
+fn clocked_db(n: i64) -> Database {
+    let db = Database::new(Arc::new(MemoryStore::new()));
+    let program = format!(
+        "relation orders_at(id: int, ts: int).\n\
+         view recent(id: int).\n\
+         recent(i) :- orders_at(i, ts), ts > now - {}.\n",
+        n / 2
+    );
+    db.define_with_clock(&program, "p.rnt", "define", Some(n), &mut |_| {})
+        .unwrap();
+    let rows: String = (0..n).map(|i| format!("+orders_at({i}, {i})\n")).collect();
+    db.commit_with_clock(parse_changes(&rows, None).unwrap(), "load", Some(n))
+        .unwrap();
+    db
+}
+
+fn commit_at(db: &Database, text: &str, clock: i64) -> Vec<OperatorStat> {
+    match db
+        .commit_with_clock(
+            parse_changes(text, None).expect("parse"),
+            "test",
+            Some(clock),
+        )
+        .expect("commit")
+    {
+        CommitOutcome::Committed { stats, .. } => stats,
+        CommitOutcome::NothingToCommit => panic!("nothing to commit"),
+    }
+}
+
+fn operator_stat<'a>(stats: &'a [OperatorStat], operator: &str) -> &'a OperatorStat {
+    stats
+        .iter()
+        .find(|s| s.operator == operator)
+        .unwrap_or_else(|| panic!("no {operator} stat: {stats:?}"))
+}
+
+#[test]
+fn a_clock_step_reads_the_rows_that_leave_not_the_window() {
+    // Windows of 1,000 and 10,000 rows; each clock step expires E = 1, 10, 100 of them.
+    let mut reads = Vec::new();
+    for n in [2_000i64, 20_000] {
+        let db = clocked_db(n);
+        let mut clock = n;
+        for expiring in [1i64, 10, 100] {
+            let before = db.tuples(&db.head().unwrap(), "recent").unwrap().len() as i64;
+            clock += expiring;
+            let stats = commit_at(&db, "", clock);
+            let after = db.tuples(&db.head().unwrap(), "recent").unwrap().len() as i64;
+            assert_eq!(before - after, expiring, "n = {n}");
+            // The crossing index's front: the rows that leave, and the first that stays
+            // (where the read stops); counting then looks up each one's derivation count.
+            let window = operator_stat(&stats, "time-window");
+            assert_eq!(
+                window.entries_read,
+                expiring as u64 + 1,
+                "n = {n}: {stats:?}"
+            );
+            let counting = operator_stat(&stats, "counting");
+            assert!(
+                counting.entries_read <= expiring as u64,
+                "n = {n}: {stats:?}"
+            );
+            reads.push((n, expiring, window.entries_read + counting.entries_read));
+        }
+        // An insert at a standing clock is O(Δ): it reads no index entry at all.
+        let stats = commit_at(&db, &format!("+orders_at({}, {clock})", n + 1), clock);
+        assert!(
+            stats.iter().all(|s| s.operator != "time-window"),
+            "{stats:?}"
+        );
+        assert!(
+            operator_stat(&stats, "counting").entries_read <= 1,
+            "{stats:?}"
+        );
+        assert!(db
+            .verify(&db.head().unwrap())
+            .unwrap()
+            .mismatches
+            .is_empty());
+    }
+    // Entries read follow E, not the window (W = 1,000 or 10,000) nor the orders (N).
+    let small: Vec<u64> = reads.iter().filter(|r| r.0 == 2_000).map(|r| r.2).collect();
+    let large: Vec<u64> = reads
+        .iter()
+        .filter(|r| r.0 == 20_000)
+        .map(|r| r.2)
+        .collect();
+    assert_eq!(small, large, "{reads:?}");
+}

@@ -364,7 +364,12 @@ pub(crate) fn config() -> impl bincode::config::Config {
 
 /// Encodes an object: `tag`, [`crate::objects::OBJECT_FORMAT_VERSION`], then the body.
 pub(crate) fn encode_object<T: Encode>(tag: u8, object: &T) -> Vec<u8> {
-    let mut out = vec![tag, OBJECT_FORMAT_VERSION];
+    encode_object_version(tag, OBJECT_FORMAT_VERSION, object)
+}
+
+/// Encodes an object under an explicit format version byte: `tag`, `version`, the body.
+pub(crate) fn encode_object_version<T: Encode>(tag: u8, version: u8, object: &T) -> Vec<u8> {
+    let mut out = vec![tag, version];
     // Encoding into a Vec cannot fail for these types (no I/O, sizes under the limit).
     let body = bincode::encode_to_vec(object, config())
         .expect("encoding our objects into a Vec cannot fail: no I/O, no size limit reached");
@@ -384,10 +389,27 @@ pub(crate) fn decode_object<T: Decode<()>>(
         detail,
     };
     match bytes {
-        [t, v, body @ ..] if *t == tag => {
-            if *v != OBJECT_FORMAT_VERSION {
-                return Err(corrupt(format!("unknown {what} format version {v}")));
-            }
+        [t, v, _body @ ..] if *t == tag && *v != OBJECT_FORMAT_VERSION => {
+            Err(corrupt(format!("unknown {what} format version {v}")))
+        }
+        _ => decode_object_body(address, bytes, tag, what),
+    }
+}
+
+/// Decodes the body of an object whose tag is `tag`, whatever its version byte (the caller
+/// has checked it), checking that no bytes are left over.
+pub(crate) fn decode_object_body<T: Decode<()>>(
+    address: &Address,
+    bytes: &[u8],
+    tag: u8,
+    what: &str,
+) -> MerkleResult<T> {
+    let corrupt = |detail: String| MerkleError::Corrupted {
+        address: *address,
+        detail,
+    };
+    match bytes {
+        [t, _, body @ ..] if *t == tag => {
             let (object, read) = bincode::decode_from_slice(body, config())
                 .map_err(|e| corrupt(format!("not a valid {what}: {e}")))?;
             if read != body.len() {

@@ -48,7 +48,7 @@ pub use node::Node;
 pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
 pub use objects::{
     AuxTree, BranchRecord, ChangeCount, Commit, HeadPointer, KindCode, ObjectKind, OperatorStat,
-    RelationEntry, State,
+    RelationEntry, State, CLOCKED_STATE_FORMAT_VERSION,
 };
 pub use reach::reachable_chunks;
 pub use tree::{prefix_successor, Tree};

@@ -43,6 +43,18 @@ impl std::ops::Sub for Counters {
     }
 }
 
+impl std::ops::Add for Counters {
+    type Output = Counters;
+    fn add(self, other: Counters) -> Counters {
+        Counters {
+            nodes_read: self.nodes_read + other.nodes_read,
+            nodes_fetched: self.nodes_fetched + other.nodes_fetched,
+            nodes_written: self.nodes_written + other.nodes_written,
+            entries_read: self.entries_read + other.entries_read,
+        }
+    }
+}
+
 #[derive(Default)]
 struct AtomicCounters {
     nodes_read: AtomicU64,

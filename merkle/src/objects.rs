@@ -10,7 +10,9 @@
 //! Determinism: every list is stored sorted by its key and checked on decode, there are no
 //! maps and no floats, so an object's bytes are a pure function of its content.
 
-use crate::codec::{config, decode_object, encode_object};
+use crate::codec::{
+    config, decode_object, decode_object_body, encode_object, encode_object_version,
+};
 use crate::{MerkleError, MerkleResult, Tree};
 use bincode::{Decode, Encode};
 use rnt_store::{Address, ChunkStore};
@@ -26,6 +28,10 @@ pub const BRANCH_RECORD_TAG: u8 = b'B';
 pub const HEAD_POINTER_TAG: u8 = b'H';
 /// Version byte after the tag, for every object.
 pub const OBJECT_FORMAT_VERSION: u8 = 1;
+/// Version byte of a state that carries a clock (its program mentions `now`): the body of
+/// version 1 followed by the clock, an `i64`. A state without a clock keeps version 1, so
+/// its bytes and address are what they were before clocks existed.
+pub const CLOCKED_STATE_FORMAT_VERSION: u8 = 2;
 /// Largest object body accepted on decode; bounds allocation on corrupt length prefixes.
 pub const OBJECT_BYTES_MAX: usize = 64 * 1024 * 1024;
 
@@ -77,14 +83,50 @@ impl RelationEntry {
     }
 }
 
-/// A state of the database: the program and every relation's trees. Its address is the
-/// state hash.
-#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+/// A state of the database: the program, every relation's trees and, for a program that
+/// mentions `now`, the clock. Its address is the state hash.
+///
+/// Encoded as version 1 without a clock (the bytes states had before clocks existed) and as
+/// version 2 ([`CLOCKED_STATE_FORMAT_VERSION`]) with one: the same fields, then the clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     /// The program (declarations and rules) in canonical text form.
     pub program: String,
     /// Every relation the program declares, sorted by name.
     pub relations: Vec<RelationEntry>,
+    /// The state's clock, Unix seconds: `Some` exactly when the program mentions `now`
+    /// (the language decides; merkle stores and hashes it).
+    pub clock: Option<i64>,
+}
+
+/// The body of a state of version 1 (no clock), borrowed for encoding.
+#[derive(Encode)]
+struct StateBodyRef<'s> {
+    program: &'s String,
+    relations: &'s Vec<RelationEntry>,
+}
+
+/// The body of a state of version 2: version 1's fields, then the clock.
+#[derive(Encode)]
+struct ClockedStateBodyRef<'s> {
+    program: &'s String,
+    relations: &'s Vec<RelationEntry>,
+    clock: i64,
+}
+
+/// The body of a state of version 1, decoded.
+#[derive(Decode)]
+struct StateBody {
+    program: String,
+    relations: Vec<RelationEntry>,
+}
+
+/// The body of a state of version 2, decoded.
+#[derive(Decode)]
+struct ClockedStateBody {
+    program: String,
+    relations: Vec<RelationEntry>,
+    clock: i64,
 }
 
 impl State {
@@ -129,19 +171,56 @@ impl State {
             .relations
             .iter()
             .all(|r| r.aux.windows(2).all(|w| w[0].label < w[1].label)));
-        encode_object(STATE_TAG, self)
+        match self.clock {
+            None => encode_object(STATE_TAG, &self.body()),
+            Some(clock) => encode_object_version(
+                STATE_TAG,
+                CLOCKED_STATE_FORMAT_VERSION,
+                &ClockedStateBodyRef {
+                    program: &self.program,
+                    relations: &self.relations,
+                    clock,
+                },
+            ),
+        }
     }
 
-    /// The bincode body alone, without the order checks of [`State::encode`]: lets tests
-    /// build malformed states.
+    fn body(&self) -> StateBodyRef<'_> {
+        StateBodyRef {
+            program: &self.program,
+            relations: &self.relations,
+        }
+    }
+
+    /// The bincode body alone (of version 1: without the clock), without the order checks
+    /// of [`State::encode`]: lets tests build malformed states.
     #[doc(hidden)]
     pub fn encode_body_for_test(&self) -> Vec<u8> {
-        bincode::encode_to_vec(self, config()).unwrap_or_default()
+        bincode::encode_to_vec(self.body(), config()).unwrap_or_default()
     }
 
-    /// Decodes and checks a state read from `address`.
+    /// Decodes and checks a state read from `address`: version 1 (no clock) or version 2
+    /// (with a clock).
     pub fn decode(address: &Address, bytes: &[u8]) -> MerkleResult<State> {
-        let state: State = decode_object(address, bytes, STATE_TAG, "state")?;
+        let state = match bytes {
+            [STATE_TAG, CLOCKED_STATE_FORMAT_VERSION, ..] => {
+                let body: ClockedStateBody =
+                    decode_object_body(address, bytes, STATE_TAG, "state")?;
+                State {
+                    program: body.program,
+                    relations: body.relations,
+                    clock: Some(body.clock),
+                }
+            }
+            _ => {
+                let body: StateBody = decode_object(address, bytes, STATE_TAG, "state")?;
+                State {
+                    program: body.program,
+                    relations: body.relations,
+                    clock: None,
+                }
+            }
+        };
         let corrupt = |detail: &str| MerkleError::Corrupted {
             address: *address,
             detail: detail.to_string(),
@@ -395,10 +474,12 @@ mod tests {
         let a = State {
             program: String::new(),
             relations: vec![entry("a", 1), entry("b", 2), entry("c", 3)],
+            clock: None,
         };
         let b = State {
             program: String::new(),
             relations: vec![entry("a", 1), entry("b", 9), entry("d", 4)],
+            clock: None,
         };
         assert_eq!(a.changed_relations(&b), ["b", "c", "d"]);
         assert!(a.changed_relations(&a).is_empty());

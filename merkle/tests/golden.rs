@@ -201,6 +201,7 @@ fn sample_state() -> rnt_merkle::State {
                 }],
             },
         ],
+        clock: None,
     }
 }
 
@@ -253,6 +254,43 @@ fn commit_bytes_and_address_are_pinned() {
         Commit::decode(&Address::of(&bytes), &bytes).unwrap(),
         commit
     );
+}
+
+/// A state with a clock (`docs/format.md` §8.1): version byte 2, then version 1's body, then
+/// the clock as an `i64` LE. Built here by hand from the format's rules.
+#[test]
+fn clocked_state_bytes_and_address_are_pinned() {
+    let clockless = sample_state();
+    let mut state = sample_state();
+    state.program = "relation r(x: int).\nview v(x: int).\n\nv(x) :- r(x), x > now - 10.\n".into();
+    state.clock = Some(1_790_000_000);
+    let bytes = state.encode();
+    let mut expected = vec![b'S', 2];
+    let body = rnt_merkle::State {
+        clock: None,
+        ..state.clone()
+    }
+    .encode();
+    expected.extend_from_slice(&body[2..]);
+    expected.extend_from_slice(&1_790_000_000i64.to_le_bytes());
+    assert_eq!(hex(&bytes), hex(&expected));
+    assert_eq!(
+        Address::of(&bytes).to_hex(),
+        "3901234aa4bae1d85bb45cc3e0d65e0cfd3eb5319b3276096e9ffbd0a1b8f3b1"
+    );
+    let back = rnt_merkle::State::decode(&Address::of(&bytes), &bytes).unwrap();
+    assert_eq!(back, state);
+    // A clock-less state keeps version 1 and its address.
+    assert_eq!(&clockless.encode()[..2], &[b'S', 1]);
+    // Version 2 without its clock, with a byte too many, or an unknown version: refused.
+    let short = &bytes[..bytes.len() - 1];
+    assert!(rnt_merkle::State::decode(&Address::of(short), short).is_err());
+    let mut long = bytes.clone();
+    long.push(0);
+    assert!(rnt_merkle::State::decode(&Address::of(&long), &long).is_err());
+    let mut unknown = bytes.clone();
+    unknown[1] = 3;
+    assert!(rnt_merkle::State::decode(&Address::of(&unknown), &unknown).is_err());
 }
 
 #[test]

@@ -609,15 +609,32 @@ pub(crate) fn window_unit(ch: &mut Choices, p: &mut Program) {
     });
 }
 
+/// A random program without the clock (merges and reverts, whose clocks the commit time
+/// sets, run these).
 pub(crate) fn random_program(ch: &mut Choices) -> Program {
+    random_program_of(ch, false)
+}
+
+/// A random program whose units may compare with the clock `now` (`clock_unit`).
+pub(crate) fn random_clocked_program(ch: &mut Choices) -> Program {
+    random_program_of(ch, true)
+}
+
+fn random_program_of(ch: &mut Choices, clock: bool) -> Program {
     let mut p = Program::base_only();
     let mut aggregates = 0;
+    let weights: &[usize] = if clock {
+        &[40, 20, 10, 25, 20, 25]
+    } else {
+        &[40, 20, 10, 25, 20]
+    };
     for _ in 0..1 + ch.below(6) {
-        match ch.weighted(&[40, 20, 10, 25, 20]) {
+        match ch.weighted(weights) {
             0 => plain_unit(ch, &mut p),
             1 => closure_unit(ch, &mut p),
             2 => mutual_unit(ch, &mut p),
             4 => window_unit(ch, &mut p),
+            5 => clock_unit(ch, &mut p, false),
             // At most two aggregates: sums of sums of joins stay far from overflow.
             _ if aggregates < 2 => {
                 aggregates += 1;
@@ -628,6 +645,10 @@ pub(crate) fn random_program(ch: &mut Choices) -> Program {
     }
     if ch.percent(45) {
         denial_unit(ch, &mut p);
+    }
+    // A denial that time can violate (denials come after every other relation).
+    if clock && ch.percent(25) {
+        clock_unit(ch, &mut p, true);
     }
     p
 }
@@ -646,9 +667,18 @@ pub(crate) fn mutate_program(ch: &mut Choices, program: &Program) -> Program {
             continue;
         }
         let rel = ch.pick(&derived);
+        // A time window reads a stored relation: what one reads stays a view.
+        let windowed_by_time = p.rules.iter().any(|rule| {
+            rule.reads_now()
+                && rule
+                    .body
+                    .iter()
+                    .any(|lit| matches!(lit, Lit::Pos(atom) if atom.rel == rel))
+        });
         match ch.below(5) {
             // A window stays in its view, the view's only rule.
             0 | 2 if p.is_windowed(rel) => {}
+            0 if windowed_by_time => {}
             0 => {
                 p.rels[rel].kind = match p.rels[rel].kind {
                     Kind::View => Kind::Ephemeral,
@@ -699,4 +729,67 @@ pub(crate) fn mutate_program(ch: &mut Choices, program: &Program) -> Program {
         }
     }
     p
+}
+
+/// A time window: one atom of a base relation or view with a variable at a random column,
+/// one or two comparisons of its variables with `now` (`x > now - c`, `now - x < c`,
+/// `x + c >= now`, `x + y > now`, any of `< <= > >=`), sometimes a second atom, filters or a
+/// negation, and a head of a view (sometimes counting per key) or an ephemeral relation, or
+/// (`denial`, added after every other relation) a denial. Clocks and values are small, so rows enter and leave as the clock steps.
+pub(crate) fn clock_unit(ch: &mut Choices, p: &mut Program, denial: bool) {
+    let stored: Vec<usize> = sources_of(p)
+        .into_iter()
+        .filter(|&r| matches!(p.rels[r].kind, Kind::Base | Kind::View))
+        .collect();
+    let mut body = Body::default();
+    let rel = ch.pick(&stored);
+    let arity = p.rels[rel].arity;
+    let at = ch.below(arity);
+    let mut terms = Vec::new();
+    for column in 0..arity {
+        terms.push(match column == at {
+            true => body.bind_fresh(),
+            false => body.term(ch),
+        });
+    }
+    body.lits.push(pos(rel, terms));
+    let vars = body.atom_vars.clone();
+    for _ in 0..1 + usize::from(ch.percent(30)) {
+        let x = Expr::Var(ch.pick(&vars));
+        let c = ch.below(5) as i64 - 1;
+        let op = ch.pick(&[CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge]);
+        let sub = |a: Expr, b: Expr| Expr::Bin(Op::Sub, Box::new(a), Box::new(b));
+        let add = |a: Expr, b: Expr| Expr::Bin(Op::Add, Box::new(a), Box::new(b));
+        let lit = match ch.below(4) {
+            0 => Lit::Cmp(x, op, sub(Expr::Now, Expr::Const(c))),
+            1 => Lit::Cmp(sub(Expr::Now, x), op, Expr::Const(c)),
+            2 if vars.len() > 1 => Lit::Cmp(add(x, Expr::Var(ch.pick(&vars))), op, Expr::Now),
+            _ => Lit::Cmp(add(x, Expr::Const(c)), op, Expr::Now),
+        };
+        body.lits.push(lit);
+    }
+    if ch.percent(30) {
+        let other = ch.pick(&sources_of(p));
+        body.atom(ch, p, other);
+    }
+    if ch.percent(40) {
+        body.extras(ch, p, &sources_of(p));
+    }
+    let kind = match (denial, ch.percent(75)) {
+        (true, _) => Kind::Denial,
+        (false, true) => Kind::View,
+        (false, false) => Kind::Ephemeral,
+    };
+    let counting = kind == Kind::View && ch.percent(30);
+    let mut terms: Vec<HeadTerm> = (0..1 + ch.below(2)).map(|_| body.head_term(ch)).collect();
+    if counting {
+        terms.truncate(1);
+        terms.push(HeadTerm::Agg(AggFn::Count, None));
+    }
+    let head = p.add_rel(terms.len(), kind);
+    p.rules.push(Rule {
+        head,
+        terms,
+        body: body.lits,
+    });
 }

@@ -69,12 +69,12 @@ fn history_case(
     let stats = &mut Stats::default();
     let db = Database::new(Arc::new(MemoryStore::new()));
     let empty: Db = vec![BTreeSet::new(); BASE.len()];
-    if !define_step(&db, program, &empty, stats)? {
+    if !define_step(&db, program, &empty, None, stats)? {
         return Err("a define on an empty store was refused".into());
     }
     let initial = initial_data(ch);
     transcript.step("commit (initial data)", &initial.text(program));
-    let base = commit_step(&db, program, &empty, &initial, stats)?;
+    let base = commit_step(&db, program, &empty, &initial, None, stats)?;
     db.create_branch("side", None).map_err(|e| e.to_string())?;
     transcript.step("branch side", "");
     let ours = grow(&db, ch, program, &base, "main", stats, transcript)?;
@@ -111,14 +111,14 @@ fn grow(
     if ch.percent(20) {
         let next = mutate_program(ch, &side.program);
         transcript.step(&format!("define on {name}"), &next.text(false));
-        if define_step(db, &next, &side.base, stats)? {
+        if define_step(db, &next, &side.base, None, stats)? {
             side.program = next;
         }
     }
     for i in 0..ch.below(4) {
         let set = random_changes(ch, &side.base);
         transcript.step(&format!("commit {i} on {name}"), &set.text(&side.program));
-        side.base = commit_step(db, &side.program, &side.base, &set, stats)?;
+        side.base = commit_step(db, &side.program, &side.base, &set, None, stats)?;
     }
     Ok(side)
 }
@@ -180,7 +180,7 @@ fn check_merge(
                 .collect()
         })
         .collect();
-    let expected = oracle(merged_program, &merged);
+    let expected = oracle(merged_program, &merged, None);
     let violated = violations(merged_program, &expected);
     if !violated.is_empty() {
         let as_commit = result.map(|_| CommitOutcome::NothingToCommit);
@@ -208,7 +208,7 @@ fn check_merge(
     compare(db, merged_program, &expected)?;
     // The same program and base contents, built from scratch, have the same address.
     let fresh = Database::new(Arc::new(MemoryStore::new()));
-    define(&fresh, merged_program).map_err(|e| format!("fresh define: {e}"))?;
+    define(&fresh, merged_program, None).map_err(|e| format!("fresh define: {e}"))?;
     let mut all = ChangeSet::new();
     for (rel, tuples) in merged.iter().enumerate() {
         for tuple in tuples {

@@ -25,7 +25,11 @@
 //! dense_rank sum count lag lead` over one atom, partitioned and ordered by its variables,
 //! `desc` or not, filters before and after the window; the oracle computes each value as a
 //! count or sum over the partition's rows, by definition), views and ephemeral relations mixed freely (also inside
-//! one recursive stratum) and denials. The program is defined before the data or over it,
+//! one recursive stratum) and denials, and time windows (`x > now - c`, `now - x < c`,
+//! `x + c >= now`, `x + y > now` over one atom of a base relation or view, in views, counts,
+//! ephemeral relations and denials) with the clock stepping at commits, with changes or
+//! alone: the oracle reads `now` at the commit's clock, and a step that changes no view may
+//! be "nothing to commit" (the state, clock included, then stays). The program is defined before the data or over it,
 //! and sometimes replaced midway by another (views change kind, arity or rules, or go).
 //! Change sets insert, delete, update (delete + insert), cut all edges out of a node
 //! (disconnecting recursive chains), add chains, and include no-ops.

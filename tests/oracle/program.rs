@@ -59,6 +59,8 @@ pub(crate) enum Op {
 pub(crate) enum Expr {
     Var(usize),
     Const(i64),
+    /// The clock.
+    Now,
     Neg(Box<Expr>),
     Bin(Op, Box<Expr>, Box<Expr>),
 }
@@ -129,6 +131,23 @@ pub(crate) struct Rule {
     pub(crate) head: usize,
     pub(crate) terms: Vec<HeadTerm>,
     pub(crate) body: Vec<Lit>,
+}
+
+impl Rule {
+    /// Whether a comparison of the rule reads `now`.
+    pub(crate) fn reads_now(&self) -> bool {
+        fn reads(expr: &Expr) -> bool {
+            match expr {
+                Expr::Now => true,
+                Expr::Var(_) | Expr::Const(_) => false,
+                Expr::Neg(inner) => reads(inner),
+                Expr::Bin(_, left, right) => reads(left) || reads(right),
+            }
+        }
+        self.body
+            .iter()
+            .any(|lit| matches!(lit, Lit::Cmp(l, _, r) if reads(l) || reads(r)))
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -238,6 +257,11 @@ impl Program {
                 }
             }
         }
+    }
+
+    /// Whether a rule compares with the clock `now` (then every state carries a clock).
+    pub(crate) fn mentions_now(&self) -> bool {
+        self.rules.iter().any(|rule| rule.reads_now())
     }
 
     pub(crate) fn is_aggregated(&self, rel: usize) -> bool {
@@ -445,6 +469,7 @@ pub(crate) fn expr_text(expr: &Expr) -> String {
     match expr {
         Expr::Var(v) => VARS[*v].to_string(),
         Expr::Const(c) => c.to_string(),
+        Expr::Now => "now".to_string(),
         Expr::Neg(inner) => format!(
             "-{}",
             wrap(

@@ -24,11 +24,21 @@ pub(crate) fn arith(op: Op, a: i64, b: i64) -> i64 {
     result.unwrap_or_else(|| panic!("generated arithmetic fails: {a} {op:?} {b}"))
 }
 
+std::thread_local! {
+    /// The clock `now` reads while [`oracle`] evaluates a program (it sets it).
+    static CLOCK: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
+}
+
 /// The value of `expr`, or `None` while a variable it reads is unbound.
 pub(crate) fn eval(expr: &Expr, env: &Env) -> Option<i64> {
     match expr {
         Expr::Var(v) => env[*v],
         Expr::Const(c) => Some(*c),
+        Expr::Now => Some(
+            CLOCK
+                .get()
+                .expect("a program that mentions `now` is evaluated at a clock"),
+        ),
         Expr::Neg(inner) => Some(arith(Op::Sub, 0, eval(inner, env)?)),
         Expr::Bin(op, left, right) => Some(arith(*op, eval(left, env)?, eval(right, env)?)),
     }
@@ -345,8 +355,9 @@ pub(crate) fn derive_rule(rule: &Rule, db: &Db) -> BTreeSet<Tuple> {
 }
 
 /// Every relation of `program` over the base tuples `base` (indexed like `program.rels`;
-/// derived entries are ignored).
-pub(crate) fn oracle(program: &Program, base: &Db) -> Db {
+/// derived entries are ignored), `now` reading `clock`.
+pub(crate) fn oracle(program: &Program, base: &Db, clock: Option<i64>) -> Db {
+    CLOCK.set(clock);
     let n = program.rels.len();
     let reads = program.reads();
     let mut db: Db = (0..n)

@@ -33,6 +33,9 @@ pub(crate) struct Stats {
     /// Recursive strata of views maintained at commits by DRed and by recomputing.
     pub(crate) dred_strata: usize,
     pub(crate) recompute_strata: usize,
+    /// Rules that compare with the clock `now`, and commits that moved the clock.
+    pub(crate) clock_rules: usize,
+    pub(crate) clock_steps: usize,
 }
 
 /// The recursion modes cases take in turn, and the mode of each one's fresh store.
@@ -210,39 +213,54 @@ pub(crate) fn check_refusal(
     Ok(())
 }
 
-/// Commits `set` and checks the outcome against the oracle; returns the new base.
+/// Commits `set` and checks the outcome against the oracle; returns the new base. A
+/// program that mentions `now` commits at `clock` (`--clock`), which may move it with or
+/// without changes; the head's clock after is `clock`, or the one before when nothing was
+/// committed.
 pub(crate) fn commit_step(
     db: &Database,
     program: &Program,
     base: &Db,
     set: &ChangeSet,
+    clock: Option<i64>,
     stats: &mut Stats,
 ) -> Result<Db, String> {
     let next = set.apply(base);
-    let expected = oracle(program, &next);
+    let expected = oracle(program, &next, clock);
     let violated = violations(program, &expected);
-    let before = db.head_commit().map_err(|e| e.to_string())?;
+    let head = db.head().map_err(|e| e.to_string())?;
+    let (before, before_clock) = (head.commit, head.state.clock);
     let changes = parse_changes(&set.text(program), None).map_err(|e| e.to_string())?;
-    let result = db.commit(changes, "step");
+    let result = db.commit_with_clock(changes, "step", clock);
     if !violated.is_empty() {
         check_refusal(db, result, &violated, before, "commit")?;
         stats.refused += 1;
         return Ok(base.clone());
     }
-    match result {
+    let moved = clock != before_clock;
+    let expected = match result {
         Ok(CommitOutcome::Committed {
             commit,
             stats: operators,
             ..
         }) => {
             count_modes(program, &operators, stats);
-            if next == *base {
+            if next == *base && !moved {
                 return Err("the changes change nothing, yet a commit was made".into());
             }
-            if db.head_commit().map_err(|e| e.to_string())? != Some(commit) {
+            let after = db.head().map_err(|e| e.to_string())?;
+            if after.commit != Some(commit) {
                 return Err("committed, yet the head is elsewhere".into());
             }
+            if after.state.clock != clock {
+                return Err(format!(
+                    "committed at clock {clock:?}, yet the state's clock is {:?}",
+                    after.state.clock
+                ));
+            }
             stats.commits += 1;
+            stats.clock_steps += usize::from(moved);
+            expected
         }
         Ok(CommitOutcome::NothingToCommit) => {
             if next != *base {
@@ -251,14 +269,27 @@ pub(crate) fn commit_step(
             if db.head_commit().map_err(|e| e.to_string())? != before {
                 return Err("nothing to commit, yet the head moved".into());
             }
+            // A clock step that changes no stored relation makes no commit: the state, and
+            // its clock, stay.
+            let stayed = oracle(program, base, before_clock);
+            for (i, rel) in program.rels.iter().enumerate() {
+                if rel.kind == Kind::View && stayed[i] != expected[i] {
+                    return Err(format!(
+                        "the clock step {before_clock:?} -> {clock:?} changes view {}, yet \
+                         nothing was committed",
+                        rel.name
+                    ));
+                }
+            }
             stats.nothing += 1;
+            stayed
         }
         Err(error) => {
             return Err(format!(
                 "commit refused with `{error}`, but the oracle finds every denial empty"
             ))
         }
-    }
+    };
     compare(db, program, &expected)?;
     for (tuples, rel) in expected.iter().zip(&program.rels) {
         if rel.kind != Kind::Base {
@@ -277,8 +308,20 @@ pub(crate) fn canonical(program: &Program) -> Result<String, String> {
         .map_err(|e| format!("the generated program does not compile: {e:?}"))
 }
 
-pub(crate) fn define(db: &Database, program: &Program) -> Result<CommitOutcome, DbError> {
-    db.define(&program.text(false), "oracle.rnt", "define")
+/// Defines `program`, at `clock` when it mentions `now`.
+pub(crate) fn define(
+    db: &Database,
+    program: &Program,
+    clock: Option<i64>,
+) -> Result<CommitOutcome, DbError> {
+    let clock = clock.filter(|_| program.mentions_now());
+    db.define_with_clock(
+        &program.text(false),
+        "oracle.rnt",
+        "define",
+        clock,
+        &mut |_| {},
+    )
 }
 
 pub(crate) fn run_case(
@@ -286,7 +329,7 @@ pub(crate) fn run_case(
     data_choices: &[u32],
     stats: &mut Stats,
 ) -> Result<(), String> {
-    let program = random_program(&mut Choices::new(program_choices));
+    let program = random_clocked_program(&mut Choices::new(program_choices));
     let mut transcript = Transcript {
         text: String::new(),
     };
@@ -320,6 +363,7 @@ pub(crate) fn count_program(program: &Program, stats: &mut Stats) {
         if rule.terms.iter().any(|t| matches!(t, HeadTerm::Agg(..))) {
             stats.aggregates += 1;
         }
+        stats.clock_rules += usize::from(rule.reads_now());
         let distinct = |t: &HeadTerm| matches!(t, HeadTerm::Agg(AggFn::CountDistinct, _));
         if rule.terms.iter().any(distinct) {
             stats.count_distinct += 1;
@@ -331,20 +375,22 @@ pub(crate) fn count_program(program: &Program, stats: &mut Stats) {
     }
 }
 
-/// Defines `program` over the data `base`: admitted exactly when the oracle finds its
-/// denials empty. Returns whether it was admitted.
+/// Defines `program` over the data `base` (at `clock` when it mentions `now`): admitted
+/// exactly when the oracle finds its denials empty. Returns whether it was admitted.
 pub(crate) fn define_step(
     db: &Database,
     program: &Program,
     base: &Db,
+    clock: Option<i64>,
     stats: &mut Stats,
 ) -> Result<bool, String> {
-    let expected = oracle(program, base);
+    let clock = clock.filter(|_| program.mentions_now());
+    let expected = oracle(program, base, clock);
     let violated = violations(program, &expected);
     let before = db.head().map_err(|e| e.to_string())?;
     // Only the program in force, written alike, changes nothing.
     let unchanged = before.commit.is_some() && before.state.program == canonical(program)?;
-    let result = define(db, program);
+    let result = define(db, program, clock);
     if !violated.is_empty() {
         check_refusal(db, result, &violated, before.commit, "define")?;
         stats.defines_refused += 1;
@@ -374,15 +420,17 @@ pub(crate) fn run_program(
     let db = Database::new(Arc::new(MemoryStore::new())).with_recursion_mode(mode);
     let mut active = program.clone();
     let mut base: Db = vec![BTreeSet::new(); BASE.len()];
+    // The clock a program that mentions `now` runs at: small, like the values it meets.
+    let mut clock = ch.below(6) as i64;
     let initial = initial_data(ch);
     if ch.percent(50) {
         // The program first, then the data.
-        transcript.step("define (empty store)", "");
-        if !define_step(&db, program, &base, stats)? {
+        transcript.step(&format!("define (empty store, clock {clock})"), "");
+        if !define_step(&db, program, &base, Some(clock), stats)? {
             return Err("a define on an empty store was refused".into());
         }
         transcript.step("commit (initial data)", &initial.text(program));
-        base = commit_step(&db, program, &base, &initial, stats)?;
+        base = commit_step(&db, program, &base, &initial, at(program, clock), stats)?;
     } else {
         // The data first, then the program: its views backfill, its denials judge the data.
         let plain = Program::base_only();
@@ -392,12 +440,12 @@ pub(crate) fn run_program(
             "commit (initial data, base relations only)",
             &initial.text(program),
         );
-        base = commit_step(&db, &plain, &base, &initial, stats)?;
-        transcript.step("define (over the data)", "");
-        if !define_step(&db, program, &base, stats)? {
+        base = commit_step(&db, &plain, &base, &initial, None, stats)?;
+        transcript.step(&format!("define (over the data, clock {clock})"), "");
+        if !define_step(&db, program, &base, Some(clock), stats)? {
             active = program.without_denials();
             transcript.step("define (refused; again without denials)", "");
-            if !define_step(&db, &active, &base, stats)? {
+            if !define_step(&db, &active, &base, Some(clock), stats)? {
                 return Err("a define without denials was refused".into());
             }
         }
@@ -410,24 +458,43 @@ pub(crate) fn run_program(
         None
     };
     for i in 0..commits {
+        clock = head_clock(&db)?.unwrap_or(clock);
         if redefine_at == Some(i) {
             let next = if ch.percent(40) {
-                random_program(ch)
+                random_clocked_program(ch)
             } else {
                 mutate_program(ch, &active)
             };
             count_program(&next, stats);
-            transcript.step("define (another program)", &next.text(false));
-            if define_step(&db, &next, &base, stats)? {
+            transcript.step(
+                &format!("define (another program, clock {clock})"),
+                &next.text(false),
+            );
+            if define_step(&db, &next, &base, Some(clock), stats)? {
                 active = next;
             }
         }
-        let set = random_changes(ch, &base);
-        transcript.step(&format!("commit {i}"), &set.text(&active));
-        base = commit_step(&db, &active, &base, &set, stats)?;
+        // The clock steps, often, by up to a few values (a step of 0 keeps it); a clocked
+        // program sometimes commits only the step.
+        let step = match ch.weighted(&[35, 45, 20]) {
+            0 => 0,
+            1 => 1 + ch.below(3) as i64,
+            _ => 4 + ch.below(6) as i64,
+        };
+        let set = if active.mentions_now() && ch.percent(30) {
+            ChangeSet::new()
+        } else {
+            random_changes(ch, &base)
+        };
+        transcript.step(
+            &format!("commit {i} (clock {})", clock + step),
+            &set.text(&active),
+        );
+        base = commit_step(&db, &active, &base, &set, at(&active, clock + step), stats)?;
     }
+    let clock = head_clock(&db)?;
     if std::env::var("RNT_ORACLE_SHOW").is_ok() {
-        let sizes = oracle(&active, &base);
+        let sizes = oracle(&active, &base, clock);
         for (rel, tuples) in active.rels.iter().zip(&sizes) {
             eprintln!("  {} {}", rel.name, tuples.len());
         }
@@ -439,10 +506,10 @@ pub(crate) fn run_program(
             "redefining the program with rules and literals reordered: {shuffled:?}"
         ));
     }
-    // Maintained equals recomputed: a fresh store given the same program and base tuples in
-    // one commit reaches the same state hash.
+    // Maintained equals recomputed, and history does not matter: a fresh store given the
+    // same program, base tuples and clock in one commit reaches the same state hash.
     let fresh = Database::new(Arc::new(MemoryStore::new())).with_recursion_mode(fresh_mode);
-    define(&fresh, &active).map_err(|e| format!("fresh define: {e}"))?;
+    define(&fresh, &active, clock).map_err(|e| format!("fresh define: {e}"))?;
     let mut all = ChangeSet::new();
     for (rel, tuples) in base.iter().enumerate() {
         for tuple in tuples {
@@ -451,7 +518,7 @@ pub(crate) fn run_program(
     }
     let changes = parse_changes(&all.text(&active), None).map_err(|e| e.to_string())?;
     fresh
-        .commit(changes, "all")
+        .commit_with_clock(changes, "all", clock)
         .map_err(|e| format!("fresh commit: {e}"))?;
     let (ours, theirs) = (
         db.head().map_err(|e| e.to_string())?,
@@ -467,8 +534,20 @@ pub(crate) fn run_program(
             .map(|(a, _)| a.name.as_str())
             .collect();
         return Err(format!(
-            "the maintained state differs from a fresh store's over the same data (relations {names:?})"
+            "the maintained state differs from a fresh store's over the same data (relations \
+             {names:?}, clocks {:?} and {:?})",
+            ours.state.clock, theirs.state.clock
         ));
     }
     Ok(())
+}
+
+/// The clock a commit of `program` passes: `clock` when it mentions `now`, else none.
+fn at(program: &Program, clock: i64) -> Option<i64> {
+    program.mentions_now().then_some(clock)
+}
+
+/// The head state's clock.
+fn head_clock(db: &Database) -> Result<Option<i64>, String> {
+    Ok(db.head().map_err(|e| e.to_string())?.state.clock)
 }

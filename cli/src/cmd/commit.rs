@@ -1,4 +1,11 @@
-//! `rnt commit -m MSG [-f CHANGES] [CHANGE...]`: commit a change set.
+//! `rnt commit -m MSG [-f CHANGES] [--clock T] [CHANGE...]`: commit a change set.
+//!
+//! `--clock T` sets the new state's clock (Unix seconds) for a program that mentions `now`;
+//! without it the clock is the later of the head's and the commit time. With no changes,
+//! `--clock T` only moves the clock: a commit when some relation changes (rows enter or
+//! leave a time window), "nothing to commit" otherwise. An earlier clock than the head's is
+//! refused (exit 1): the clock never goes back. A committed state with a clock prints it on
+//! a second line, `clock T (RFC 3339)`.
 //!
 //! Changes come from the file (`-` reads standard input) and then the arguments, each
 //! argument one change. Every change is parsed and checked against the head's schemas
@@ -25,6 +32,10 @@ pub struct CommitArgs {
     /// Print the tree work the commit did (nodes written and read, entries read).
     #[arg(long)]
     stats: bool,
+    /// The new state's clock, Unix seconds (a program that mentions `now`); never earlier
+    /// than the head's. Default: the later of the head's clock and the commit time.
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    clock: Option<i64>,
     /// Changes such as `+orders(1, 7, 30)` (insert) or `-orders(1, 7, 25)` (delete).
     #[arg(value_name = "CHANGE")]
     changes: Vec<String>,
@@ -50,10 +61,22 @@ pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::
     }
     let db = context.open_for_writing()?;
     let before = db.nodes().counters();
-    let outcome = db.commit(changes, &args.message)?;
+    let outcome = db.commit_with_clock(changes, &args.message, args.clock)?;
     write_outcome(out, &outcome)?;
+    if matches!(outcome, CommitOutcome::Committed { .. }) {
+        write_clock_line(out, &db)?;
+    }
     if args.stats {
         write_stats(out, &db, before, &outcome)?;
+    }
+    Ok(())
+}
+
+/// Prints the head state's clock, `clock T (RFC 3339)`, when it has one (its program
+/// mentions `now`); nothing otherwise.
+pub fn write_clock_line(out: &mut dyn Write, db: &Database) -> anyhow::Result<()> {
+    if let Some(clock) = db.head()?.state.clock {
+        writeln!(out, "clock {clock} ({})", crate::time::rfc3339(clock))?;
     }
     Ok(())
 }

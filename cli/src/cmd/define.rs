@@ -16,6 +16,11 @@ pub struct DefineArgs {
     /// The commit message (default: `define PROGRAM.rnt`).
     #[arg(short, long, value_name = "MSG")]
     message: Option<String>,
+    /// The new state's clock, Unix seconds, for a program that mentions `now` (never earlier
+    /// than the head's). Default: the head's clock, or the commit time for a program that
+    /// starts mentioning `now`.
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    clock: Option<i64>,
 }
 
 /// Reads the program and commits it. Program errors come back as `DbError::Program`,
@@ -33,8 +38,9 @@ pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::
     let db = context.open_for_writing()?;
     let message = args.message.unwrap_or_else(|| format!("define {name}"));
     let mut progress = crate::progress::Progress::new("define", None);
-    let outcome =
-        db.define_with_progress(&text, &name, &message, &mut |line| progress.message(line));
+    let outcome = db.define_with_clock(&text, &name, &message, args.clock, &mut |line| {
+        progress.message(line)
+    });
     progress.finish();
     let outcome = outcome?;
     match outcome {
@@ -51,6 +57,7 @@ pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::
                 "{}",
                 committed_line(&commit, &state, &changes, Some(&message))
             )?;
+            crate::cmd::commit::write_clock_line(out, &db)?;
         }
         CommitOutcome::NothingToCommit => {
             writeln!(out, "nothing to commit (the program is unchanged)")?

@@ -40,11 +40,22 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
             require_known(&db, args.reference.as_deref(), relation)?;
         }
     }
+    // The clock of each commit's state (a state whose program mentions `now` has one).
+    let clocks = log
+        .iter()
+        .map(|(_, commit)| {
+            State::read(db.chunks().as_ref(), &commit.state_address())
+                .map(|state| state.clock)
+                .map_err(DbError::from)
+        })
+        .collect::<Result<Vec<Option<i64>>, DbError>>()?;
+    let clocked = clocks.iter().any(Option::is_some);
     match args.format {
         ReportFormat::Json => {
             let entries = log
                 .iter()
-                .map(|(id, commit)| commit_json(id, commit))
+                .zip(&clocks)
+                .map(|((id, commit), clock)| commit_json(id, commit, *clock))
                 .collect();
             write!(out, "{}", Json::Array(entries).pretty())?;
         }
@@ -52,24 +63,30 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
         // Every commit was filtered out (`--relation`, `-n 0`): like git, print nothing.
         ReportFormat::Table if log.is_empty() => {}
         ReportFormat::Table => {
+            // The clock column appears when some state listed has a clock.
             let rows: Vec<Vec<String>> = log
                 .iter()
-                .map(|(id, commit)| {
-                    vec![
+                .zip(&clocks)
+                .map(|((id, commit), clock)| {
+                    let mut row = vec![
                         id.short_hex(SHORT_HEX_DIGITS),
                         commit.state_address().short_hex(SHORT_HEX_DIGITS),
                         rfc3339(commit.time),
-                        first_line(&commit.message),
-                        change_summary(&commit.changes),
-                    ]
+                    ];
+                    if clocked {
+                        row.push(clock.map_or("-".to_string(), |c| c.to_string()));
+                    }
+                    row.push(first_line(&commit.message));
+                    row.push(change_summary(&commit.changes));
+                    row
                 })
                 .collect();
-            write_table(
-                out,
-                &["commit", "state", "time", "message", "changes"],
-                &[],
-                &rows,
-            )?;
+            let headers: &[&str] = if clocked {
+                &["commit", "state", "time", "clock", "message", "changes"]
+            } else {
+                &["commit", "state", "time", "message", "changes"]
+            };
+            write_table(out, headers, &[], &rows)?;
         }
     }
     Ok(())
@@ -173,7 +190,7 @@ fn require_known(db: &Database, reference: Option<&str>, relation: &str) -> anyh
 }
 
 /// `{"commit", "state", "parents", "time", "message", "changes", "stats"}` of one commit.
-fn commit_json(id: &Address, commit: &Commit) -> Json {
+fn commit_json(id: &Address, commit: &Commit, clock: Option<i64>) -> Json {
     let changes = commit
         .changes
         .iter()
@@ -185,7 +202,7 @@ fn commit_json(id: &Address, commit: &Commit) -> Json {
             (c.relation.clone(), counts)
         })
         .collect();
-    Json::object([
+    let mut fields = vec![
         ("commit", Json::Str(id.to_hex())),
         ("state", Json::Str(commit.state_address().to_hex())),
         (
@@ -205,7 +222,12 @@ fn commit_json(id: &Address, commit: &Commit) -> Json {
             "stats",
             Json::Array(commit.stats.iter().map(stat_json).collect()),
         ),
-    ])
+    ];
+    // The state's clock, when its program mentions `now` (the key exists only then).
+    if let Some(clock) = clock {
+        fields.push(("clock", Json::Int(clock)));
+    }
+    Json::object(fields)
 }
 
 /// One operator's work in a commit: `{"relation", "operator", "entries_read", "nodes_read",

@@ -46,12 +46,17 @@ pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::
                     ])
                 })
                 .collect();
-            let status = Json::object([
+            let mut fields = vec![
                 ("branch", Json::Str(branch.clone())),
                 ("commit", Json::opt_str(head.commit.map(|c| c.to_hex()))),
                 ("state", Json::Str(head.state_address.to_hex())),
-                ("relations", Json::Array(relations)),
-            ]);
+            ];
+            // A state whose program mentions `now` carries a clock; the key exists only then.
+            if let Some(clock) = head.state.clock {
+                fields.push(("clock", Json::Int(clock)));
+            }
+            fields.push(("relations", Json::Array(relations)));
+            let status = Json::object(fields);
             write!(out, "{}", status.pretty())?;
         }
         ReportFormat::Table => {
@@ -61,6 +66,9 @@ pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::
                 None => writeln!(out, "commit  none (no commits yet)")?,
             }
             writeln!(out, "state   {}", head.state_address.to_hex())?;
+            if let Some(clock) = head.state.clock {
+                writeln!(out, "clock   {clock} ({})", crate::time::rfc3339(clock))?;
+            }
             if relations.is_empty() {
                 writeln!(out, "no relations (define a program with `rnt define`)")?;
                 return Ok(());

@@ -239,7 +239,8 @@ pub fn recompute(db: &Database, relations: &[&str]) -> Duration {
         .cloned()
         .collect();
     let started = Instant::now();
-    let mut engine = Engine::new(db.nodes(), &head.program, &plans, &base);
+    let mut engine =
+        Engine::new(db.nodes(), &head.program, &plans, &base).with_clock(head.state.clock);
     for relation in relations {
         if head
             .entry(relation)

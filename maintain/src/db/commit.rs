@@ -46,9 +46,25 @@ pub enum CommitOutcome {
 impl Database {
     /// Commits a change set against the head. Changes are checked against the head's
     /// schemas (unknown relation, arity, types, a tuple named twice, a derived relation)
-    /// before anything is written.
+    /// before anything is written. A program that mentions `now` takes the later of the
+    /// head's clock and the commit time as its clock.
     pub fn commit(&self, changes: Vec<Change>, message: &str) -> DbResult<CommitOutcome> {
+        self.commit_with_clock(changes, message, None)
+    }
+
+    /// [`Database::commit`] with the clock set to `clock` when given (`rnt commit --clock
+    /// T`): refused when it is earlier than the head's clock (the clock never goes back)
+    /// or when the program does not mention `now` (its states carry no clock). With no
+    /// changes, the commit only moves the clock: it is made when some relation changes
+    /// (a view's rows enter or leave a time window), and is "nothing to commit" otherwise.
+    pub fn commit_with_clock(
+        &self,
+        changes: Vec<Change>,
+        message: &str,
+        clock: Option<i64>,
+    ) -> DbResult<CommitOutcome> {
         let head = self.head()?;
+        let clock = next_clock(&head, &head.program, clock)?;
         for change in &changes {
             if let Some(entry) = head.entry(&change.relation) {
                 let kind = head.kind_of(entry)?;
@@ -96,16 +112,18 @@ impl Database {
             }
             edits.push((relation.to_string(), relation_edits.into_iter().collect()));
         }
-        self.apply_base_edits(&head, edits, started, message)
+        self.apply_base_edits(&head, edits, started, message, clock)
     }
 
-    /// Applies per-relation sorted edits to the head's base relations and commits.
+    /// Applies per-relation sorted edits to the head's base relations and commits, at
+    /// `clock`.
     pub(super) fn apply_base_edits(
         &self,
         head: &Snapshot,
         edits: Vec<(String, Vec<Edit>)>,
         started: Counters,
         message: &str,
+        clock: Option<i64>,
     ) -> DbResult<CommitOutcome> {
         let mut changed = Vec::new();
         let mut deltas = BTreeMap::new();
@@ -141,38 +159,56 @@ impl Database {
             deltas.insert(relation.clone(), delta);
             changed.push((relation, old_tree, new_tree));
         }
-        match self.maintain_base_change_of(head, changed, deltas, started)? {
-            None => Ok(CommitOutcome::NothingToCommit),
-            Some(step) => self.write_commit(head, step.state, step.counts, step.stats, message),
-        }
+        self.finish_base_commit_of(head, changed, deltas, started, message, clock)
     }
 
     /// Takes the tuple deltas of changed base relations from the diff of their trees,
-    /// maintains the views and judges the denials, writes the new state and commit, and
-    /// advances the head.
+    /// maintains the views and judges the denials at `clock`, writes the new state and
+    /// commit, and advances the head; "nothing to commit" when no relation changed (a
+    /// clock that moved and changed no relation makes no commit).
     pub(super) fn finish_base_commit(
         &self,
         head: &Snapshot,
         changed: Vec<(String, Tree, Tree)>,
         started: Counters,
         message: &str,
+        clock: Option<i64>,
     ) -> DbResult<CommitOutcome> {
-        match self.maintain_base_change(head, changed, started)? {
-            None => Ok(CommitOutcome::NothingToCommit),
-            Some(step) => self.write_commit(head, step.state, step.counts, step.stats, message),
+        self.finish_base_commit_of(head, changed, BTreeMap::new(), started, message, clock)
+    }
+
+    /// [`Database::finish_base_commit`], given for some relations their tuple delta
+    /// (`known`; see [`Database::maintain_base_change_of`]).
+    fn finish_base_commit_of(
+        &self,
+        head: &Snapshot,
+        changed: Vec<(String, Tree, Tree)>,
+        known: BTreeMap<String, Delta>,
+        started: Counters,
+        message: &str,
+        clock: Option<i64>,
+    ) -> DbResult<CommitOutcome> {
+        match self.maintain_base_change_of(head, changed, known, started, clock)? {
+            Some(step) if step.changes_relations(head) => {
+                self.write_commit(head, step.state, step.counts, step.stats, message)
+            }
+            _ => Ok(CommitOutcome::NothingToCommit),
         }
     }
 
-    /// The state after changing base relations from `head`: their tuple deltas taken from
-    /// the diff of their trees, their indexes updated, every view that reads them
-    /// maintained and every denial judged. `None` when nothing changed. Writes no commit.
+    /// The state after changing base relations from `head` and moving the clock to
+    /// `clock` (`None` for a program that does not mention `now`): the base relations'
+    /// tuple deltas taken from the diff of their trees, their indexes updated, every view
+    /// that reads them or the clock maintained and every denial judged. `None` when no
+    /// base relation changed and the clock stays. Writes no commit.
     pub(super) fn maintain_base_change(
         &self,
         head: &Snapshot,
         changed: Vec<(String, Tree, Tree)>,
         started: Counters,
+        clock: Option<i64>,
     ) -> DbResult<Option<MaintainedChange>> {
-        self.maintain_base_change_of(head, changed, BTreeMap::new(), started)
+        self.maintain_base_change_of(head, changed, BTreeMap::new(), started, clock)
     }
 
     /// [`Database::maintain_base_change`], given for some relations the tuple delta from
@@ -184,8 +220,15 @@ impl Database {
         changed: Vec<(String, Tree, Tree)>,
         mut known: BTreeMap<String, Delta>,
         started: Counters,
+        clock: Option<i64>,
     ) -> DbResult<Option<MaintainedChange>> {
+        debug_assert_eq!(
+            clock.is_some(),
+            head.program.mentions_now(),
+            "a state carries a clock exactly when its program mentions `now`"
+        );
         let mut state = head.state.clone();
+        state.clock = clock;
         let mut counts = Vec::new();
         let mut deltas: BTreeMap<String, Delta> = BTreeMap::new();
         let plans = plan_program(&head.program);
@@ -212,7 +255,7 @@ impl Database {
             }
             counts.push(count);
         }
-        if counts.is_empty() {
+        if counts.is_empty() && clock == head.state.clock {
             return Ok(None);
         }
         counts.sort_by(|a, b| a.relation.cmp(&b.relation));
@@ -230,11 +273,15 @@ impl Database {
             Some(&deltas),
         )?;
         let changed_names: Vec<&str> = counts.iter().map(|c| c.relation.as_str()).collect();
-        let mut stats = vec![stat(
-            "base",
-            &changed_names.join(","),
-            self.nodes.counters() - started,
-        )];
+        // A commit that only moves the clock changes no base relation.
+        let mut stats = Vec::new();
+        if !counts.is_empty() {
+            stats.push(stat(
+                "base",
+                &changed_names.join(","),
+                self.nodes.counters() - started,
+            ));
+        }
         // Every view that reads a changed relation, maintained from the deltas; then the
         // denials judged on insert-only deltas.
         let maintainer = Maintainer::new(
@@ -245,6 +292,7 @@ impl Database {
             by_name.into_values().collect(),
             deltas,
             self.recursion,
+            (head.state.clock, clock),
         );
         let (relations, operator_stats) = maintainer.run()?;
         state.relations = relations;
@@ -271,7 +319,7 @@ impl Database {
         new_tree: &Tree,
         new_count: u64,
     ) -> DbResult<(ChangeCount, Option<Delta>)> {
-        let keep_delta = head.program.reads(&relation) || plans.indexes.contains_key(&relation);
+        let keep_delta = head.program.reads(&relation) || plans.keeps_indexes(&relation);
         // A relation no rule reads needs no tuple delta; filling an empty one (an import)
         // needs not even the diff to count what went in.
         if !keep_delta && old_tree.count(&self.nodes)? == 0 {
@@ -419,6 +467,44 @@ pub(super) struct MaintainedChange {
     pub(super) state: State,
     pub(super) counts: Vec<ChangeCount>,
     pub(super) stats: Vec<OperatorStat>,
+}
+
+impl MaintainedChange {
+    /// Whether the change changed some relation of `before` (a base relation, or a view
+    /// or index the clock moved), as opposed to only its clock.
+    pub(super) fn changes_relations(&self, before: &Snapshot) -> bool {
+        !self.counts.is_empty() || self.state.relations != before.state.relations
+    }
+}
+
+/// The clock of a new state of `program` made on top of `head` (`rnt commit`, `import`,
+/// `merge`, `revert`): `explicit` when given — refused when earlier than the head's clock,
+/// since the clock never goes back — else the later of the head's clock and the commit
+/// time. `None` for a program that does not mention `now` (an explicit clock is then
+/// refused: such states carry none).
+pub(super) fn next_clock(
+    head: &Snapshot,
+    program: &crate::lang::check::Program,
+    explicit: Option<i64>,
+) -> DbResult<Option<i64>> {
+    if !program.mentions_now() {
+        return match explicit {
+            Some(_) => Err(DbError::user(
+                "the program does not mention `now`, so its states carry no clock to set",
+            )),
+            None => Ok(None),
+        };
+    }
+    match (explicit, head.state.clock) {
+        (Some(clock), Some(previous)) if clock < previous => Err(DbError::user(format!(
+            "clock {clock} is earlier than the head's clock {previous}: the clock never goes back"
+        ))),
+        (Some(clock), _) => Ok(Some(clock)),
+        (None, previous) => {
+            let now = commit_time();
+            Ok(Some(previous.map_or(now, |p| p.max(now))))
+        }
+    }
 }
 
 fn stat(operator: &str, relation: &str, counters: Counters) -> OperatorStat {

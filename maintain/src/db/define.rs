@@ -33,36 +33,58 @@ impl Database {
         message: &str,
         progress: &mut dyn FnMut(&str),
     ) -> DbResult<CommitOutcome> {
+        self.define_with_clock(text, source_name, message, None, progress)
+    }
+
+    /// [`Database::define_with_progress`] with the new state's clock set to `clock` when
+    /// given (`rnt define --clock T`). Otherwise a program that mentions `now` keeps the
+    /// head's clock (a define changes the program, not the time), or, when the head's
+    /// program did not mention `now`, starts it at the commit time. The clock never goes
+    /// back, and a program without `now` has none.
+    pub fn define_with_clock(
+        &self,
+        text: &str,
+        source_name: &str,
+        message: &str,
+        clock: Option<i64>,
+        progress: &mut dyn FnMut(&str),
+    ) -> DbResult<CommitOutcome> {
         let program = compile(text).map_err(|diagnostics| DbError::Program {
             rendered: render_all(&diagnostics, &Source::new(source_name, text)),
             errors: diagnostics.len(),
         })?;
         let head = self.head()?;
-        let state = self.state_for_program(&head, &program, progress)?;
+        let clock = define_clock(&head, &program, clock)?;
+        let state = self.state_for_program(&head, &program, clock, progress)?;
         if state == head.state && head.commit.is_some() {
             return Ok(CommitOutcome::NothingToCommit);
         }
         self.write_commit(&head, state, Vec::new(), Vec::new(), message)
     }
 
-    /// The state of `program` over `head`'s base contents: base relations keep their
-    /// tuples (refused when one that holds tuples would be dropped or change schema),
-    /// views whose definition is unchanged keep their trees, every other view is computed
-    /// and every index built; a denial the data violates refuses the program. Writes no
-    /// commit.
+    /// The state of `program` over `head`'s base contents at `clock`: base relations keep
+    /// their tuples (refused when one that holds tuples would be dropped or change schema),
+    /// views whose definition is unchanged keep their trees (unless they depend on the
+    /// clock and it moved), every other view is computed and every index built; a denial
+    /// the data violates refuses the program. Writes no commit.
     pub(super) fn state_for_program(
         &self,
         head: &Snapshot,
         program: &Program,
+        clock: Option<i64>,
         progress: &mut dyn FnMut(&str),
     ) -> DbResult<State> {
         let old_signatures = signatures(&head.program)?;
         let new_signatures = signatures(program)?;
-        let changed: BTreeSet<String> = new_signatures
+        let mut changed: BTreeSet<String> = new_signatures
             .iter()
             .filter(|(name, signature)| old_signatures.get(*name) != Some(*signature))
             .map(|(name, _)| name.clone())
             .collect();
+        if clock != head.state.clock {
+            // What reads the clock, directly or not, is computed at the new one.
+            changed.extend(program.clocked_relations());
+        }
         let relations = self.relations_for(head, program, &changed)?;
         let plans = plan_program(program);
         let mut by_name: BTreeMap<String, RelationEntry> =
@@ -75,11 +97,13 @@ impl Database {
             &mut by_name,
             &changed,
             true,
+            clock,
             progress,
         )?;
         let state = State {
             program: program.canonical_text(),
             relations: by_name.into_values().collect(),
+            clock,
         };
         Ok(state)
     }
@@ -159,6 +183,30 @@ impl Database {
             relations.push(entry);
         }
         Ok(relations)
+    }
+}
+
+/// The clock of the state a define makes (see [`Database::define_with_clock`]).
+fn define_clock(
+    head: &Snapshot,
+    program: &Program,
+    explicit: Option<i64>,
+) -> DbResult<Option<i64>> {
+    if !program.mentions_now() {
+        return match explicit {
+            Some(_) => Err(DbError::user(
+                "the program does not mention `now`, so its states carry no clock to set",
+            )),
+            None => Ok(None),
+        };
+    }
+    match (explicit, head.state.clock) {
+        (Some(clock), Some(previous)) if clock < previous => Err(DbError::user(format!(
+            "clock {clock} is earlier than the head's clock {previous}: the clock never goes back"
+        ))),
+        (Some(clock), _) => Ok(Some(clock)),
+        (None, Some(previous)) => Ok(Some(previous)),
+        (None, None) => Ok(Some(crate::db::commit::commit_time())),
     }
 }
 

@@ -203,6 +203,10 @@ pub enum ServedBy {
     Index(String, Access),
     /// The relation's rules, evaluated when read with the bound columns pushed in.
     Rules,
+    /// A time window's crossing index (its label in the state, e.g. `crossing c2+604800`),
+    /// read at its front: the rows whose crossing time lies between the old clock and the
+    /// new one, those a clock step makes enter or leave.
+    Crossing(String),
 }
 
 /// How a tree is read.
@@ -233,17 +237,19 @@ impl ServedBy {
         match self {
             ServedBy::Delta => "delta".into(),
             ServedBy::Tree(_) => "tree".into(),
-            ServedBy::Index(label, _) => label.clone(),
+            ServedBy::Index(label, _) | ServedBy::Crossing(label) => label.clone(),
             ServedBy::Rules => "rules".into(),
         }
     }
 
-    /// How it is read: `delta`, `scan`, `prefix`, `lookup`, or `evaluated` (rules).
+    /// How it is read: `delta`, `scan`, `prefix`, `lookup`, `evaluated` (rules), or
+    /// `front` (a crossing index's entries between the old and the new clock).
     pub fn access(&self) -> &'static str {
         match self {
             ServedBy::Delta => "delta",
             ServedBy::Tree(access) | ServedBy::Index(_, access) => access.name(),
             ServedBy::Rules => "evaluated",
+            ServedBy::Crossing(_) => "front",
         }
     }
 }
@@ -366,10 +372,17 @@ impl Snapshot {
                 .collect();
             rules.push(RuleExplanation {
                 rule: rule_text(&rule.rule),
-                cost: match window_class(&self.program, relation).filter(|_| mode == Some("window"))
-                {
-                    Some(class) => class,
-                    None => cost_class(kind, mode, &rule.rule),
+                cost: {
+                    let class = match window_class(&self.program, relation)
+                        .filter(|_| mode == Some("window"))
+                    {
+                        Some(class) => class,
+                        None => cost_class(kind, mode, &rule.rule),
+                    };
+                    match &rule.clock {
+                        Some(clock) => format!("{class}{}", time_window_class(clock)),
+                        None => class,
+                    }
                 },
                 trees: if kind == RelationKind::View {
                     let mut trees = aggregate_trees(&rule.rule);
@@ -461,8 +474,33 @@ impl Snapshot {
             }
             _ => None,
         });
+        // A term driven by a time window's atom first reads, at a clock step, the rows that
+        // enter or leave from the front of each crossing index (`delta::clock`).
+        let clock_step = rule
+            .clock
+            .as_ref()
+            .filter(|c| positive_driver == Some(c.atom))
+            .map(|clock| {
+                let labels: BTreeSet<String> = clock
+                    .conditions
+                    .iter()
+                    .map(|c| c.crossing.label())
+                    .collect();
+                labels
+                    .into_iter()
+                    .map(|label| StepExplanation {
+                        op: "clock step",
+                        literal: clock.texts.join(", "),
+                        relation: Some(clock.relation.clone()),
+                        bound: Vec::new(),
+                        served_by: Some(ServedBy::Crossing(label)),
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
         let steps = flip
             .into_iter()
+            .chain(clock_step)
             .chain(
                 plan.steps
                     .iter()
@@ -486,6 +524,13 @@ impl Snapshot {
                                 served_by: Some(served_by),
                             }
                         }
+                        Step::Clock { clock, .. } => StepExplanation {
+                            op: "time window",
+                            literal: text.clone(),
+                            relation: Some(clock.relation.clone()),
+                            bound: Vec::new(),
+                            served_by: None,
+                        },
                         Step::Filter(_) | Step::Assign { .. } => StepExplanation {
                             op: if matches!(step, Step::Filter(_)) {
                                 "filter"
@@ -586,6 +631,22 @@ fn window_class(program: &crate::lang::check::Program, relation: &str) -> Option
             tree(&running.permutation)
         ),
     })
+}
+
+/// The time-window part of a rule's cost class (seed 001, "Time-window filter": O(Δ) per
+/// change · O(E) per clock step), naming the crossing index its clock steps read.
+fn time_window_class(clock: &crate::lang::check::ClockUse) -> String {
+    let labels: BTreeSet<String> = clock
+        .conditions
+        .iter()
+        .map(|c| format!("`{}`", c.crossing.label()))
+        .collect();
+    format!(
+        " · time window: O(Δ) per change, O(E) per clock step (the rows entering or leaving, \
+         from the front of {} over `{}`)",
+        labels.into_iter().collect::<Vec<_>>().join(", "),
+        clock.relation
+    )
 }
 
 /// The names of the variables a plan binds first.

@@ -15,7 +15,7 @@
 //!
 //! *Invariant: an import is one commit or none; steps never write a ref.*
 
-use crate::db::commit::MaintainedChange;
+use crate::db::commit::{next_clock, MaintainedChange};
 use crate::db::keys::KeyReader;
 use crate::db::snapshot::Snapshot;
 use crate::db::{CommitOutcome, Database};
@@ -90,6 +90,7 @@ impl Database {
         I: IntoIterator<Item = DbResult<Tuple>>,
     {
         let head = self.head()?;
+        let clock = next_clock(&head, &head.program, None)?;
         let started = self.nodes.counters();
         let entry = head.require(relation)?;
         let kind = head.kind_of(entry)?;
@@ -110,7 +111,7 @@ impl Database {
         // programs maintain the whole import at once. A relation that keeps an index (a
         // keyed one whose key does not lead its tuples) goes in steps too, so that its index
         // follows each step's delta in bounded memory.
-        let indexed = plan_program(&head.program).indexes.contains_key(relation);
+        let indexed = plan_program(&head.program).keeps_indexes(relation);
         let stepwise = (head.program.reads(relation) || indexed)
             && head.program.denials_are_monotone_in(relation);
         let original = match schema.key_columns() {
@@ -144,6 +145,7 @@ impl Database {
             seen: None,
             current: head.clone(),
             steps: StepTotals::default(),
+            clock,
         };
         let mut rows = rows.into_iter();
         if mode == ImportMode::Replace && schema.key_columns().is_none() {
@@ -206,6 +208,9 @@ struct ImportRun<'d> {
     seen: Option<Tree>,
     current: Snapshot,
     steps: StepTotals,
+    /// The new state's clock (`None` for a program that does not mention `now`): the
+    /// first step moves it, the others keep it.
+    clock: Option<i64>,
 }
 
 impl ImportRun<'_> {
@@ -421,9 +426,9 @@ impl ImportRun<'_> {
     fn maintain_step(&mut self, before: Tree) -> DbResult<()> {
         let started = self.db.nodes.counters();
         let changed = vec![(self.relation.to_string(), before, self.tree)];
-        if let Some(step) = self
-            .db
-            .maintain_base_change(&self.current, changed, started)?
+        if let Some(step) =
+            self.db
+                .maintain_base_change(&self.current, changed, started, self.clock)?
         {
             self.current = self.current.with_state(step.state.clone());
             self.steps.add(step);
@@ -517,15 +522,16 @@ impl ImportRun<'_> {
         }
         if self.stepwise {
             return match self.steps.finish(self.current.state) {
-                None => Ok(CommitOutcome::NothingToCommit),
-                Some(total) => {
+                Some(total) if total.changes_relations(head) => {
                     self.db
                         .write_commit(head, total.state, total.counts, total.stats, message)
                 }
+                _ => Ok(CommitOutcome::NothingToCommit),
             };
         }
         let changed = vec![(self.relation.to_string(), old_tree, self.tree)];
-        self.db.finish_base_commit(head, changed, started, message)
+        self.db
+            .finish_base_commit(head, changed, started, message, self.clock)
     }
 }
 
@@ -568,9 +574,9 @@ impl StepTotals {
     }
 
     /// The whole import as one change ending in `state`; `None` when no step changed
-    /// anything.
+    /// anything (not even the clock).
     fn finish(self, state: State) -> Option<MaintainedChange> {
-        if self.counts.is_empty() {
+        if self.counts.is_empty() && self.stats.is_empty() {
             return None;
         }
         let counts = self

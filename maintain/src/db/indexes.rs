@@ -30,7 +30,8 @@ pub(crate) fn update_base_indexes(
             Some(entry),
             &tree,
             &types,
-            plans.indexes.get(&entry.name).into_iter().flatten(),
+            plans,
+            &entry.name,
             deltas.and_then(|d| d.get(&entry.name)),
         )?;
         aux.sort_by(|a, b| a.label.cmp(&b.label));

@@ -19,7 +19,7 @@
 //! *Invariant: the merged state equals, by address, the state of the same base contents
 //! and program built any other way; a refused merge writes no ref.*
 
-use crate::db::commit::NewCommit;
+use crate::db::commit::{commit_time, NewCommit};
 use crate::db::keys::KeyReader;
 use crate::db::refs;
 use crate::db::snapshot::Snapshot;
@@ -150,8 +150,17 @@ impl Database {
         if !conflicts.is_empty() {
             return Err(conflict_error(reference, &conflicts));
         }
+        // The merged clock is the later of the two sides' and the commit time: it never
+        // goes back from either parent (`None` when the merged program lacks `now`).
+        let clock = start.program.mentions_now().then(|| {
+            [start.state.clock, other.state.clock, Some(commit_time())]
+                .into_iter()
+                .flatten()
+                .max()
+                .unwrap_or_else(commit_time)
+        });
         let (state, mut changes, stats) =
-            match self.maintain_base_change(&start, changed, started)? {
+            match self.maintain_base_change(&start, changed, started, clock)? {
                 Some(step) => (step.state, step.counts, step.stats),
                 None => (start.state.clone(), Vec::new(), Vec::new()),
             };

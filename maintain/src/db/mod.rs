@@ -176,6 +176,7 @@ impl Database {
             program: &snapshot.program,
             text: &snapshot.state.program,
             relations: &snapshot.state.relations,
+            clock: snapshot.state.clock,
         };
         query(&self.nodes, &state, text)
     }
@@ -195,7 +196,8 @@ impl Database {
                 &snapshot.program,
                 &plans,
                 &snapshot.state.relations,
-            );
+            )
+            .with_clock(snapshot.state.clock);
             return Ok(engine.evaluate(relation)?.into_iter().collect());
         };
         let mut out = Vec::new();

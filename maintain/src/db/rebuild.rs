@@ -9,9 +9,11 @@ use crate::DbResult;
 use rnt_merkle::{AuxTree, NodeStore, RelationEntry};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Computes the views in `recompute` from scratch, in stratum order; every other view
-/// keeps its trees and gets exactly the indexes the plans need. Then, when asked, judges
-/// from scratch the denials in `recompute` (the others held in the state they come from).
+/// Computes the views in `recompute` from scratch at `clock` (the state's), in stratum
+/// order; every other view keeps its trees and gets exactly the indexes the plans need.
+/// Then, when asked, judges from scratch the denials in `recompute` (the others held in the
+/// state they come from).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rebuild_views(
     nodes: &NodeStore,
     program: &Program,
@@ -19,6 +21,7 @@ pub(crate) fn rebuild_views(
     by_name: &mut BTreeMap<String, RelationEntry>,
     recompute: &BTreeSet<String>,
     judge_denials: bool,
+    clock: Option<i64>,
     progress: &mut dyn FnMut(&str),
 ) -> DbResult<()> {
     let current: Vec<RelationEntry> = by_name
@@ -26,7 +29,7 @@ pub(crate) fn rebuild_views(
         .filter(|e| e.kind == RelationKind::Relation || !recompute.contains(&e.name))
         .cloned()
         .collect();
-    let mut engine = Engine::new(nodes, program, plans, &current);
+    let mut engine = Engine::new(nodes, program, plans, &current).with_clock(clock);
     let views: Vec<&String> = program
         .strata
         .iter()
@@ -70,7 +73,7 @@ fn reindex_kept_view(
     let mut aux: Vec<AuxTree> = entry
         .aux
         .iter()
-        .filter(|a| !a.label.starts_with("index "))
+        .filter(|a| !a.label.starts_with("index ") && !a.label.starts_with("crossing "))
         .cloned()
         .collect();
     aux.extend(index_trees(
@@ -78,7 +81,8 @@ fn reindex_kept_view(
         Some(entry),
         &tree,
         &types,
-        plans.indexes.get(&entry.name).into_iter().flatten(),
+        plans,
+        &entry.name,
         None,
     )?);
     aux.sort_by(|a, b| a.label.cmp(&b.label));

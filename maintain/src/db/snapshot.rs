@@ -28,6 +28,7 @@ impl Snapshot {
         let state = State {
             program: String::new(),
             relations: Vec::new(),
+            clock: None,
         };
         let program =
             compile("").map_err(|_| DbError::internal("the empty program does not compile"))?;
@@ -91,6 +92,16 @@ impl Snapshot {
                 ),
             )
         })?;
+        if program.mentions_now() != state.clock.is_some() {
+            return Err(corrupted_state(
+                &state_address,
+                if state.clock.is_some() {
+                    "it has a clock, but its program does not mention `now`".to_string()
+                } else {
+                    "its program mentions `now`, but it has no clock".to_string()
+                },
+            ));
+        }
         for entry in &state.relations {
             let declared = program.relation(&entry.name).map(|r| r.kind());
             if declared.is_none_or(|kind| kind != entry.kind) {
@@ -204,6 +215,7 @@ mod tests {
         let state = State {
             program: program.canonical_text(),
             relations: vec![e, r],
+            clock: None,
         };
         state.write(chunks).expect("the state is written")
     }

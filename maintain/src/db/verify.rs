@@ -79,6 +79,7 @@ impl Database {
             &mut by_name,
             &every,
             false,
+            snapshot.state.clock,
             progress,
         )?;
         let recomputed: Vec<RelationEntry> = by_name.into_values().collect();

@@ -3,12 +3,13 @@
 //! commit.
 
 use super::terms::Mode;
-use super::{Maintainer, OperatorStats};
+use super::Maintainer;
 use crate::eval::join::project;
 use crate::eval::read::Flow;
 use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::{format_tuple, Tuple};
 use crate::{DbError, DbResult};
+use rnt_merkle::Counters;
 
 impl Maintainer<'_> {
     /// Judges every denial on insert-only deltas against the new state, stopping at the
@@ -26,6 +27,7 @@ impl Maintainer<'_> {
                 continue;
             }
             let before = self.nodes.counters();
+            *self.window_work.borrow_mut() = Counters::default();
             let mut witness: Option<Tuple> = None;
             self.delta_terms(
                 &denial,
@@ -38,11 +40,8 @@ impl Maintainer<'_> {
                     Ok(Flow::Stop)
                 },
             )?;
-            self.stats.push(OperatorStats {
-                relation: denial.clone(),
-                operator: "denial".into(),
-                counters: self.nodes.counters() - before,
-            });
+            let spent = self.nodes.counters() - before;
+            self.push_stats(&denial, "denial", spent);
             if let Some(witness) = witness {
                 return Err(DbError::DenialViolated {
                     witness: format_tuple(&denial, &witness),

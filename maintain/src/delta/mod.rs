@@ -3,6 +3,8 @@
 //! by one operator per file, each with its equation at the top:
 //!
 //! - [`terms`]: the telescoped delta rule all of them build on;
+//! - [`clock`]: time windows (`ts > now - W`): the windowed atom's delta, with the rows a
+//!   clock step makes enter or leave read from the front of a crossing index;
 //! - [`counting`]: non-recursive views, with derivation counts;
 //! - [`aggregate`], [`minmax`], [`distinct`] and [`concat`]: aggregate views, from per-group
 //!   accumulators, sorted values and per-(group, value) match counts (CONCAT re-reads its
@@ -20,6 +22,7 @@
 //! `crate::db` calls in; nothing here reads `crate::db`.*
 
 mod aggregate;
+mod clock;
 mod concat;
 mod counting;
 mod denial;
@@ -36,6 +39,7 @@ mod window;
 use crate::eval::engine::{Engine, ProgramPlans};
 use crate::eval::index::index_trees;
 pub use crate::eval::memory::Delta;
+use crate::lang::check::ClockCondition;
 use crate::lang::check::Program;
 use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::{decode_tuple, encode_tuple};
@@ -43,7 +47,9 @@ use crate::lang::value::{Type, Value};
 use crate::{DbError, DbResult};
 pub use recursion::{RecursionCost, RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, Tree};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use terms::driver_relation;
 
 /// The work one operator did in one commit.
@@ -51,7 +57,9 @@ use terms::driver_relation;
 pub struct OperatorStats {
     /// The relation maintained or judged.
     pub relation: String,
-    /// `base`, `counting`, `aggregate`, `window`, `dred`, `recompute`, `ephemeral` or `denial`.
+    /// `base`, `counting`, `aggregate`, `window`, `dred`, `recompute`, `ephemeral`,
+    /// `denial`, or `time-window` (the windowed atom's delta of a rule reading `now`: the
+    /// rows a clock step makes enter or leave, read from a crossing index).
     pub operator: String,
     /// The node store counters spent on it.
     pub counters: Counters,
@@ -152,12 +160,22 @@ pub struct Maintainer<'a> {
     entries: BTreeMap<String, RelationEntry>,
     deltas: BTreeMap<String, Delta>,
     stats: Vec<OperatorStats>,
+    /// The windowed deltas computed so far (`clock`), per windowed relation and window.
+    windowed: RefCell<BTreeMap<WindowKey, Rc<Delta>>>,
+    /// The node store work spent on windowed deltas since the operator running began.
+    window_work: RefCell<Counters>,
 }
+
+/// A time window over a relation: the relation and its conditions.
+type WindowKey = (String, Vec<ClockCondition>);
 
 impl<'a> Maintainer<'a> {
     /// A maintainer from the head's entries (`old`) to the new base entries (`new`, whose
     /// base relations and their indexes already hold the change), given the base deltas;
-    /// recursive strata of views go by `recursion`.
+    /// recursive strata of views go by `recursion`. `clocks` are the old and the new state's
+    /// clocks (`None` for a program that does not mention `now`; the new one is never
+    /// smaller).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         nodes: &'a NodeStore,
         program: &'a Program,
@@ -166,7 +184,15 @@ impl<'a> Maintainer<'a> {
         new: Vec<RelationEntry>,
         base_deltas: BTreeMap<String, Delta>,
         recursion: RecursionMode,
+        clocks: (Option<i64>, Option<i64>),
     ) -> Maintainer<'a> {
+        debug_assert!(
+            match clocks {
+                (Some(before), Some(after)) => before <= after,
+                _ => true,
+            },
+            "the clock never goes back"
+        );
         for (name, delta) in &base_deltas {
             delta.debug_assert_disjoint(name);
         }
@@ -176,11 +202,13 @@ impl<'a> Maintainer<'a> {
             plans,
             old_entries: old,
             recursion,
-            old: Engine::new(nodes, program, plans, old),
-            new: Engine::new(nodes, program, plans, &new),
+            old: Engine::new(nodes, program, plans, old).with_clock(clocks.0),
+            new: Engine::new(nodes, program, plans, &new).with_clock(clocks.1),
             entries: new.into_iter().map(|e| (e.name.clone(), e)).collect(),
             deltas: base_deltas,
             stats: Vec::new(),
+            windowed: RefCell::default(),
+            window_work: RefCell::default(),
         }
     }
 
@@ -201,6 +229,7 @@ impl<'a> Maintainer<'a> {
                 continue;
             };
             let before = self.nodes.counters();
+            *self.window_work.borrow_mut() = Counters::default();
             match operator {
                 Operator::Dred => self.dred(&stratum.relations)?,
                 Operator::Recompute => self.recompute(&stratum.relations)?,
@@ -210,14 +239,28 @@ impl<'a> Maintainer<'a> {
                 Operator::Ephemeral => self.ephemeral_delta(&stratum.relations[0])?,
             }
             let spent = self.nodes.counters() - before;
-            self.stats.push(OperatorStats {
-                relation: stratum.relations.join(","),
-                operator: operator.name().into(),
-                counters: spent,
-            });
+            self.push_stats(&stratum.relations.join(","), operator.name(), spent);
         }
         self.judge_denials()?;
         Ok((self.entries.into_values().collect(), self.stats))
+    }
+
+    /// Records the work of one operator on `relation`, the windowed deltas it computed
+    /// (`time-window`) apart from the rest.
+    fn push_stats(&mut self, relation: &str, operator: &str, spent: Counters) {
+        let window = std::mem::take(&mut *self.window_work.borrow_mut());
+        if window != Counters::default() {
+            self.stats.push(OperatorStats {
+                relation: relation.to_string(),
+                operator: "time-window".into(),
+                counters: window,
+            });
+        }
+        self.stats.push(OperatorStats {
+            relation: relation.to_string(),
+            operator: operator.into(),
+            counters: spent - window,
+        });
     }
 
     fn kind(&self, relation: &str) -> RelationKind {
@@ -244,15 +287,25 @@ impl<'a> Maintainer<'a> {
         self.deltas.get(relation).is_some_and(|d| !d.is_empty())
     }
 
-    /// Whether a rule of `relation` reads a relation that changed in this commit.
+    /// Whether a rule of `relation` reads a relation that changed in this commit, or the
+    /// clock when it moves.
     fn reads_changed(&self, relation: &str) -> bool {
-        let positive = self
-            .plans
-            .delta
-            .get(relation)
-            .into_iter()
-            .flatten()
-            .any(|(plan, i)| driver_relation(plan, *i).is_some_and(|r| self.has_delta(r)));
+        let clock = self.clock_moves()
+            && self
+                .plans
+                .delta
+                .get(relation)
+                .into_iter()
+                .flatten()
+                .any(|(plan, _)| plan.clock.is_some());
+        let positive = clock
+            || self
+                .plans
+                .delta
+                .get(relation)
+                .into_iter()
+                .flatten()
+                .any(|(plan, i)| driver_relation(plan, *i).is_some_and(|r| self.has_delta(r)));
         positive
             || self
                 .plans
@@ -285,7 +338,8 @@ impl<'a> Maintainer<'a> {
             Some(&entry),
             &tree,
             &types,
-            self.plans.indexes.get(name).into_iter().flatten(),
+            self.plans,
+            name,
             Some(&delta),
         )?;
         for (label, tree) in extra {

@@ -61,8 +61,19 @@ impl Maintainer<'_> {
         emit: &mut TermEmit<'_>,
     ) -> DbResult<Flow> {
         for (plan, i) in self.plans.delta.get(relation).into_iter().flatten() {
-            let Some(delta) = driver_relation(plan, *i).and_then(|r| drivers.get(r)) else {
-                continue;
+            // The windowed atom of a rule reading `now` is driven by its windowed delta
+            // (`clock`): the commit's changes inside the window, and the rows the clock
+            // step makes enter or leave.
+            let windowed;
+            let delta: &Delta = match plan.clock.as_ref().filter(|c| c.atom == *i) {
+                Some(clock) => {
+                    windowed = self.windowed_delta(clock, drivers)?;
+                    &windowed
+                }
+                None => match driver_relation(plan, *i).and_then(|r| drivers.get(r)) {
+                    Some(delta) => delta,
+                    None => continue,
+                },
             };
             let signed: Vec<(i64, &MemRelation)> = match mode {
                 Mode::Signed => vec![(1, &delta.inserted), (-1, &delta.deleted)],

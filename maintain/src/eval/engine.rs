@@ -23,7 +23,7 @@ use crate::eval::window::{
     keeps_totals, partition_total, run_windowed, run_windowed_observed, stored_running, totals_key,
     RUNNING_LABEL,
 };
-use crate::lang::check::Program;
+use crate::lang::check::{Crossing, Program};
 use crate::lang::syntax::ast::{Atom, Literal, RelationKind, VarId};
 use crate::lang::tuple::{encode_tuple, format_tuple, Tuple};
 use crate::lang::value::{Type, Value};
@@ -49,6 +49,17 @@ pub struct ProgramPlans {
     /// Per windowed view, its rule planned with the partition variables bound first: the
     /// read of one partition's rows that the window fallback makes per touched partition.
     pub partition: BTreeMap<String, RulePlan>,
+    /// Crossing times of the time windows over each stored relation: the relation keeps a
+    /// crossing index per entry (`crate::eval::crossing`).
+    pub crossings: BTreeMap<String, BTreeSet<Crossing>>,
+}
+
+impl ProgramPlans {
+    /// Whether stored relation `name` keeps an index (over a permutation, or a crossing
+    /// index): then its changes must carry a tuple delta, which the indexes follow.
+    pub fn keeps_indexes(&self, name: &str) -> bool {
+        self.indexes.contains_key(name) || self.crossings.contains_key(name)
+    }
 }
 
 /// Plans every rule of `program` and derives the indexes from the plans' read sets.
@@ -59,6 +70,15 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
         let mut delta = Vec::new();
         let mut negation_delta = Vec::new();
         for rule in &relation.rules {
+            if let Some(clock) = &rule.clock {
+                for condition in &clock.conditions {
+                    plans
+                        .crossings
+                        .entry(clock.relation.clone())
+                        .or_default()
+                        .insert(condition.crossing.clone());
+                }
+            }
             full.push(plan_rule(rule));
             for (i, literal) in rule.rule.body.iter().enumerate() {
                 match literal {
@@ -199,6 +219,9 @@ pub struct Engine<'a> {
     /// (which made a commit through n of them cost O(n²)). Bounded by
     /// [`DERIVED_READS_CACHED_MAX`].
     derived: RefCell<BTreeMap<ReadKey, Rc<Vec<Tuple>>>>,
+    /// The state's clock, which rules reading `now` compare with (`None`: the program
+    /// does not mention `now`, or the engine was given no clock).
+    clock: Option<i64>,
 }
 
 /// A read of a derived relation: its name and the pattern's bound values.
@@ -226,11 +249,27 @@ impl<'a> Engine<'a> {
             pattern_plans: RefCell::default(),
             recursive: RefCell::default(),
             derived: RefCell::default(),
+            clock: None,
         };
         for entry in entries {
             engine.register(entry);
         }
         engine
+    }
+
+    /// This engine, reading the state at clock `clock` (a state of a program that mentions
+    /// `now` carries one; `None` for one that does not).
+    #[must_use]
+    pub fn with_clock(mut self, clock: Option<i64>) -> Engine<'a> {
+        self.clock = clock;
+        self.recursive.borrow_mut().clear();
+        self.derived.borrow_mut().clear();
+        self
+    }
+
+    /// The clock this engine reads the state at.
+    pub fn clock(&self) -> Option<i64> {
+        self.clock
     }
 
     /// Makes a stored relation's trees readable.
@@ -667,14 +706,7 @@ impl<'a> Engine<'a> {
         tree: Tree,
     ) -> DbResult<RelationEntry> {
         let types = self.types_of(name);
-        let mut aux = index_trees(
-            self.nodes,
-            None,
-            &tree,
-            &types,
-            self.plans.indexes.get(name).into_iter().flatten(),
-            None,
-        )?;
+        let mut aux = index_trees(self.nodes, None, &tree, &types, self.plans, name, None)?;
         aux.sort_by(|a, b| a.label.cmp(&b.label));
         Ok(RelationEntry {
             name: name.to_string(),
@@ -715,6 +747,10 @@ impl<'a> Engine<'a> {
 }
 
 impl Relations for Engine<'_> {
+    fn clock(&self) -> Option<i64> {
+        self.clock
+    }
+
     fn read(
         &self,
         relation: &str,

@@ -1,10 +1,13 @@
 //! Index upkeep, written once for base relations, maintained views, kept views and
 //! views computed from scratch: a stored relation keeps exactly one index tree per column
-//! permutation its readers' plans bind (`ProgramPlans::indexes`).
+//! permutation its readers' plans bind (`ProgramPlans::indexes`), and one crossing index per
+//! time window's crossing time over it (`ProgramPlans::crossings`, `eval::crossing`).
 //!
 //! *Invariant: an index over permutation p holds exactly the relation's tuples with their
 //! columns permuted by p; so an edited index has the address a rebuilt one would have.*
 
+use crate::eval::crossing::{build_crossing_index, crossing_edits};
+use crate::eval::engine::ProgramPlans;
 use crate::eval::memory::Delta;
 use crate::eval::read::{build_index, index_label};
 use crate::lang::tuple::encode_permuted;
@@ -12,20 +15,35 @@ use crate::lang::value::Type;
 use crate::{DbError, DbResult};
 use rnt_merkle::{AuxTree, Edit, NodeStore, RelationEntry, Tree};
 
-/// The index trees of a stored relation whose tuples are `tree`, one per permutation in
-/// `permutations`, in that order: an index `old` already has is kept as is (`changes` is
-/// `None`) or edited by the relation's delta (`Some`); a missing one is built from `tree`.
-/// Indexes `old` has that `permutations` does not name are dropped.
-pub(crate) fn index_trees<'p>(
+/// The index trees the plans make relation `name` keep, whose tuples are `tree`: one per
+/// permutation, then one per crossing time. An index `old` already has is kept as is
+/// (`changes` is `None`) or edited by the relation's delta (`Some`); a missing one is built
+/// from `tree`. Indexes `old` has that the plans do not name are dropped.
+pub(crate) fn index_trees(
     nodes: &NodeStore,
     old: Option<&RelationEntry>,
     tree: &Tree,
     types: &[Type],
-    permutations: impl IntoIterator<Item = &'p Vec<usize>>,
+    plans: &ProgramPlans,
+    name: &str,
     changes: Option<&Delta>,
 ) -> DbResult<Vec<AuxTree>> {
     let mut aux = Vec::new();
-    for permutation in permutations {
+    for crossing in plans.crossings.get(name).into_iter().flatten() {
+        let label = crossing.label();
+        let index = match (old.and_then(|entry| entry.aux_tree(&label)), changes) {
+            (Some(index), None) => index,
+            (Some(index), Some(delta)) => {
+                index.edit(nodes, crossing_edits(delta, types, crossing)?)?
+            }
+            (None, _) => build_crossing_index(nodes, tree, types, crossing)?,
+        };
+        aux.push(AuxTree {
+            label,
+            root: *index.root().as_bytes(),
+        });
+    }
+    for permutation in plans.indexes.get(name).into_iter().flatten() {
         let label = index_label(permutation);
         let index = match (old.and_then(|entry| entry.aux_tree(&label)), changes) {
             (Some(index), None) => index,

@@ -71,6 +71,36 @@ fn exec(
                 exec(plan, step + 1, sources, bindings, emit)
             }
         }
+        Step::Clock { literal, clock } => {
+            let Some(now) = sources[*literal].clock() else {
+                return Err(DbError::user(format!(
+                    "rule `{}` reads `now`, but this state has no clock (its program does not \
+                     mention `now`)",
+                    plan.source
+                )));
+            };
+            let value = |column: usize| match clock
+                .column_vars
+                .get(&column)
+                .and_then(|v| bindings[v.index()].as_ref())
+            {
+                Some(Value::Int(i)) => Some(*i),
+                _ => None,
+            };
+            for condition in &clock.conditions {
+                let crossing = condition.crossing.at(value).ok_or_else(|| {
+                    DbError::internal(format!(
+                        "rule `{}`: a time window read an unbound or non-int column \
+                         (planner bug)",
+                        plan.source
+                    ))
+                })?;
+                if !condition.holds(now, crossing) {
+                    return Ok(Flow::Continue);
+                }
+            }
+            exec(plan, step + 1, sources, bindings, emit)
+        }
         Step::Filter(comparison) => {
             if eval_comparison(comparison, bindings, &plan.source)? {
                 exec(plan, step + 1, sources, bindings, emit)

@@ -10,6 +10,7 @@
 //! `lang` only — never from `delta` or `db`.*
 
 pub mod aggregate;
+pub mod crossing;
 pub mod engine;
 pub mod expr;
 pub mod fixpoint;

@@ -12,7 +12,7 @@
 use crate::eval::read::{index_label, index_permutation};
 use crate::eval::window::{RunningIndex, TopK, WindowPlan};
 use crate::lang::canonical::{literal_text, rule_text, window_text};
-use crate::lang::check::CheckedRule;
+use crate::lang::check::{CheckedRule, ClockUse};
 use crate::lang::syntax::ast::{AggregateFn, WindowFn};
 use crate::lang::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, Rule, TermKind, VarId};
 use crate::lang::value::Value;
@@ -79,6 +79,16 @@ pub enum Step {
         /// Its value.
         value: Expr,
     },
+    /// Go on only when the row the windowed atom (literal `literal`) just bound is inside
+    /// the time window at the clock of the state it was read from: every comparison with
+    /// `now` holds. Placed right after that atom's join; a delta term driven by the
+    /// windowed atom has none (its delta already holds the rows entering and leaving).
+    Clock {
+        /// The windowed atom's literal.
+        literal: usize,
+        /// The window's conditions.
+        clock: ClockUse,
+    },
 }
 
 /// What a head column produces.
@@ -117,6 +127,9 @@ pub struct RulePlan {
     /// A windowed rule's window: the steps above gather its input rows, the window runs
     /// per partition, then its own steps after it (`crate::eval::window`).
     pub window: Option<WindowPlan>,
+    /// The rule's time window, when it reads `now`: a delta term driven by the windowed
+    /// atom reads that atom's time-windowed delta (`crate::delta::clock`).
+    pub clock: Option<ClockUse>,
 }
 
 impl RulePlan {
@@ -158,13 +171,24 @@ impl RulePlan {
         }
         for (step, text) in self.steps.iter().zip(&self.step_texts) {
             let line = match step {
-                Step::Join(read) if Some(read.literal) == driver => {
-                    format!("join {text} from Δ{}", read.relation)
-                }
+                Step::Join(read) if Some(read.literal) == driver => match &self.clock {
+                    Some(clock) if clock.atom == read.literal => format!(
+                        "join {text} from Δ{} inside the time window {}, and the rows the \
+                         clock step makes enter or leave, from the front of {}",
+                        read.relation,
+                        clock.texts.join(", "),
+                        crossing_labels(clock)
+                    ),
+                    _ => format!("join {text} from Δ{}", read.relation),
+                },
                 Step::Join(read) => format!("join {text}{}", access(read, stored)),
                 Step::Not(read) => format!("{text}{}", access(read, stored)),
                 Step::Filter(_) => format!("filter {text}"),
                 Step::Assign { .. } => format!("assign {text}"),
+                Step::Clock { clock, .. } => format!(
+                    "time window {text} at the state's clock (crossing index {})",
+                    crossing_labels(clock)
+                ),
             };
             out.push_str("  ");
             out.push_str(&line);
@@ -222,6 +246,16 @@ impl RulePlan {
         }
         out
     }
+}
+
+/// The labels of the crossing indexes a time window's conditions keep, for plan dumps.
+pub fn crossing_labels(clock: &ClockUse) -> String {
+    let labels: std::collections::BTreeSet<String> = clock
+        .conditions
+        .iter()
+        .map(|c| format!("`{}`", c.crossing.label()))
+        .collect();
+    labels.into_iter().collect::<Vec<_>>().join(", ")
 }
 
 /// What serves a read, for plan dumps: the tuple tree (scanned, or by prefix when the
@@ -325,6 +359,8 @@ fn plan_avoiding(
 ) -> RulePlan {
     let rule = &checked.rule;
     let mut placer = Placer::new(checked, prebound, skip);
+    // A term driven by the windowed atom reads its time-windowed delta: no clock step.
+    placer.clock_step = checked.clock.is_some() && first != checked.clock.as_ref().map(|c| c.atom);
     let after = after_window(checked);
     for &literal in &after {
         placer.placed[literal] = true;
@@ -360,6 +396,7 @@ fn plan_avoiding(
         step_texts: placer.step_texts,
         head_columns: head_columns(rule),
         window: None,
+        clock: checked.clock.clone(),
     };
     attach_window(&mut plan, checked, &after);
     plan
@@ -624,6 +661,8 @@ struct Placer<'r> {
     steps: Vec<Step>,
     /// The text of each step's literal.
     step_texts: Vec<String>,
+    /// Whether the rule's time window is tested right after its windowed atom is read.
+    clock_step: bool,
 }
 
 impl<'r> Placer<'r> {
@@ -637,6 +676,10 @@ impl<'r> Placer<'r> {
         if let Some(skip) = skip {
             placed[skip] = true;
         }
+        // The literals about the clock are tested in one step after the windowed atom.
+        for &literal in checked.clock.iter().flat_map(|c| &c.literals) {
+            placed[literal] = true;
+        }
         let mut assignment_of = vec![None; rule.body.len()];
         for (i, a) in checked.assignments.iter().enumerate() {
             assignment_of[a.literal] = Some(i);
@@ -649,6 +692,7 @@ impl<'r> Placer<'r> {
             texts: rule.body.iter().map(|l| literal_text(rule, l)).collect(),
             steps: Vec::new(),
             step_texts: Vec::new(),
+            clock_step: false,
         }
     }
 
@@ -657,6 +701,15 @@ impl<'r> Placer<'r> {
             .push(Step::Join(atom_read(atom, literal, &mut self.bound)));
         self.step_texts.push(self.texts[literal].clone());
         self.placed[literal] = true;
+        if let Some(clock) = self.checked.clock.as_ref().filter(|c| c.atom == literal) {
+            if self.clock_step {
+                self.steps.push(Step::Clock {
+                    literal,
+                    clock: clock.clone(),
+                });
+                self.step_texts.push(clock.texts.join(", "));
+            }
+        }
     }
 
     /// Places everything that needs no new binding, as early as possible: assignments

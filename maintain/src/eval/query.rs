@@ -30,6 +30,9 @@ pub struct QueryState<'s> {
     pub text: &'s str,
     /// The state's relation entries.
     pub relations: &'s [RelationEntry],
+    /// The state's clock, which `now` reads (`None`: the state's program does not mention
+    /// `now`, and a query that does is refused).
+    pub clock: Option<i64>,
 }
 
 /// Evaluates the rules of `text` against `state`.
@@ -74,7 +77,7 @@ pub fn query(nodes: &NodeStore, state: &QueryState<'_>, text: &str) -> DbResult<
         .ok_or_else(|| DbError::user(format!("query: `{first}` is not a relation")))?;
     let schema = relation.declaration.schema();
     let plans = plan_program(&program);
-    let engine = Engine::new(nodes, &program, &plans, state.relations);
+    let engine = Engine::new(nodes, &program, &plans, state.relations).with_clock(state.clock);
     let tuples = engine.evaluate(&first)?.into_iter().collect();
     Ok(QueryAnswer { schema, tuples })
 }

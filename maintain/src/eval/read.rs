@@ -31,6 +31,13 @@ pub trait Relations {
         pattern: &[Option<Value>],
         visit: &mut Visit<'_>,
     ) -> DbResult<Flow>;
+
+    /// The clock of the state the reads come from, which a time window compares with;
+    /// `None` for a source with no clock (in-memory relations, a state whose program does
+    /// not mention `now`).
+    fn clock(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// The label of the index over `permutation` in a relation's auxiliary trees.

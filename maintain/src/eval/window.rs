@@ -503,7 +503,7 @@ fn after(
                 }
             }
         }
-        Step::Join(_) | Step::Not(_) => Err(DbError::internal(format!(
+        Step::Join(_) | Step::Not(_) | Step::Clock { .. } => Err(DbError::internal(format!(
             "rule `{}`: an atom read after the window (planner bug)",
             plan.source
         ))),

@@ -47,6 +47,12 @@ impl Strata {
         }
     }
 
+    /// Whether a relation's stratum is recursive (it depends on itself).
+    pub fn is_recursive(&self, relation: &str) -> bool {
+        self.stratum_of(relation)
+            .is_some_and(|i| self.strata[i].recursive)
+    }
+
     /// Iterates the strata in evaluation order.
     pub fn iter(&self) -> impl Iterator<Item = &Stratum> {
         self.strata.iter()

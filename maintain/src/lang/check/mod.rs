@@ -30,9 +30,11 @@
 //! it is safe, well-typed and stratified — so the planner and the evaluators assert these
 //! properties instead of checking them again.*
 
+mod clock;
 mod infer;
 mod window;
 
+pub use clock::{ClockCondition, ClockUse, Crossing};
 pub use infer::infer_head_declarations;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -60,6 +62,42 @@ pub struct Program {
 }
 
 impl Program {
+    /// Whether a rule reads the clock `now`: then every state of the program carries a
+    /// clock, and otherwise none (so its state hashes do not depend on when commits were
+    /// made).
+    pub fn mentions_now(&self) -> bool {
+        self.relations
+            .values()
+            .any(|r| r.rules.iter().any(|rule| rule.clock.is_some()))
+    }
+
+    /// The relations whose contents depend on the clock: those whose rules read `now`, and
+    /// those that read them, directly or not.
+    pub fn clocked_relations(&self) -> BTreeSet<String> {
+        let mut clocked: BTreeSet<String> = self
+            .relations
+            .iter()
+            .filter(|(_, r)| r.rules.iter().any(|rule| rule.clock.is_some()))
+            .map(|(name, _)| name.clone())
+            .collect();
+        for stratum in self.strata.iter() {
+            for name in &stratum.relations {
+                let reads_clocked = self.rules_of(name).iter().any(|rule| {
+                    rule.rule.body.iter().any(|literal| match literal {
+                        Literal::Positive(atom) | Literal::Negative { atom, .. } => {
+                            clocked.contains(&atom.relation.name)
+                        }
+                        Literal::Comparison(_) | Literal::Window(_) => false,
+                    })
+                });
+                if reads_clocked {
+                    clocked.extend(stratum.relations.iter().cloned());
+                }
+            }
+        }
+        clocked
+    }
+
     /// A relation by name.
     pub fn relation(&self, name: &str) -> Option<&Relation> {
         self.relations.get(name)
@@ -182,6 +220,8 @@ pub struct CheckedRule {
     pub assignments: Vec<Assignment>,
     /// The indexes into `rule.body` of the comparisons that filter (all variables bound).
     pub filters: Vec<usize>,
+    /// How the rule reads the clock `now` (its time window), if it does.
+    pub clock: Option<ClockUse>,
 }
 
 impl CheckedRule {
@@ -280,6 +320,7 @@ struct RuleFacts<'p> {
     types: Vec<Option<Typed>>,
     assignments: Vec<Assignment>,
     filters: Vec<usize>,
+    clock: Option<ClockUse>,
 }
 
 impl RuleFacts<'_> {
@@ -297,6 +338,7 @@ impl RuleFacts<'_> {
             variable_types,
             assignments: self.assignments,
             filters: self.filters,
+            clock: self.clock,
         }
     }
 }
@@ -522,6 +564,7 @@ impl<'p> Checker<'p> {
         self.positive_atoms(&mut cx, rule);
         self.window_shape(rule, head_declaration);
         cx.bind_window_results();
+        let now = cx.clock_variable();
         let (assignments, filters) = cx.classify_comparisons();
         cx.type_assignments(&assignments);
         self.negative_atoms(&mut cx, rule);
@@ -530,12 +573,28 @@ impl<'p> Checker<'p> {
         cx.check_head(head_declaration.filter(|d| d.kind.is_derived()));
 
         cx.report_unsafe();
+        let clock = match now {
+            Some(now) if cx.diagnostics.is_empty() => {
+                let declarations = &self.declarations;
+                let kind_of = |name: &str| declarations.get(name).map(|d| d.kind);
+                clock::clock_use(
+                    rule,
+                    now,
+                    &assignments,
+                    &filters,
+                    &kind_of,
+                    &mut cx.diagnostics,
+                )
+            }
+            _ => None,
+        };
         self.diagnostics.append(&mut cx.diagnostics);
         RuleFacts {
             rule,
             types: cx.types,
             assignments,
             filters,
+            clock,
         }
     }
 
@@ -634,6 +693,20 @@ impl<'p> Checker<'p> {
         let window_help = "the program is not stratifiable: a relation cannot window over itself";
         for (head, facts) in groups {
             for facts in facts {
+                if let Some(clock) = &facts.clock {
+                    if strata.is_recursive(head) {
+                        let literal = clock.conditions[0].literal;
+                        let message = format!(
+                            "`{head}` is recursive, so its rules cannot compare with `now`"
+                        );
+                        let help = "filter by time in a view of its own, and read that view in \
+                                    the recursion";
+                        self.error(
+                            Diagnostic::error(facts.rule.body[literal].span(), message)
+                                .with_help(help),
+                        );
+                    }
+                }
                 for literal in &facts.rule.body {
                     let Literal::Negative { atom, span } = literal else {
                         continue;
@@ -718,6 +791,53 @@ struct RuleChecker<'p> {
 }
 
 impl RuleChecker<'_> {
+    /// The variable `now` when it is the clock: the rule has a variable of that name and
+    /// nothing binds it as the language did before the clock existed (a positive atom, a
+    /// window, or an assignment found by a trial classification). Then it counts as bound,
+    /// an int, and the comparisons reading it are classified with it bound.
+    fn clock_variable(&mut self) -> Option<VarId> {
+        let index = self
+            .rule
+            .variables
+            .iter()
+            .position(|v| v == clock::CLOCK_NAME)?;
+        let now = VarId(u32::try_from(index).ok()?);
+        if self.bound[index] {
+            return None;
+        }
+        let saved = (
+            self.bound.clone(),
+            self.failed.len(),
+            self.failed_target.clone(),
+        );
+        let _trial = self.classify_comparisons();
+        let assigned = self.bound[index];
+        self.bound = saved.0;
+        self.failed.truncate(saved.1);
+        self.failed_target = saved.2;
+        if assigned {
+            return None;
+        }
+        self.bound[index] = true;
+        let span = self
+            .rule
+            .comparisons()
+            .flat_map(|c| {
+                let mut vars = Vec::new();
+                c.left.variables(&mut vars);
+                c.right.variables(&mut vars);
+                vars
+            })
+            .find(|v| v.id == now)
+            .map_or(self.rule.span, |v| v.span);
+        self.unify(
+            Variable { id: now, span },
+            Type::Int,
+            "`now`, the clock".to_string(),
+        );
+        Some(now)
+    }
+
     /// Each assignment gives its variable the type of its expression.
     fn type_assignments(&mut self, assignments: &[Assignment]) {
         for assignment in assignments {
