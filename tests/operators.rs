@@ -182,7 +182,7 @@ fn counting_delete() {
             +idle(8)
             -order_plan(2, "free")
             -orders(2, 8, 50)
-            base orders: 6 entries read
+            base orders: 5 entries read
             counting idle: 2 entries read
               Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
                 join customers(c, _) from Δcustomers
@@ -214,7 +214,7 @@ fn counting_update() {
             +order_plan(1, "team")
             -order_plan(3, "pro")
             +order_plan(3, "team")
-            base customers: 5 entries read
+            base customers: 4 entries read
             counting idle: 2 entries read
               Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
                 join customers(c, _) from Δcustomers
@@ -311,7 +311,7 @@ fn negation_delete_rederives() {
         expect![[r#"
             +idle(8)
             -orders(2, 8, 50)
-            base orders: 6 entries read
+            base orders: 5 entries read
             counting idle: 2 entries read
               Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
                 join customers(c, _) from Δcustomers
@@ -332,7 +332,7 @@ fn negation_operator_no_op() {
         "-orders(3, 7, 20)",
         expect![[r#"
             -orders(3, 7, 20)
-            base orders: 6 entries read
+            base orders: 5 entries read
             counting idle: 2 entries read
               Δcustomers: idle(c) :- customers(c, _), not orders(_, c, _).
                 join customers(c, _) from Δcustomers
@@ -383,7 +383,7 @@ fn aggregate_delete() {
         expect![[r#"
             -orders(2, 8, 50)
             -plan_total("free", 50, 1, 50)
-            base orders: 6 entries read
+            base orders: 5 entries read
             aggregate plan_total: 2 entries read
               Δcustomers: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
                 join customers(c, p) from Δcustomers
@@ -406,7 +406,7 @@ fn aggregate_update() {
             +orders(1, 7, 31)
             -plan_total("pro", 50, 2, 25)
             +plan_total("pro", 51, 2, 25)
-            base orders: 7 entries read
+            base orders: 6 entries read
             aggregate plan_total: 5 entries read
               Δcustomers: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
                 join customers(c, p) from Δcustomers
@@ -442,7 +442,7 @@ fn aggregate_operator_no_op() {
             -orders(1, 7, 30)
             -orders(3, 7, 20)
             +orders(3, 7, 30)
-            base orders: 8 entries read
+            base orders: 6 entries read
             aggregate plan_total: 9 entries read
               Δcustomers: plan_total(p, sum(a), count(), avg(a)) :- customers(c, p), orders(_, c, a).
                 join customers(c, p) from Δcustomers
@@ -510,7 +510,7 @@ fn minmax_delete() {
             -extremes(7, 20, 30)
             +extremes(7, 30, 30)
             -orders(3, 7, 20)
-            base orders: 6 entries read
+            base orders: 5 entries read
             aggregate extremes: 6 entries read
               Δorders: extremes(c, min(a), max(a)) :- orders(_, c, a).
                 join orders(_, c, a) from Δorders
@@ -529,7 +529,7 @@ fn minmax_update() {
             +extremes(7, 20, 99)
             -orders(1, 7, 30)
             +orders(1, 7, 99)
-            base orders: 7 entries read
+            base orders: 6 entries read
             aggregate extremes: 6 entries read
               Δorders: extremes(c, min(a), max(a)) :- orders(_, c, a).
                 join orders(_, c, a) from Δorders
@@ -560,7 +560,7 @@ fn minmax_operator_no_op() {
         expect![[r#"
             -orders(1, 7, 30)
             +orders(4, 7, 30)
-            base orders: 7 entries read
+            base orders: 6 entries read
             aggregate extremes: 3 entries read
               Δorders: extremes(c, min(a), max(a)) :- orders(_, c, a).
                 join orders(_, c, a) from Δorders
@@ -605,7 +605,7 @@ fn count_distinct_delete_last_match_of_a_value() {
             -orders(3, 7, 20)
             +spread(7, 1)
             -spread(7, 2)
-            base orders: 6 entries read
+            base orders: 5 entries read
             aggregate spread: 2 entries read
               Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
                 join orders(_, c, a) from Δorders
@@ -625,7 +625,7 @@ fn count_distinct_update() {
             -orders(1, 7, 30)
             +spread(7, 1)
             -spread(7, 2)
-            base orders: 7 entries read
+            base orders: 6 entries read
             aggregate spread: 3 entries read
               Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
                 join orders(_, c, a) from Δorders
@@ -672,7 +672,7 @@ fn count_distinct_one_of_two_matches_goes() {
         "-orders(1, 7, 30)",
         expect![[r#"
             -orders(1, 7, 30)
-            base orders: 8 entries read
+            base orders: 7 entries read
             aggregate spread: 2 entries read
               Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
                 join orders(_, c, a) from Δorders
@@ -692,7 +692,7 @@ fn count_distinct_group_appears_and_disappears() {
             +orders(4, 9, 10)
             -spread(8, 1)
             +spread(9, 1)
-            base orders: 7 entries read
+            base orders: 6 entries read
             aggregate spread: 2 entries read
               Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
                 join orders(_, c, a) from Δorders
@@ -765,7 +765,7 @@ fn count_distinct_beside_other_aggregates_update() {
             -paid_mix(false, 1, 1, 1, 20)
             -paid_mix(true, 2, 2, 2, 50)
             +paid_mix(true, 2, 2, 3, 50)
-            base paid: 7 entries read
+            base paid: 6 entries read
             aggregate order_states: 5 entries read
               Δorders: order_states(c, count_distinct(ok)) :- orders(i, c, _), paid(i, ok).
                 join orders(i, c, _) from Δorders
@@ -854,7 +854,7 @@ fn concat_delete_last_match_of_a_value() {
             +noted(7, "b")
             -noted(7, "b, d")
             -notes(2, 7, "d")
-            base notes: 6 entries read
+            base notes: 5 entries read
             aggregate noted: 4 entries read
               Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
                 join notes(_, c, n) from Δnotes
@@ -871,7 +871,7 @@ fn concat_one_of_two_matches_goes() {
         "-notes(1, 7, \"b\")",
         expect![[r#"
             -notes(1, 7, "b")
-            base notes: 8 entries read
+            base notes: 7 entries read
             aggregate noted: 4 entries read
               Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
                 join notes(_, c, n) from Δnotes
@@ -891,7 +891,7 @@ fn concat_update() {
             +noted(7, "d, e")
             -notes(1, 7, "b")
             +notes(1, 7, "e")
-            base notes: 7 entries read
+            base notes: 6 entries read
             aggregate noted: 4 entries read
               Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
                 join notes(_, c, n) from Δnotes
@@ -923,7 +923,7 @@ fn concat_group_appears_and_disappears() {
             +noted(9, "z")
             -notes(3, 8, "x")
             +notes(4, 9, "z")
-            base notes: 7 entries read
+            base notes: 6 entries read
             aggregate noted: 2 entries read
               Δnotes: noted(c, concat(n, ", ")) :- notes(_, c, n).
                 join notes(_, c, n) from Δnotes
@@ -1023,7 +1023,7 @@ fn concat_beside_other_aggregates_update() {
             -plan_notes("free", "x", 1, 1, "x", "x")
             -plan_notes("pro", "a;b;d", 3, 3, "d", "a/b/d")
             +plan_notes("pro", "b;d", 2, 2, "d", "b/d")
-            base customers: 7 entries read
+            base customers: 6 entries read
             aggregate plan_notes: 18 entries read
               Δcustomers: plan_notes(p, concat(n, ";"), count(), count_distinct(n), max(n), concat(n, "/")) :- customers(c, p), notes(_, c, n).
                 join customers(c, p) from Δcustomers
@@ -1082,7 +1082,7 @@ fn dred_delete() {
             -edge(2, 3)
             -reach(2, 3)
             -reach(2, 4)
-            base edge: 8 entries read
+            base edge: 7 entries read
             dred reach: 19 entries read
               Δedge: reach(x, y) :- edge(x, y).
                 join edge(x, y) from Δedge
@@ -1111,7 +1111,7 @@ fn dred_update() {
             +reach(2, 5)
             -reach(3, 4)
             +reach(3, 5)
-            base edge: 9 entries read
+            base edge: 8 entries read
             dred reach: 14 entries read
               Δedge: reach(x, y) :- edge(x, y).
                 join edge(x, y) from Δedge
@@ -1169,7 +1169,7 @@ fn dred_rederive() {
         "-edge(1, 3)",
         expect![[r#"
             -edge(1, 3)
-            base edge: 8 entries read
+            base edge: 7 entries read
             dred reach: 11 entries read
               Δedge: reach(x, y) :- edge(x, y).
                 join edge(x, y) from Δedge
@@ -1226,7 +1226,7 @@ fn recompute_delete() {
         expect![[r#"
             -edge(1, 2)
             -from_one(2)
-            base edge: 8 entries read
+            base edge: 7 entries read
             recompute path: 20 entries read
               eval: path(x, y) :- edge(x, y).
                 join edge(x, y) from a scan of the tree
@@ -1251,7 +1251,7 @@ fn recompute_update() {
             +edge(3, 5)
             -from_one(4)
             +from_one(5)
-            base edge: 9 entries read
+            base edge: 8 entries read
             recompute path: 24 entries read
               eval: path(x, y) :- edge(x, y).
                 join edge(x, y) from a scan of the tree
@@ -1346,7 +1346,7 @@ fn ephemeral_delete() {
         expect![[r#"
             -big_plan(2, "free")
             -orders(2, 8, 50)
-            base orders: 6 entries read
+            base orders: 5 entries read
             ephemeral big_order: 3 entries read
               Δorders: big_order(i) :- a > 40, orders(i, _, a).
                 join orders(i, _, a) from Δorders
@@ -1378,7 +1378,7 @@ fn ephemeral_update() {
             +big_plan(1, "pro")
             -orders(1, 7, 30)
             +orders(1, 7, 45)
-            base orders: 7 entries read
+            base orders: 6 entries read
             ephemeral big_order: 4 entries read
               Δorders: big_order(i) :- a > 40, orders(i, _, a).
                 join orders(i, _, a) from Δorders
@@ -1424,7 +1424,7 @@ fn ephemeral_operator_no_op() {
         expect![[r#"
             -orders(2, 8, 50)
             +orders(2, 8, 60)
-            base orders: 7 entries read
+            base orders: 6 entries read
             ephemeral big_order: 4 entries read
               Δorders: big_order(i) :- a > 40, orders(i, _, a).
                 join orders(i, _, a) from Δorders
@@ -1486,7 +1486,7 @@ fn denial_update() {
         expect![[r#"
             -customers(7, "pro")
             +customers(7, "team")
-            base customers: 5 entries read
+            base customers: 4 entries read
             denial orphan: 2 entries read
               Δorders: orphan(i) :- not customers(c, _), orders(i, c, _).
                 join orders(i, c, _) from Δorders
@@ -1616,7 +1616,7 @@ fn window_ranks_delete_the_front() {
             -top2("pro", 2, 50, 1)
             +top2("pro", 3, 30, 1)
             -top2("pro", 3, 30, 2)
-            base plan_orders: 8 entries read
+            base plan_orders: 7 entries read
             window dense: 8 entries read
               per touched partition, p bound: dense(p, i, k) :- k = dense_rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
@@ -1663,7 +1663,7 @@ fn window_ranks_update() {
             -top2("pro", 2, 50, 1)
             +top2("pro", 2, 50, 2)
             -top2("pro", 3, 30, 2)
-            base plan_orders: 9 entries read
+            base plan_orders: 8 entries read
             window dense: 9 entries read
               per touched partition, p bound: dense(p, i, k) :- k = dense_rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
@@ -1864,7 +1864,7 @@ fn window_running_delete_and_update() {
             -running(7, 3, 50)
             +running(7, 5, 38)
             -running(7, 5, 57)
-            base orders: 9 entries read
+            base orders: 7 entries read
             window counted: 7 entries read
               per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
                 bound first: c
@@ -1914,7 +1914,7 @@ fn window_running_no_op() {
             +running(7, 1, 31)
             -running(7, 3, 50)
             +running(7, 3, 51)
-            base orders: 7 entries read
+            base orders: 6 entries read
             window counted: 4 entries read
               per touched partition, c bound: counted(c, i, n) :- n = count() over (partition c order i), orders(i, c, _).
                 bound first: c
@@ -1990,7 +1990,7 @@ first_order(c, i) :- orders(i, c, _), n = row_number() over (partition c order i
             +first_order(7, 3)
             -orders(1, 7, 30)
             +orders(6, 8, 1)
-            base orders: 7 entries read
+            base orders: 6 entries read
             window first_order: 8 entries read
               per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
                 bound first: c
@@ -2084,7 +2084,7 @@ fn top_k_delete_the_front() {
             +first_order(7, 4)
             -orders(1, 7, 30)
             -orders(3, 7, 20)
-            base orders: 14 entries read
+            base orders: 12 entries read
             window cheapest2: 8 entries read
               per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
                 bound first: c
@@ -2120,7 +2120,7 @@ fn top_k_change_past_the_front() {
         expect![[r#"
             -orders(8, 7, 80)
             +orders(8, 7, 85)
-            base orders: 15 entries read
+            base orders: 14 entries read
             window cheapest2: 6 entries read
               per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
                 bound first: c
@@ -2181,7 +2181,7 @@ row2(p, i, n) :- plan_orders(p, i, a), n = row_number() over (partition p order 
             -top2("pro", 5, 1)
             +top2("pro", 7, 1)
             +top2("pro", 8, 1)
-            base plan_orders: 14 entries read
+            base plan_orders: 13 entries read
             window row2: 9 entries read
               per touched partition, p bound: row2(p, i, n) :- n < 3, n = row_number() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
@@ -2272,7 +2272,7 @@ fn time_window_delete() {
             -orders_at(2, 7, 950)
             -recent(2, 7)
             -recent_per_customer(7, 1)
-            base orders_at: 8 entries read
+            base orders_at: 7 entries read
             counting recent: 1 entries read
               Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
                 join orders_at(i, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
@@ -2296,7 +2296,7 @@ fn time_window_update() {
             -orders_at(3, 8, 990)
             -recent(3, 8)
             -recent_per_customer(8, 1)
-            base orders_at: 9 entries read
+            base orders_at: 8 entries read
             counting recent: 1 entries read
               Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.
                 join orders_at(i, c, ts) from Δorders_at inside the time window ts > now - 100, and the rows the clock step makes enter or leave, from the front of `crossing c2+100`
@@ -2361,7 +2361,7 @@ fn clock_step_with_changes_in_the_same_commit() {
             -recent(3, 8)
             +recent(5, 7)
             -recent_per_customer(8, 1)
-            base orders_at: 10 entries read
+            base orders_at: 9 entries read
             time-window recent: 2 entries read
             counting recent: 2 entries read
               Δorders_at: recent(i, c) :- orders_at(i, c, ts), ts > now - 100.

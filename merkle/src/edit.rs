@@ -24,11 +24,15 @@ use std::sync::Arc;
 pub type Edit = (Vec<u8>, Option<Vec<u8>>);
 
 /// Applies `edits` (strictly increasing keys, checked by the caller) to the tree at `root`.
+/// With `changed` (as long as `edits`), also records which edits changed the tree's
+/// content: a put of an absent key or of another value, a delete of a present key.
 pub(crate) fn edit_tree(
     store: &NodeStore,
     root: Address,
-    edits: Vec<Edit>,
+    edits: &[Edit],
+    mut changed: Option<&mut [bool]>,
 ) -> MerkleResult<Address> {
+    debug_assert!(changed.as_ref().is_none_or(|c| c.len() == edits.len()));
     if edits.is_empty() {
         return Ok(root);
     }
@@ -38,12 +42,12 @@ pub(crate) fn edit_tree(
         return std::thread::scope(|scope| {
             let keys = edits.iter().map(|(key, _)| key.as_slice());
             scope.spawn(|| prefetch_leaves(store, &root_node, keys, &done));
-            let edited = edit_levels(store, root, &root_node, &edits);
+            let edited = edit_levels(store, root, &root_node, edits, changed.as_deref_mut());
             done.store(true, AtomicOrdering::Relaxed);
             edited
         });
     }
-    edit_levels(store, root, &root_node, &edits)
+    edit_levels(store, root, &root_node, edits, changed)
 }
 
 /// [`edit_tree`]'s work: each level below the root, then the root's.
@@ -52,6 +56,7 @@ fn edit_levels(
     root: Address,
     root_node: &Arc<Node>,
     edits: &[Edit],
+    mut changed: Option<&mut [bool]>,
 ) -> MerkleResult<Address> {
     let height = root_node.level();
     let mut writer = store.writer();
@@ -60,7 +65,16 @@ fn edit_levels(
     let mut above: Option<Vec<Edit>> = None;
     for level in 0..height {
         let level_edits = above.as_deref().unwrap_or(edits);
-        let next = edit_level(store, root_node, level, level_edits, &mut writer)?;
+        // The caller's edits are the leaves': only they say what changed.
+        let leaf_changes = changed.take();
+        let next = edit_level(
+            store,
+            root_node,
+            level,
+            level_edits,
+            leaf_changes,
+            &mut writer,
+        )?;
         if next.is_empty() {
             writer.flush()?;
             return Ok(root);
@@ -68,7 +82,7 @@ fn edit_levels(
         above = Some(next);
     }
     let level_edits = above.as_deref().unwrap_or(edits);
-    let new_root = edit_root_level(store, root_node, level_edits, &mut writer)?;
+    let new_root = edit_root_level(store, root_node, level_edits, changed, &mut writer)?;
     writer.flush()?;
     Ok(new_root)
 }
@@ -79,10 +93,12 @@ fn edit_root_level(
     store: &NodeStore,
     root: &Arc<Node>,
     edits: &[Edit],
+    changed: Option<&mut [bool]>,
     writer: &mut NodeWriter<'_>,
 ) -> MerkleResult<Address> {
+    debug_assert!(changed.is_none() || root.is_leaf());
     let mut chunker = Chunker::new(root.level());
-    merge_into(&mut chunker, root, edits, false);
+    merge_into(&mut chunker, root, edits, false, changed);
     chunker.finish();
     let closed = std::mem::take(&mut chunker.ready);
     match closed.len() {
@@ -126,6 +142,7 @@ fn edit_level(
     root: &Arc<Node>,
     level: u8,
     edits: &[Edit],
+    mut changed: Option<&mut [bool]>,
     writer: &mut NodeWriter<'_>,
 ) -> MerkleResult<Vec<Edit>> {
     let mut parent = ParentEdits::default();
@@ -160,7 +177,14 @@ fn edit_level(
             } else {
                 i + edits[i..].partition_point(|(key, _)| key.as_slice() <= node_key.as_slice())
             };
-            merge_into(&mut chunker, &node, &edits[i..end], from_node_start);
+            let node_changes = changed.as_deref_mut().map(|c| &mut c[i..end]);
+            merge_into(
+                &mut chunker,
+                &node,
+                &edits[i..end],
+                from_node_start,
+                node_changes,
+            );
             from_node_start = false;
             i = end;
             parent.remove_old(node_key, child);
@@ -197,8 +221,20 @@ fn edit_level(
 /// With `from_node_start` (a node re-chunked from its start by a fresh chunker, not the last
 /// of an internal level), the entries before the first edit are known to end no node
 /// ([`Chunker::push_interior`]). `edit_root_level` never sets it: the root's level is one
-/// node, its last.
-fn merge_into(chunker: &mut Chunker, node: &Node, edits: &[Edit], from_node_start: bool) {
+/// node, its last. With `changed` (a leaf's, as long as `edits`), records which edits change
+/// the node's content.
+fn merge_into(
+    chunker: &mut Chunker,
+    node: &Node,
+    edits: &[Edit],
+    from_node_start: bool,
+    mut changed: Option<&mut [bool]>,
+) {
+    let mut record = |e: usize, did: bool| {
+        if let Some(changed) = changed.as_deref_mut() {
+            changed[e] = did;
+        }
+    };
     let mut start = 0;
     if from_node_start {
         debug_assert!(chunker.is_fresh());
@@ -216,24 +252,33 @@ fn merge_into(chunker: &mut Chunker, node: &Node, edits: &[Edit], from_node_star
     for i in start..node.len() {
         let key = node.key(i);
         while e < edits.len() && edits[e].0.as_slice() < key {
+            // An absent key: a put adds it, a delete does nothing.
             if let Some(value) = &edits[e].1 {
                 chunker.push(&edits[e].0, value);
             }
+            record(e, edits[e].1.is_some());
             e += 1;
         }
         if e < edits.len() && edits[e].0.as_slice() == key {
-            if let Some(value) = &edits[e].1 {
-                chunker.push(key, value);
-            }
+            // A present key: a delete removes it, a put changes it unless equal.
+            let did = match &edits[e].1 {
+                Some(value) => {
+                    chunker.push(key, value);
+                    value.as_slice() != node.value(i)
+                }
+                None => true,
+            };
+            record(e, did);
             e += 1;
         } else {
             chunker.push(key, node.value(i));
         }
     }
-    for (key, value) in &edits[e..] {
+    for (offset, (key, value)) in edits[e..].iter().enumerate() {
         if let Some(value) = value {
             chunker.push(key, value);
         }
+        record(e + offset, value.is_some());
     }
 }
 

@@ -79,17 +79,24 @@ impl Tree {
         I: IntoIterator<Item = Edit>,
     {
         let edits: Vec<Edit> = edits.into_iter().collect();
-        for (position, (key, value)) in edits.iter().enumerate() {
-            check_entry(key, value.as_deref())?;
-            if position > 0 && edits[position - 1].0 >= *key {
-                return Err(MerkleError::Unsorted {
-                    position: position as u64,
-                });
-            }
-        }
+        check_edits(&edits)?;
         Ok(Tree {
-            root: edit_tree(store, self.root, edits)?,
+            root: edit_tree(store, self.root, &edits, None)?,
         })
+    }
+
+    /// [`Tree::edit`], also telling for each edit whether it changed the content: a put of
+    /// an absent key or of another value than the key holds, a delete of a present key. A
+    /// commit's base delta is its changing edits, found without a second pass.
+    pub fn edit_reporting(
+        &self,
+        store: &NodeStore,
+        edits: &[Edit],
+    ) -> MerkleResult<(Tree, Vec<bool>)> {
+        check_edits(edits)?;
+        let mut changed = vec![false; edits.len()];
+        let root = edit_tree(store, self.root, edits, Some(&mut changed))?;
+        Ok((Tree { root }, changed))
     }
 
     /// The value under `key`.
@@ -229,6 +236,19 @@ pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
         }
     }
     None
+}
+
+/// Every edit's key and value within the limits, keys strictly increasing.
+fn check_edits(edits: &[Edit]) -> MerkleResult<()> {
+    for (position, (key, value)) in edits.iter().enumerate() {
+        check_entry(key, value.as_deref())?;
+        if position > 0 && edits[position - 1].0 >= *key {
+            return Err(MerkleError::Unsorted {
+                position: position as u64,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_entry(key: &[u8], value: Option<&[u8]>) -> MerkleResult<()> {

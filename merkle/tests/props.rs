@@ -151,6 +151,42 @@ proptest! {
         prop_assert_eq!(back.len(), want.len());
     }
 
+    /// `edit_reporting` gives the tree `edit` gives, and flags exactly the edits that
+    /// change the map: puts of absent keys or of other values, deletes of present keys —
+    /// over trees of one leaf and of several levels, with no-ops (equal puts, deletes of
+    /// absent keys) in the mix.
+    #[test]
+    fn reported_edits_are_the_ones_that_change_the_map(
+        base in model_strategy(0..1500),
+        fresh in proptest::collection::vec((key_strategy(), proptest::option::of(value_strategy())), 0..60),
+        again in proptest::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..30),
+    ) {
+        let (nodes, _) = memory_nodes();
+        let tree = bulk(&nodes, &base);
+        let mut edits: std::collections::BTreeMap<Vec<u8>, Option<Vec<u8>>> =
+            fresh.into_iter().collect();
+        // Edits of present keys: deletes, and puts of the value the key already holds.
+        if !base.is_empty() {
+            let keys: Vec<&Vec<u8>> = base.keys().collect();
+            for (index, delete) in again {
+                let key = keys[index.index(keys.len())];
+                let value = (!delete).then(|| base[key].clone());
+                edits.insert(key.clone(), value);
+            }
+        }
+        let edits: Vec<(Vec<u8>, Option<Vec<u8>>)> = edits.into_iter().collect();
+        let want: Vec<bool> = edits
+            .iter()
+            .map(|(key, value)| match value {
+                Some(value) => base.get(key) != Some(value),
+                None => base.contains_key(key),
+            })
+            .collect();
+        let (reported, changed) = tree.edit_reporting(&nodes, &edits).unwrap();
+        prop_assert_eq!(reported, tree.edit(&nodes, edits).unwrap());
+        prop_assert_eq!(changed, want);
+    }
+
     /// Every node respects the stated bounds: measured size at least NODE_BYTES_MIN unless
     /// it is its level's last node; below NODE_SPLIT_BYTES_MAX before its last entry;
     /// internal nodes hold at least two entries.

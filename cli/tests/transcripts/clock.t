@@ -21,7 +21,7 @@ committed 0da9282660dd (state d353db8ef9ae): define clock.rnt
 clock 1767200000 (2025-12-31T16:53:20Z)
 
 $ rnt commit -m orders -f orders_at.txt --clock 1767200000
-committed db8532a71bc8 (state 1a1c0fa8eaf4): deadlines +1 -0, orders_at +4 -0
+committed 09c10690386a (state 1a1c0fa8eaf4): deadlines +1 -0, orders_at +4 -0
 clock 1767200000 (2025-12-31T16:53:20Z)
 
 $ rnt show recent
@@ -33,7 +33,7 @@ id  customer
 
 $ rnt status
 branch  main
-commit  db8532a71bc8f2cab6664482671227bb95b43e5abff8a4844b03991b6e322f07
+commit  09c10690386a8aac2398e1cac6f34090e264b5ff642fff59baa727df2de2d177
 state   1a1c0fa8eaf49cb19e6c966762f3251eb5306efbd068c675c4de5b840c030f55
 clock   1767200000 (2025-12-31T16:53:20Z)
 
@@ -47,7 +47,7 @@ recent_count  view          2  0ebe407a3d60
 
 # A commit with only `--clock` moves time: order 2 (1766600000) leaves the window.
 $ rnt commit -m tick --clock 1767210000 --stats
-committed 4eb3028637d2 (state 313db5b18ed5): -
+committed d672b48e69af (state 313db5b18ed5): -
 clock 1767210000 (2025-12-31T19:40:00Z)
 stats: nodes_written=3 nodes_read=12 nodes_fetched=5 entries_read=5
 stats: time-window recent: entries_read=2 nodes_read=1 nodes_written=0
@@ -73,29 +73,29 @@ $ rnt commit -m back --clock 1767000000
 # Without `--clock`, a commit takes the later of the head's clock and its commit time
 # (2026-01-01T00:00:00Z here).
 $ rnt commit -m "a late order" '+orders_at(5, 7, 1767220000)'
-committed 31f65ce27f67 (state 7961c6ab372b): orders_at +1 -0
+committed 814446737b2b (state 7961c6ab372b): orders_at +1 -0
 clock 1767225600 (2026-01-01T00:00:00Z)
 
 $ rnt log
 commit        state         time                  clock       message           changes
-31f65ce27f67  7961c6ab372b  2026-01-01T00:00:00Z  1767225600  a late order      orders_at +1 -0
-4eb3028637d2  313db5b18ed5  2026-01-01T00:00:00Z  1767210000  tick              -
-db8532a71bc8  1a1c0fa8eaf4  2026-01-01T00:00:00Z  1767200000  orders            deadlines +1 -0, orders_at +4 -0
+814446737b2b  7961c6ab372b  2026-01-01T00:00:00Z  1767225600  a late order      orders_at +1 -0
+d672b48e69af  313db5b18ed5  2026-01-01T00:00:00Z  1767210000  tick              -
+09c10690386a  1a1c0fa8eaf4  2026-01-01T00:00:00Z  1767200000  orders            deadlines +1 -0, orders_at +4 -0
 0da9282660dd  d353db8ef9ae  2026-01-01T00:00:00Z  1767200000  define clock.rnt  -
 
 $ rnt log -n 1 --format json
 [
   {
-    "commit": "31f65ce27f676e9c6d88d900ea37bc218ed4c90a0c23851d28fef5b8b87e4f92",
+    "commit": "814446737b2b70abdc0792620ffdb2520436fd619811d8af9913f96e69aa345c",
     "state": "7961c6ab372b028b32bc5c3fb2c1ff14dff00b924a12e70228ce371693ad64e4",
-    "parents": ["4eb3028637d2e201ec91292a2cfa66540a31044e7ca9893c902793d42c7c7112"],
+    "parents": ["d672b48e69afddfabe67fc289dc992424c82ba023f6eb320abfc01b25b36d8a9"],
     "time": "2026-01-01T00:00:00Z",
     "message": "a late order",
     "changes": {
       "orders_at": {"inserted": 1, "deleted": 0}
     },
     "stats": [
-      {"relation": "orders_at", "operator": "base", "entries_read": 9, "nodes_read": 11, "nodes_written": 2},
+      {"relation": "orders_at", "operator": "base", "entries_read": 9, "nodes_read": 10, "nodes_written": 2},
       {"relation": "recent", "operator": "time-window", "entries_read": 1, "nodes_read": 1, "nodes_written": 0},
       {"relation": "recent", "operator": "counting", "entries_read": 0, "nodes_read": 4, "nodes_written": 1},
       {"relation": "recent_count", "operator": "aggregate", "entries_read": 0, "nodes_read": 6, "nodes_written": 2},
@@ -112,13 +112,13 @@ $ rnt commit -m tick --clock 1767400000
 [exit 2]
 
 $ rnt commit -m "task 1 done" '+done(1)' --clock 1767400000
-committed ec940fd537d9 (state c8f5448c58e1): done +1 -0
+committed ecf6d943127c (state c8f5448c58e1): done +1 -0
 clock 1767400000 (2026-01-03T00:26:40Z)
 
 $ rnt status --format json
 {
   "branch": "main",
-  "commit": "ec940fd537d9cdf576c8ac8129d5c808630d6370da6213b0073863d67f9cdfae",
+  "commit": "ecf6d943127cda62d51e5d09a339b0d14f3650e8342b7cab167a8ae2d14b8350",
   "state": "c8f5448c58e14a178f6a585215e65d5a57fb6a1d288b8b80b639d5e67f5ee309",
   "clock": 1767400000,
   "relations": [
@@ -155,7 +155,7 @@ i
 # A program without `now` carries no clock: the define drops it, and there is none to
 # set.
 $ rnt define no_clock.rnt
-committed 4327e79c1a24 (state c56aa189c488): define no_clock.rnt
+committed cf7c4c2d721d (state c56aa189c488): define no_clock.rnt
 
 $ rnt commit -m tick --clock 1767500000
 ! error: the program does not mention `now`, so its states carry no clock to set
@@ -163,7 +163,7 @@ $ rnt commit -m tick --clock 1767500000
 
 $ rnt status
 branch  main
-commit  4327e79c1a2464a5588ddddf3210ef848a03e8911a1c919b6f8ccb9926468a8d
+commit  cf7c4c2d721de29a3e127c00654fb3f6f5f8a6ef58a02046cfca83ea03daf910
 state   c56aa189c4885aa46e570223c779ef51703d32785b5dc04ed0df7bed785f1c8c
 
 relation   kind      count  root

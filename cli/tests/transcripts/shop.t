@@ -12,13 +12,13 @@ $ rnt define shop.rnt
 committed 613fde249cce (state a9621694e0f9): define shop.rnt
 
 $ rnt commit -m "first customer and order" '+customers(7, "pro")' '+orders(1, 7, 30)'
-committed 16d3640fb1d4 (state 193c4d5a384f): customers +1 -0, orders +1 -0
+committed ad1c982c18b8 (state 193c4d5a384f): customers +1 -0, orders +1 -0
 
 $ rnt import customers customers.csv
-committed 1f50d114569b (state 8e6e89b0cd2b): customers +2 -0
+committed b88778ac745e (state 8e6e89b0cd2b): customers +2 -0
 
 $ rnt import orders orders.csv
-committed 4fb7ed0ca63e (state 26a13d096e86): orders +5 -0
+committed fb5c3312e438 (state 26a13d096e86): orders +5 -0
 
 $ rnt show plan_total
 plan  total  n
@@ -51,27 +51,27 @@ $ rnt commit -m "an order for nobody" '+orders(10, 99, 5)'
 [exit 2]
 
 $ rnt commit --stats -m "a change file" -f changes.txt
-committed 24891eb31202 (state d58aec23814d): customers +1 -0, orders +2 -1
-stats: nodes_written=6 nodes_read=46 nodes_fetched=6 entries_read=36
-stats: base customers,orders: entries_read=21 nodes_read=22 nodes_written=3
+committed 5a95ee3f0d06 (state d58aec23814d): customers +1 -0, orders +2 -1
+stats: nodes_written=6 nodes_read=42 nodes_fetched=6 entries_read=35
+stats: base customers,orders: entries_read=20 nodes_read=18 nodes_written=3
 stats: counting order_plan: entries_read=6 nodes_read=10 nodes_written=1
 stats: aggregate plan_total: entries_read=7 nodes_read=12 nodes_written=2
 stats: denial orphan: entries_read=2 nodes_read=2 nodes_written=0
 
 $ rnt log
 commit        state         time                  message                              changes
-24891eb31202  d58aec23814d  2026-01-01T00:00:00Z  a change file                        customers +1 -0, orders +2 -1
-4fb7ed0ca63e  26a13d096e86  2026-01-01T00:00:00Z  import orders from orders.csv        orders +5 -0
-1f50d114569b  8e6e89b0cd2b  2026-01-01T00:00:00Z  import customers from customers.csv  customers +2 -0
-16d3640fb1d4  193c4d5a384f  2026-01-01T00:00:00Z  first customer and order             customers +1 -0, orders +1 -0
+5a95ee3f0d06  d58aec23814d  2026-01-01T00:00:00Z  a change file                        customers +1 -0, orders +2 -1
+fb5c3312e438  26a13d096e86  2026-01-01T00:00:00Z  import orders from orders.csv        orders +5 -0
+b88778ac745e  8e6e89b0cd2b  2026-01-01T00:00:00Z  import customers from customers.csv  customers +2 -0
+ad1c982c18b8  193c4d5a384f  2026-01-01T00:00:00Z  first customer and order             customers +1 -0, orders +1 -0
 613fde249cce  a9621694e0f9  2026-01-01T00:00:00Z  define shop.rnt                      -
 
 $ rnt log --format json
 [
   {
-    "commit": "24891eb31202da03d5ec2f571feeb8674d1ee1e4829d26673183886b381f05e8",
+    "commit": "5a95ee3f0d061a78928beb918676526f9070d42b97aac76742fa88a49ac9c9f8",
     "state": "d58aec23814d39b5d0cb79c68ce9ed18d9bdec7083763b9910eb3fb2a9f2ad88",
-    "parents": ["4fb7ed0ca63e0b5485d7f6af6606af53c71afc3bb0c8e3203a6d2d14e17a1c79"],
+    "parents": ["fb5c3312e438e6009133e8d18a189e4b9ea6111aabf5c7eb1f3f720ebf086d1d"],
     "time": "2026-01-01T00:00:00Z",
     "message": "a change file",
     "changes": {
@@ -79,16 +79,16 @@ $ rnt log --format json
       "orders": {"inserted": 2, "deleted": 1}
     },
     "stats": [
-      {"relation": "customers,orders", "operator": "base", "entries_read": 21, "nodes_read": 22, "nodes_written": 3},
+      {"relation": "customers,orders", "operator": "base", "entries_read": 20, "nodes_read": 18, "nodes_written": 3},
       {"relation": "order_plan", "operator": "counting", "entries_read": 6, "nodes_read": 10, "nodes_written": 1},
       {"relation": "plan_total", "operator": "aggregate", "entries_read": 7, "nodes_read": 12, "nodes_written": 2},
       {"relation": "orphan", "operator": "denial", "entries_read": 2, "nodes_read": 2, "nodes_written": 0}
     ]
   },
   {
-    "commit": "4fb7ed0ca63e0b5485d7f6af6606af53c71afc3bb0c8e3203a6d2d14e17a1c79",
+    "commit": "fb5c3312e438e6009133e8d18a189e4b9ea6111aabf5c7eb1f3f720ebf086d1d",
     "state": "26a13d096e8684dfa71333c41079773024433b8071a8374107004ce698ac656b",
-    "parents": ["1f50d114569b5c7989c4c3292a9175d9c55070f3e54bc2f6afcee2bf1c788ce1"],
+    "parents": ["b88778ac745e75525149d4217bf44f96c7b9e67fc899b96d0822947cd0e66e32"],
     "time": "2026-01-01T00:00:00Z",
     "message": "import orders from orders.csv",
     "changes": {
@@ -102,9 +102,9 @@ $ rnt log --format json
     ]
   },
   {
-    "commit": "1f50d114569b5c7989c4c3292a9175d9c55070f3e54bc2f6afcee2bf1c788ce1",
+    "commit": "b88778ac745e75525149d4217bf44f96c7b9e67fc899b96d0822947cd0e66e32",
     "state": "8e6e89b0cd2bc166f11c72561173b6dd7661aa2d28eb15bdc58341ee88fdc4e8",
-    "parents": ["16d3640fb1d47d6d68c065fa8c3b53833a0611523caf0cc8c3d02191e7336d6c"],
+    "parents": ["ad1c982c18b8b2124a0526ed385aca1828b91f4eda55cc28b4c185cf12bf36ac"],
     "time": "2026-01-01T00:00:00Z",
     "message": "import customers from customers.csv",
     "changes": {
@@ -118,7 +118,7 @@ $ rnt log --format json
     ]
   },
   {
-    "commit": "16d3640fb1d47d6d68c065fa8c3b53833a0611523caf0cc8c3d02191e7336d6c",
+    "commit": "ad1c982c18b8b2124a0526ed385aca1828b91f4eda55cc28b4c185cf12bf36ac",
     "state": "193c4d5a384f1f9f2e14df864c4bb1aea21f2b1066bfdcf3cf9e5ce263c357e1",
     "parents": ["613fde249cce55e21622388bacc02fc85dcfe82e8218f385a14bcbaa24994900"],
     "time": "2026-01-01T00:00:00Z",
@@ -128,7 +128,7 @@ $ rnt log --format json
       "orders": {"inserted": 1, "deleted": 0}
     },
     "stats": [
-      {"relation": "customers,orders", "operator": "base", "entries_read": 2, "nodes_read": 20, "nodes_written": 3},
+      {"relation": "customers,orders", "operator": "base", "entries_read": 2, "nodes_read": 18, "nodes_written": 3},
       {"relation": "order_plan", "operator": "counting", "entries_read": 1, "nodes_read": 6, "nodes_written": 1},
       {"relation": "plan_total", "operator": "aggregate", "entries_read": 1, "nodes_read": 8, "nodes_written": 2},
       {"relation": "orphan", "operator": "denial", "entries_read": 1, "nodes_read": 1, "nodes_written": 0}
@@ -147,7 +147,7 @@ $ rnt log --format json
 
 $ rnt log -n 1
 commit        state         time                  message        changes
-24891eb31202  d58aec23814d  2026-01-01T00:00:00Z  a change file  customers +1 -0, orders +2 -1
+5a95ee3f0d06  d58aec23814d  2026-01-01T00:00:00Z  a change file  customers +1 -0, orders +2 -1
 
 $ rnt program
 relation customers(id: int, plan: str).
@@ -347,7 +347,7 @@ verified: 2 materialized views equal their recomputation (order_plan, plan_total
 
 $ rnt status
 branch  main
-commit  24891eb31202da03d5ec2f571feeb8674d1ee1e4829d26673183886b381f05e8
+commit  5a95ee3f0d061a78928beb918676526f9070d42b97aac76742fa88a49ac9c9f8
 state   d58aec23814d39b5d0cb79c68ce9ed18d9bdec7083763b9910eb3fb2a9f2ad88
 
 relation    kind      count  root
@@ -360,7 +360,7 @@ plan_total  view          4  2065eb5e060e
 $ rnt status --format json
 {
   "branch": "main",
-  "commit": "24891eb31202da03d5ec2f571feeb8674d1ee1e4829d26673183886b381f05e8",
+  "commit": "5a95ee3f0d061a78928beb918676526f9070d42b97aac76742fa88a49ac9c9f8",
   "state": "d58aec23814d39b5d0cb79c68ce9ed18d9bdec7083763b9910eb3fb2a9f2ad88",
   "relations": [
     {"name": "customers", "kind": "relation", "count": 4, "root": "de5b3f504fd9a48fff1eb8d05075870589a7ebac7e978ec095173022b0200a8d"},

@@ -72,7 +72,7 @@ customer  id  total
 # A new biggest order for "team", and a tie for "pro" (both rank 1): only those partitions
 # are re-read.
 $ rnt commit -m "orders" '+orders(7, 9, 5000)' '+orders(8, 7, 120)'
-committed fca5972611ba (state 5d195685853f): orders +2 -0
+committed 6a3d1419cdfc (state 5d195685853f): orders +2 -0
 
 $ rnt show top2
 plan  id  amount  k
@@ -92,7 +92,7 @@ customer  id
 
 # An order before customer 7's first: its running totals all move.
 $ rnt commit -m "early" '+orders(1, 7, 10)'
-committed 00c1d6aaad26 (state b411f5f02391): orders +1 -0
+committed 2b7430ffed3c (state b411f5f02391): orders +1 -0
 
 $ rnt show running --format csv
 customer,id,total
@@ -120,16 +120,16 @@ customer  id  prev
 $ rnt log -n 1 --format json
 [
   {
-    "commit": "00c1d6aaad267d0a4d7d98fc5b658041a2fabdd0ebcd8839b97d4c2d130b466e",
+    "commit": "2b7430ffed3c93fec0cbb2887c7b09ed7a9e15845bdc13957361981de6135d0b",
     "state": "b411f5f023918ab080d6930003cf4bad35c8a225bf261bad5498adc5c1f2129b",
-    "parents": ["fca5972611ba871b12546cc1e5a34fdb48a13aefcbf7dfc8316e8a2781c23646"],
+    "parents": ["6a3d1419cdfcb87863d58a6c5077b58d07013087afc71d5120055dc1bf6b818c"],
     "time": "2026-01-01T00:00:00Z",
     "message": "early",
     "changes": {
       "orders": {"inserted": 1, "deleted": 0}
     },
     "stats": [
-      {"relation": "orders", "operator": "base", "entries_read": 15, "nodes_read": 11, "nodes_written": 2},
+      {"relation": "orders", "operator": "base", "entries_read": 15, "nodes_read": 10, "nodes_written": 2},
       {"relation": "first_order", "operator": "window", "entries_read": 5, "nodes_read": 7, "nodes_written": 1},
       {"relation": "gaps", "operator": "window", "entries_read": 3, "nodes_read": 8, "nodes_written": 1},
       {"relation": "plan_orders", "operator": "counting", "entries_read": 2, "nodes_read": 7, "nodes_written": 2},

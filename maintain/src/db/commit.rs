@@ -133,29 +133,23 @@ impl Database {
                 .tree()
                 .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no tree")))?;
             // The edits that change something — an insert of an absent tuple, a delete of a
-            // present one — are the relation's tuple delta, found by one lookup per edit
-            // instead of a diff that reads every entry of each changed leaf twice.
-            let keys: Vec<&[u8]> = relation_edits
-                .iter()
-                .map(|(key, _)| key.as_slice())
-                .collect();
-            let present = old_tree.get_many(&self.nodes, &keys)?;
+            // present one — are the relation's tuple delta: the edit reports them, so no
+            // diff reads every entry of each changed leaf twice.
+            let (new_tree, changed_by) = old_tree.edit_reporting(&self.nodes, &relation_edits)?;
             let types = relation_types(&head.program, &relation).unwrap_or_default();
             let mut delta = Delta::default();
-            let mut effective = Vec::with_capacity(relation_edits.len());
-            for (edit, old) in relation_edits.into_iter().zip(present) {
-                if edit.1.is_some() == old.is_some() {
-                    continue;
-                }
-                let tuple = decode_stored(&edit.0, &types, &relation)?;
-                if edit.1.is_some() {
+            for ((key, value), _) in relation_edits
+                .iter()
+                .zip(changed_by)
+                .filter(|(_, changed)| *changed)
+            {
+                let tuple = decode_stored(key, &types, &relation)?;
+                if value.is_some() {
                     delta.inserted.insert(tuple);
                 } else {
                     delta.deleted.insert(tuple);
                 }
-                effective.push(edit);
             }
-            let new_tree = old_tree.edit(&self.nodes, effective)?;
             deltas.insert(relation.clone(), delta);
             changed.push((relation, old_tree, new_tree));
         }
