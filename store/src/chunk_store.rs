@@ -47,6 +47,17 @@ pub trait ChunkStore: Send + Sync {
     /// Whether a chunk is stored under `address` (does not read or verify it).
     fn contains(&self, address: &Address) -> StoreResult<bool>;
 
+    /// Whether each of `addresses` is stored, in order: [`ChunkStore::contains`] asked in
+    /// one batch. The default asks one at a time; a backend for which a lookup costs a
+    /// request (the object store) answers the whole batch from what it already holds and
+    /// asks again only for the misses.
+    fn contains_many(&self, addresses: &[Address]) -> StoreResult<Vec<bool>> {
+        addresses
+            .iter()
+            .map(|address| self.contains(address))
+            .collect()
+    }
+
     /// Every stored address whose lowercase hex starts with `hex_prefix`.
     /// Callers enforce [`crate::ADDRESS_PREFIX_HEX_MIN`]; backends may return many matches.
     fn addresses_with_prefix(&self, hex_prefix: &str) -> StoreResult<Vec<Address>>;

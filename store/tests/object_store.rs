@@ -223,3 +223,26 @@ fn a_second_create_and_a_missing_store_are_reported() {
         "{missing}"
     );
 }
+
+/// A batched `contains` sees chunks another handle published after this one read the
+/// manifest (it re-reads the manifest once for the misses), and still says no to the
+/// chunks nobody published.
+#[test]
+fn contains_many_sees_what_another_writer_published_since() {
+    let reader = in_memory();
+    let writer = reader.reopen_for_test().unwrap();
+    let early = writer.put(b"early").unwrap();
+    writer
+        .compare_and_swap_ref_durably("main", None, Some(early))
+        .unwrap();
+    let late = writer.put(b"late").unwrap();
+    writer
+        .compare_and_swap_ref_durably("main", Some(early), Some(late))
+        .unwrap();
+    let buffered_elsewhere = writer.put(b"buffered by the writer only").unwrap();
+    let asked = [late, Address::of(b"nobody"), early, buffered_elsewhere];
+    assert_eq!(
+        reader.contains_many(&asked).unwrap(),
+        [true, false, true, false]
+    );
+}

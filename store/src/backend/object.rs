@@ -548,6 +548,28 @@ impl ObjectChunkStore {
         ]))
     }
 
+    /// Whether each address is in the buffered pack, an unpublished pack of this handle or
+    /// a pack of the manifest this handle holds (no manifest request). A pack that cannot
+    /// answer counts as not holding the chunk, so a transfer sends it again.
+    fn held_now(&self, addresses: &[Address]) -> Vec<bool> {
+        let writer = self.lock_writer();
+        let view = self.view();
+        addresses
+            .iter()
+            .map(|address| {
+                writer
+                    .pending
+                    .as_ref()
+                    .is_some_and(|pending| pending.entries.contains_key(address))
+                    || writer
+                        .unpublished
+                        .iter()
+                        .chain(view.packs.iter())
+                        .any(|pack| matches!(self.lookup(pack, address), Ok(Ok(Some(_)))))
+            })
+            .collect()
+    }
+
     /// Uploads `pending` as a sealed pack: the pack object, then its index, each created
     /// only if absent ("already exists" is success: the name is the pack's hash).
     fn seal(&self, pending: Pending) -> StoreResult<Arc<RemotePack>> {
@@ -1216,6 +1238,23 @@ impl ChunkStore for ObjectChunkStore {
             Located::Pending(_) | Located::Pack(..) => Ok(true),
             Located::Nowhere(_) => Ok(false),
         }
+    }
+
+    /// One answer for the whole batch: the buffered pack, this handle's unpublished packs
+    /// and the listed packs' indexes (each fetched once, then cached) answer every address;
+    /// the manifest is re-read once, and only if something was missing, for the misses.
+    /// So a batch costs two small requests plus the indexes not yet fetched, where
+    /// `contains` one at a time costs two requests per miss.
+    fn contains_many(&self, addresses: &[Address]) -> StoreResult<Vec<bool>> {
+        let mut held = self.held_now(addresses);
+        if held.iter().any(|&is_held| !is_held) && self.refresh(false)? {
+            let missed: Vec<usize> = (0..addresses.len()).filter(|&i| !held[i]).collect();
+            let asked: Vec<Address> = missed.iter().map(|&i| addresses[i]).collect();
+            for (i, is_held) in missed.into_iter().zip(self.held_now(&asked)) {
+                held[i] = is_held;
+            }
+        }
+        Ok(held)
     }
 
     fn addresses_with_prefix(&self, hex_prefix: &str) -> StoreResult<Vec<Address>> {
