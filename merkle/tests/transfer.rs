@@ -10,7 +10,6 @@
 // Test data: small generated numbers cast freely.
 #![allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
 
-
 use proptest::prelude::*;
 use rnt_merkle::{
     copy_reachable, reachable_chunks, BranchRecord, Commit, KindCode, NodeStore, RelationEntry,

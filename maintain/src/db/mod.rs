@@ -18,6 +18,7 @@ mod merge;
 mod rebuild;
 mod reference;
 pub mod refs;
+mod remote;
 mod snapshot;
 mod verify;
 
@@ -32,6 +33,7 @@ pub use import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub(crate) use indexes::update_base_indexes;
 pub use merge::{KeyConflict, MergeOutcome, ProgramSide};
 pub(crate) use rebuild::rebuild_views;
+pub use remote::{CloneOutcome, FetchOutcome, PushKind, PushOutcome, RefUpdate, CLONE_REMOTE};
 pub use snapshot::Snapshot;
 pub use verify::{Mismatch, VerifyReport};
 
