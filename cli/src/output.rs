@@ -3,7 +3,7 @@
 
 use clap::ValueEnum;
 use rnt_maintain::{CommitOutcome, DbError, Value};
-use rnt_merkle::ChangeCount;
+use rnt_merkle::{ChangeCount, TransferReport};
 use rnt_store::Address;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -272,6 +272,41 @@ pub fn write_outcome(out: &mut dyn Write, outcome: &CommitOutcome) -> io::Result
     }
 }
 
+/// Bytes for people, in decimal units: `950 B`, `34.5 kB`, `3.1 MB`, `1.2 GB`.
+pub fn bytes_text(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1000.0;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// What a transfer sent, for people: `12 chunks (34.5 kB)`.
+pub fn sent_text(report: &TransferReport) -> String {
+    let noun = if report.chunks == 1 {
+        "chunk"
+    } else {
+        "chunks"
+    };
+    format!("{} {noun} ({})", report.chunks, bytes_text(report.bytes))
+}
+
+/// What a transfer sent, as the JSON fields `chunks`, `bytes` (uncompressed) and `skipped`
+/// (chunks the receiver held: each the root of a subtree not sent).
+pub fn sent_fields(report: &TransferReport) -> [(&'static str, Json); 3] {
+    [
+        ("chunks", Json::UInt(report.chunks)),
+        ("bytes", Json::UInt(report.bytes)),
+        ("skipped", Json::UInt(report.skipped)),
+    ]
+}
+
 /// What an error prints on stderr: the rendered diagnostics of a program error, a merge
 /// conflict's first line then one line per conflicting key, otherwise `error: <one line>`
 /// (causes joined with `: `).
@@ -328,6 +363,15 @@ pub fn usage_error_line(rendered: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_read_in_decimal_units() {
+        assert_eq!(bytes_text(0), "0 B");
+        assert_eq!(bytes_text(999), "999 B");
+        assert_eq!(bytes_text(34_500), "34.5 kB");
+        assert_eq!(bytes_text(3_140_000), "3.1 MB");
+        assert_eq!(bytes_text(1_200_000_000), "1.2 GB");
+    }
 
     #[test]
     fn json_keeps_key_order_and_flattens_scalar_containers() {

@@ -202,6 +202,7 @@ impl Database {
                 remote.contains(&ours)?,
                 "the remote holds the pushed commit before its branch moves"
             );
+            rnt_store::fault::point(rnt_store::fault::PUSH_MOVE);
             refs::move_branch(remote, branch, theirs, ours, &push_action(kind)).map_err(|error| {
                 match error {
                     DbError::Conflict(_) => DbError::Conflict(format!(

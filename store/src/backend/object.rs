@@ -58,6 +58,7 @@ use super::packs::manifest::{Manifest, PackMeta};
 use super::packs::merge_start;
 use super::packs::record::{self, Codec};
 use super::{check_ref_name, describe};
+use crate::fault;
 use crate::{Address, AddressMap, Chunk, ChunkStore, GcReport, StoreError, StoreResult};
 use object_store::path::Path as ObjectPath;
 use object_store::{
@@ -594,7 +595,9 @@ impl ObjectChunkStore {
         };
         let pack = RemotePack::new(meta, &self.inner.packs_path);
         // The pack first: an index never names a pack object that is not there yet.
+        fault::point(fault::OBJECT_PACK_UPLOAD);
         self.create_object(&pack.pack_path, pending.bytes)?;
+        fault::point(fault::OBJECT_INDEX_UPLOAD);
         self.create_object(&pack.index_path, index_bytes)?;
         let _ = pack.entries.set(Ok(Arc::from(entries)));
         Ok(Arc::new(pack))
@@ -629,6 +632,7 @@ impl ObjectChunkStore {
         }
         let text = manifest.encode().into_bytes();
         let path = generations.path(manifest.generation);
+        fault::point(fault::OBJECT_MANIFEST_CREATE);
         let put = self.inner.objects.put_opts(
             &path,
             PutPayload::from(text.clone()),
@@ -639,6 +643,7 @@ impl ObjectChunkStore {
             Err(object_store::Error::AlreadyExists { .. }) => return Ok(false),
             Err(error) => return Err(self.error("cannot write the manifest", &error)),
         }
+        fault::point(fault::OBJECT_POINTER_UPDATE);
         let generation = manifest.generation;
         let mut version = view.version.clone();
         if version.e_tag.is_some() {
