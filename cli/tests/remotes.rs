@@ -106,13 +106,13 @@ fn push(shop: &Shop, extra: &[&str]) -> JsonValue {
     json(&shop.ok(&args))
 }
 
-/// `nodes_written=N` of `rnt commit --stats`.
-fn nodes_written(stats: &str) -> u64 {
+/// `KEY=N` of `rnt commit --stats` (`nodes_written`, `bytes_written`).
+fn stat(stats: &str, key: &str) -> u64 {
     stats
         .split_whitespace()
-        .find_map(|word| word.strip_prefix("nodes_written="))
+        .find_map(|word| word.strip_prefix(key)?.strip_prefix('='))
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no nodes_written in {stats}"))
+        .unwrap_or_else(|| panic!("no {key} in {stats}"))
 }
 
 /// Clone, commit, push, fetch into a second clone, pull with a three-way merge, push back,
@@ -197,12 +197,19 @@ fn one_row_push_costs_what_the_commit_wrote(origin: &Origin) {
     let whole = cloned["chunks"].as_u64().unwrap();
     assert!(whole > 50, "the store is more than a few chunks: {cloned}");
     let stats = b.ok(&["commit", "--stats", "-m", "one row", "+orders(7000, 1, 1)"]);
-    let written = nodes_written(&stats);
+    let written = stat(&stats, "nodes_written");
     let pushed = push(&b, &[]);
     let sent = pushed["chunks"].as_u64().unwrap();
     assert!(
         (3..=written + 2).contains(&sent),
         "a one-row push sent {sent} chunks; the commit wrote {written} nodes (+ state, commit)"
+    );
+    // In bytes: under twice the nodes the commit wrote (the rest is its state and commit).
+    let sent_bytes = pushed["bytes"].as_u64().unwrap();
+    let written_bytes = stat(&stats, "bytes_written");
+    assert!(
+        sent_bytes < 2 * written_bytes,
+        "sent {sent_bytes} bytes; the commit wrote {written_bytes} bytes of nodes"
     );
     assert!(sent * 10 < whole, "sent {sent} of {whole}");
     // The receiving side fetches just as little.

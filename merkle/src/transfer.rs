@@ -18,8 +18,9 @@
 //!
 //! Breadth first, one level of the frontier at a time, asking the receiver about each level
 //! in batches of [`CONTAINS_BATCH`] ([`ChunkStore::contains_many`]: a handful of requests on
-//! an object store instead of two per chunk). A chunk the receiver lacks is read from the
-//! sender (which re-hashes it: a damaged chunk stops the transfer, it is never sent),
+//! an object store instead of two per chunk). The chunks the receiver lacks are read from
+//! the sender in the same batches ([`ChunkStore::get_many`]: coalesced ranged reads on an
+//! object store), each re-hashed (a damaged chunk stops the transfer, it is never sent),
 //! decoded just enough to list what it points at, and its children join the next level.
 //!
 //! # The order of writes
@@ -97,12 +98,16 @@ pub fn copy_reachable(
         for asked in level.chunks(CONTAINS_BATCH) {
             let present = to.contains_many(asked)?;
             debug_assert_eq!(present.len(), asked.len(), "one answer per address");
-            for (&address, is_present) in asked.iter().zip(present) {
-                if is_present {
-                    report.skipped += 1;
-                    continue;
-                }
-                let bytes = from.get(&address)?;
+            let missing: Vec<Address> = asked
+                .iter()
+                .zip(&present)
+                .filter(|(_, &is_present)| !is_present)
+                .map(|(address, _)| *address)
+                .collect();
+            report.skipped += (asked.len() - missing.len()) as u64;
+            let read = from.get_many(&missing)?;
+            debug_assert_eq!(read.len(), missing.len(), "one chunk per address");
+            for (address, bytes) in missing.into_iter().zip(read) {
                 let children = children_of(&address, &bytes)?;
                 next.extend(children.iter().copied().filter(|c| seen.insert(*c)));
                 report.chunks += 1;

@@ -21,6 +21,14 @@ pub trait ChunkStore: Send + Sync {
     /// Reads and verifies the chunk stored under `address`.
     fn get(&self, address: &Address) -> StoreResult<Chunk>;
 
+    /// Reads and verifies several chunks, returned in order: [`ChunkStore::get`] asked in
+    /// one batch (fails as `get` fails, on the first address that does). The default reads
+    /// one at a time; the object store fetches the records of one pack with coalesced
+    /// ranged reads, in parallel.
+    fn get_many(&self, addresses: &[Address]) -> StoreResult<Vec<Chunk>> {
+        addresses.iter().map(|address| self.get(address)).collect()
+    }
+
     /// Stores `bytes` and returns their address.
     fn put(&self, bytes: &[u8]) -> StoreResult<Address> {
         let mut addresses = self.put_batch(&[bytes])?;
