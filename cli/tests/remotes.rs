@@ -472,6 +472,33 @@ fn bad_remote_input_is_a_clear_one_line_error() {
 }
 
 #[test]
+fn an_unreachable_object_store_is_a_clear_one_line_error() {
+    let b = Shop::init();
+    b.ok(&["remote", "add", "far", "s3://bucket/shop"]);
+    let unreachable = [
+        ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+        ("AWS_ALLOW_HTTP", "true"),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_ACCESS_KEY_ID", "nobody"),
+        ("AWS_SECRET_ACCESS_KEY", "nothing"),
+    ];
+    for args in [
+        &["fetch", "far"][..],
+        &["push", "far"],
+        &["clone", "s3://bucket/shop", "copy"],
+    ] {
+        let (code, out, err) = finish(spawn_with(&b, args, &unreachable));
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert_one_line_error(&err, &["s3://bucket/shop"]);
+    }
+    assert!(
+        !b.dir().join("copy").exists(),
+        "a failed clone leaves nothing"
+    );
+    assert_eq!(b.ok(&["remote"]), "far\n");
+}
+
+#[test]
 fn a_pull_that_conflicts_exits_as_merge_does_and_keeps_the_fetch() {
     let origin = Origin::folder();
     let b = clone(&origin);
@@ -540,6 +567,20 @@ mod s3 {
             return;
         };
         one_row_push_costs_what_the_commit_wrote(&origin);
+    }
+
+    #[test]
+    fn a_location_without_a_store_is_a_clear_error() {
+        let Some(url) = rnt_store::s3_test::fresh_location("remote-empty") else {
+            return;
+        };
+        let b = Shop::init();
+        b.ok(&["remote", "add", "empty", &url]);
+        let err = b.fails(&["fetch", "empty"], 1);
+        assert_one_line_error(&err, &["no rnt store at", &url]);
+        let err = b.fails(&["clone", &url, "copy"], 1);
+        assert_one_line_error(&err, &["no rnt store at", &url]);
+        assert!(!b.dir().join("copy").exists());
     }
 
     #[test]
