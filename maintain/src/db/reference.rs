@@ -106,7 +106,7 @@ fn resolve_base(chunks: &dyn ChunkStore, head: Option<Address>, name: &str) -> D
     let looks_hex = name.bytes().all(|b| b.is_ascii_hexdigit());
     if !looks_hex {
         return Err(DbError::user(format!(
-            "unknown reference `{name}`: not HEAD, a branch, a tag, a remote's branch (REMOTE/BRANCH), or a hex commit id or state hash"
+            "unknown reference `{name}`: not HEAD, a branch, a tag, or a hex commit id or state hash"
         )));
     }
     let prefix = normalize_hex_prefix(name).map_err(|e| DbError::user(e.to_string()))?;
