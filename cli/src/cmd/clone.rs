@@ -2,13 +2,13 @@
 //! store at URL (a store folder or `s3://bucket/prefix`) and every chunk they reach. The
 //! store is made at `DIR/.rnt` (DIR defaults to the last part of URL's path), or at
 //! `--store PATH`, with the pack backend; the remote is recorded as `origin`, a local branch
-//! is created at each of its branches, and its current branch is made current. Nothing is
-//! left behind when the clone fails. JSON: `{"url", "store", "branch", "branches":
+//! is created at each of its branches, and its current branch is made current. A clone
+//! that fails removes the folders it created (a store it created at an `s3://` --store
+//! stays, as gc cannot run there yet). JSON: `{"url", "store", "branch", "branches":
 //! [{"name", "commit"}], "chunks", "bytes", "skipped"}` (`bytes` uncompressed).
 
 use crate::output::{sent_fields, sent_text, Json, ReportFormat};
 use crate::Context;
-use anyhow::Context as _;
 use clap::Args;
 use rnt_maintain::{CloneOutcome, DbError};
 use rnt_store::BackendKind;
@@ -136,8 +136,7 @@ fn write_cloned(
             ];
             fields.extend(sent_fields(&outcome.fetched.sent));
             write!(out, "{}", Json::object(fields).pretty())
-                .map_err(|e| DbError::Io(e.to_string()))
-                .context("cannot print")?;
+                .map_err(|e| DbError::Io(e.to_string()))?;
         }
         ReportFormat::Table => {
             let noun = if branches.len() == 1 {
