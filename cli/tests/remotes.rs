@@ -627,6 +627,37 @@ mod s3 {
         assert_eq!(origin.head(), new);
     }
 
+    /// Pushes go through the object backend's publish, which merges small packs: however
+    /// many pushes land, the remote keeps O(log n) packs, two objects each.
+    #[test]
+    fn many_pushes_keep_the_remote_object_count_bounded() {
+        let Some(origin) = Origin::s3("remote-objects") else {
+            return;
+        };
+        let b = clone(&origin);
+        let pushes: usize = 16;
+        for i in 0..pushes {
+            b.commit(
+                &format!("push {i}"),
+                &[&format!("+orders({}, 1, 1)", 300 + i)],
+            );
+            push(&b, &[]);
+            let remote = rnt_store::ObjectChunkStore::open(&origin.url).unwrap();
+            let objects = remote.pack_objects().unwrap().len();
+            let packs = remote.packs().unwrap().len();
+            assert_eq!(
+                objects,
+                2 * packs,
+                "two objects per listed pack, nothing left over"
+            );
+            // The binary-counter policy: at most one pack per bit of the push count, plus the
+            // seed's.
+            let bound = 2 + (usize::BITS - (i + 2).leading_zeros()) as usize;
+            assert!(packs <= bound, "after {} pushes: {packs} packs", i + 1);
+        }
+        origin.ok(&["verify"]);
+    }
+
     /// Readers in other processes see the old state, then the new one, each whole, while a
     /// push is between its uploads and its manifest swap.
     #[test]
