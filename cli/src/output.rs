@@ -272,29 +272,18 @@ pub fn write_outcome(out: &mut dyn Write, outcome: &CommitOutcome) -> io::Result
     }
 }
 
-/// Bytes for people, in decimal units: `950 B`, `34.5 kB`, `3.1 MB`, `1.2 GB`.
-pub fn bytes_text(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
-    if bytes < 1000 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1000.0;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
-/// What a transfer sent, for people: `12 chunks (34.5 kB)`.
+/// What a transfer sent, for people: `12 chunks (33.7 KiB)`.
 pub fn sent_text(report: &TransferReport) -> String {
     let noun = if report.chunks == 1 {
         "chunk"
     } else {
         "chunks"
     };
-    format!("{} {noun} ({})", report.chunks, bytes_text(report.bytes))
+    format!(
+        "{} {noun} ({})",
+        report.chunks,
+        crate::progress::human_bytes(report.bytes)
+    )
 }
 
 /// What a transfer sent, as the JSON fields `chunks`, `bytes` (uncompressed) and `skipped`
@@ -363,15 +352,6 @@ pub fn usage_error_line(rendered: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bytes_read_in_decimal_units() {
-        assert_eq!(bytes_text(0), "0 B");
-        assert_eq!(bytes_text(999), "999 B");
-        assert_eq!(bytes_text(34_500), "34.5 kB");
-        assert_eq!(bytes_text(3_140_000), "3.1 MB");
-        assert_eq!(bytes_text(1_200_000_000), "1.2 GB");
-    }
 
     #[test]
     fn json_keeps_key_order_and_flattens_scalar_containers() {
