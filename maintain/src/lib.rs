@@ -49,8 +49,8 @@ pub use db::{
     Access, CloneOutcome, CommitOutcome, Database, DiffScope, Explanation, FetchOutcome,
     KeyConflict, MergeOutcome, Mismatch, PlanDump, PlanTerm, ProgramSide, PushKind, PushOutcome,
     RefUpdate, ReflogEntry, ResetOutcome, RevertOutcome, RuleExplanation, ServedBy, Snapshot,
-    StepExplanation, TermExplanation, TupleChange, VerifyReport, BRANCH_DEFAULT, CLONE_REMOTE,
-    IMPORT_BATCH_ROWS,
+    StepExplanation, TermExplanation, TransferProgress, TupleChange, VerifyReport, BRANCH_DEFAULT,
+    CLONE_REMOTE, IMPORT_BATCH_ROWS,
 };
 pub use delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 pub use error::{DbError, DbResult};

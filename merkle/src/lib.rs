@@ -52,7 +52,9 @@ pub use objects::{
     RelationEntry, RemoteRecord, State,
 };
 pub use reach::reachable_chunks;
-pub use transfer::{copy_reachable, TransferReport, CONTAINS_BATCH, PUT_BATCH_BYTES};
+pub use transfer::{
+    copy_reachable, copy_reachable_with_progress, TransferReport, CONTAINS_BATCH, PUT_BATCH_BYTES,
+};
 pub use tree::{prefix_successor, Tree};
 
 /// Longest key a tree accepts: 64 KiB. Keys are tuples, and rnt caps an encoded tuple at

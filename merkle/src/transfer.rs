@@ -87,6 +87,17 @@ pub fn copy_reachable(
     to: &dyn ChunkStore,
     roots: &[Address],
 ) -> MerkleResult<TransferReport> {
+    copy_reachable_with_progress(from, to, roots, &mut |_| {})
+}
+
+/// [`copy_reachable`], calling `progress` with what was sent so far after each batch (for a
+/// progress line; it cannot change the transfer).
+pub fn copy_reachable_with_progress(
+    from: &dyn ChunkStore,
+    to: &dyn ChunkStore,
+    roots: &[Address],
+    progress: &mut dyn FnMut(&TransferReport),
+) -> MerkleResult<TransferReport> {
     let mut report = TransferReport::default();
     let mut seen: HashSet<Address> = HashSet::new();
     let mut level: Vec<Address> = roots.iter().copied().filter(|a| seen.insert(*a)).collect();
@@ -118,6 +129,7 @@ pub fn copy_reachable(
                     held.push((address, bytes, children));
                 }
             }
+            progress(&report);
         }
         level = next;
     }

@@ -46,8 +46,12 @@ pub fn run(context: &Context, args: CloneArgs, out: &mut dyn Write) -> anyhow::R
     let remote = crate::store_open::open_remote(&location, Path::new(""), false)?;
     let made = Made::before(&store_path);
     let created = crate::store_open::create(Some(&store_path), BackendKind::Packs)?;
-    let cloned = crate::store_open::open_at(&created, true)
-        .and_then(|db| Ok((db.clone_from(&location, remote.as_ref())?, db)));
+    let (line, progress) = crate::progress::transfer(&format!("cloning {location}"));
+    let cloned = crate::store_open::open_at(&created, true).and_then(|db| {
+        let db = db.with_transfer_progress(progress);
+        Ok((db.clone_from(&location, remote.as_ref())?, db))
+    });
+    crate::progress::finish(&line);
     let (outcome, db) = match cloned {
         Ok(done) => done,
         Err(error) => {

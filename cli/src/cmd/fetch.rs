@@ -26,9 +26,12 @@ pub struct FetchArgs {
 /// Fetches.
 pub fn run(context: &Context, args: FetchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let path = crate::store_open::locate(context.store.as_deref())?;
-    let db = crate::store_open::open_at(&path, true)?;
+    let (line, progress) = crate::progress::transfer(&format!("fetching from {}", args.name));
+    let db = crate::store_open::open_at(&path, true)?.with_transfer_progress(progress);
     let remote = crate::store_open::open_remote(&db.remote_url(&args.name)?, &path, false)?;
-    let outcome = db.fetch(&args.name, remote.as_ref())?;
+    let outcome = db.fetch(&args.name, remote.as_ref());
+    crate::progress::finish(&line);
+    let outcome = outcome?;
     write_fetched(out, &args.name, &outcome, args.format)
 }
 

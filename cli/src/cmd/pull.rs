@@ -31,12 +31,15 @@ pub fn run(context: &Context, args: PullArgs, out: &mut dyn Write) -> anyhow::Re
         None => db.current_branch()?,
     };
     let remote = crate::store_open::open_remote(&db.remote_url(&args.name)?, &path, false)?;
-    let (fetched, merged) = db.pull(
+    let (line, progress) = crate::progress::transfer(&format!("fetching from {}", args.name));
+    let pulled = db.with_transfer_progress(progress).pull(
         &args.name,
         remote.as_ref(),
         &branch,
         args.message.as_deref(),
-    )?;
+    );
+    crate::progress::finish(&line);
+    let (fetched, merged) = pulled?;
     crate::cmd::fetch::write_fetched(out, &args.name, &fetched, ReportFormat::Table)?;
     crate::cmd::merge::write_merged(out, &format!("{}/{branch}", args.name), &merged)
 }

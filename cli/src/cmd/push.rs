@@ -42,7 +42,12 @@ pub fn run(context: &Context, args: PushArgs, out: &mut dyn Write) -> anyhow::Re
         None => db.current_branch()?,
     };
     let remote = crate::store_open::open_remote(&db.remote_url(&args.name)?, &path, true)?;
-    let outcome = db.push(&args.name, remote.as_ref(), &branch, args.force)?;
+    let (line, progress) = crate::progress::transfer(&format!("pushing {branch} to {}", args.name));
+    let outcome =
+        db.with_transfer_progress(progress)
+            .push(&args.name, remote.as_ref(), &branch, args.force);
+    crate::progress::finish(&line);
+    let outcome = outcome?;
     let kind = match outcome.kind {
         PushKind::UpToDate => "up-to-date",
         PushKind::Created => "created",

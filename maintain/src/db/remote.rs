@@ -1,8 +1,8 @@
 //! Remotes: fetch, push, pull and clone between this store and another one (a store folder,
 //! or an object store at `s3://bucket/prefix`), both seen as a `ChunkStore` only.
 //!
-//! - **fetch** copies what the remote's branches reach ([`copy_reachable`]: every subtree
-//!   this store already holds is skipped) and then moves each remote-tracking ref
+//! - **fetch** copies what the remote's branches reach (`rnt_merkle::copy_reachable`: every
+//!   subtree this store already holds is skipped) and then moves each remote-tracking ref
 //!   `remotes/NAME/BRANCH` by compare-and-swap; the first move makes the copied chunks
 //!   durable. Tracking refs of branches the remote no longer has are removed.
 //! - **push** refuses unless the remote's branch is in the local branch's history (a
@@ -25,7 +25,7 @@
 use crate::db::refs;
 use crate::db::{Database, MergeOutcome};
 use crate::{DbError, DbResult};
-use rnt_merkle::{copy_reachable, TransferReport};
+use rnt_merkle::{copy_reachable_with_progress, TransferReport};
 use rnt_store::{Address, ChunkStore};
 
 /// How a tracking ref (after a fetch) or a remote branch (after a push) changed.
@@ -123,7 +123,7 @@ impl Database {
         }
         let theirs = refs::branches(remote)?;
         let commits: Vec<Address> = theirs.iter().map(|(_, commit)| *commit).collect();
-        let sent = copy_reachable(remote, self.chunks.as_ref(), &commits)?;
+        let sent = self.transfer(remote, self.chunks.as_ref(), &commits)?;
         let ours = refs::tracking_refs(self.chunks.as_ref(), name)?;
         let mut updated = Vec::new();
         for (branch, commit) in &theirs {
@@ -197,7 +197,7 @@ impl Database {
         };
         let mut sent = TransferReport::default();
         if kind != PushKind::UpToDate {
-            sent = copy_reachable(self.chunks.as_ref(), remote, &[ours])?;
+            sent = self.transfer(self.chunks.as_ref(), remote, &[ours])?;
             debug_assert!(
                 remote.contains(&ours)?,
                 "the remote holds the pushed commit before its branch moves"
@@ -275,6 +275,24 @@ impl Database {
             fetched,
             branch: refs::current_branch(self.chunks.as_ref())?,
         })
+    }
+
+    /// Copies what `roots` reach from `from` to `to`, telling the transfer progress.
+    fn transfer(
+        &self,
+        from: &dyn ChunkStore,
+        to: &dyn ChunkStore,
+        roots: &[Address],
+    ) -> DbResult<TransferReport> {
+        let progress = self.transfer_progress.clone();
+        Ok(copy_reachable_with_progress(
+            from,
+            to,
+            roots,
+            &mut |report| {
+                progress(report);
+            },
+        )?)
     }
 
     /// Whether `ancestor` is in `descendant`'s history (itself included); false when this
