@@ -50,7 +50,7 @@ pub use db::{
     KeyConflict, MergeOutcome, Mismatch, PlanDump, PlanTerm, ProgramSide, PushKind, PushOutcome,
     RefUpdate, ReflogEntry, ResetOutcome, RevertOutcome, RuleExplanation, ServedBy, Snapshot,
     StepExplanation, TermExplanation, TransferProgress, TupleChange, VerifyReport, BRANCH_DEFAULT,
-    CLONE_REMOTE, IMPORT_BATCH_ROWS,
+    CLONE_REMOTE, COMMIT_ATTEMPTS_MAX, IMPORT_BATCH_ROWS,
 };
 pub use delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 pub use error::{DbError, DbResult};

@@ -22,7 +22,7 @@ mod remote;
 mod snapshot;
 mod verify;
 
-pub use commit::CommitOutcome;
+pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
 pub use diff::{DiffScope, TupleChange};
 pub use explain::{
     Access, Explanation, PlanDump, PlanTerm, RuleExplanation, ServedBy, StepExplanation,
