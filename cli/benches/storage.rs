@@ -19,6 +19,7 @@
 
 mod common;
 
+use common::reference::{Data, BASE, PLANS, VIEWS};
 use common::{env_or, median, Rng};
 use rnt_maintain::change::parse_changes;
 use rnt_maintain::{CommitOutcome, Database};
@@ -30,22 +31,6 @@ use std::time::Instant;
 
 const RNT: &str = env!("CARGO_BIN_EXE_rnt");
 
-const BASE: &str = "relation orders(id: int, customer: int, amount: int).
-relation customers(id: int, plan: str).
-relation edge(src: int, dst: int).
-";
-
-const VIEWS: &str = "view order_plan(id: int, plan: str).
-order_plan(i, p) :- orders(i, c, _), customers(c, p).
-view plan_total(plan: str, total: int, n: int).
-plan_total(p, sum(a), count()) :- orders(_, c, a), customers(c, p).
-view reach(x: int, y: int).
-reach(x, y) :- edge(x, y).
-reach(x, z) :- reach(x, y), edge(y, z).
-denial orphan(id: int).
-orphan(i) :- orders(i, c, _), not customers(c, _).
-";
-
 const RSS_PROGRAM: &str = "relation orders(id: int, customer: int, amount: int).
 relation customers(id: int, plan: str).
 view order_plan(id: int, plan: str).
@@ -53,99 +38,6 @@ order_plan(i, p) :- orders(i, c, _), customers(c, p).
 view plan_total(plan: str, total: int, n: int).
 plan_total(p, sum(a), count()) :- orders(_, c, a), customers(c, p).
 ";
-
-const PLANS: [&str; 5] = ["free", "basic", "pro", "team", "enterprise"];
-
-/// The reference data, and the state the ticks change.
-struct Data {
-    plans: Vec<usize>,
-    orders: Vec<(i64, i64, i64)>,
-    parent: Vec<Option<i64>>,
-}
-
-impl Data {
-    fn new(customers: i64, orders: i64, nodes: i64) -> Data {
-        let mut rng = Rng(0x5eed_1234_abcd_9876);
-        let plans = (0..customers).map(|_| rng.index(5)).collect();
-        let orders = (0..orders)
-            .map(|i| (i, rng.below_i64(customers), 1 + rng.below_i64(1000)))
-            .collect();
-        let parent = (0..nodes)
-            .map(|n| (n % 1000 != 0).then(|| rng.below_i64(n)))
-            .collect();
-        Data {
-            plans,
-            orders,
-            parent,
-        }
-    }
-
-    /// Writes the three CSV files; returns their total bytes.
-    fn write_csv(&self, dir: &Path) -> u64 {
-        let mut customers = String::from("id,plan\n");
-        for (id, plan) in self.plans.iter().enumerate() {
-            let _ = writeln!(customers, "{id},{}", PLANS[*plan]);
-        }
-        let mut orders = String::from("id,customer,amount\n");
-        for (id, customer, amount) in &self.orders {
-            let _ = writeln!(orders, "{id},{customer},{amount}");
-        }
-        let mut edges = String::from("src,dst\n");
-        for (node, parent) in self.parent.iter().enumerate() {
-            if let Some(parent) = parent {
-                let _ = writeln!(edges, "{parent},{node}");
-            }
-        }
-        std::fs::write(dir.join("customers.csv"), &customers).unwrap();
-        std::fs::write(dir.join("orders.csv"), &orders).unwrap();
-        std::fs::write(dir.join("edge.csv"), &edges).unwrap();
-        (customers.len() + orders.len() + edges.len()) as u64
-    }
-
-    /// One tick as a change file: ~50 order updates, 10 customer plan changes, 5 moved edges.
-    fn tick(&mut self, rng: &mut Rng) -> String {
-        let mut out = String::new();
-        let mut touched = std::collections::BTreeSet::new();
-        for _ in 0..50 {
-            let i = rng.index(self.orders.len());
-            let (id, customer, amount) = self.orders[i];
-            let new = 1 + rng.below_i64(1000);
-            if !touched.insert(id) || new == amount {
-                continue;
-            }
-            let _ = writeln!(out, "-orders({id}, {customer}, {amount})");
-            let _ = writeln!(out, "+orders({id}, {customer}, {new})");
-            self.orders[i].2 = new;
-        }
-        let mut customers = std::collections::BTreeSet::new();
-        while customers.len() < 10 {
-            let c = rng.index(self.plans.len());
-            if !customers.insert(c) {
-                continue;
-            }
-            let old = self.plans[c];
-            let new = (old + 1 + rng.index(4)) % 5;
-            let _ = writeln!(out, "-customers({c}, \"{}\")", PLANS[old]);
-            let _ = writeln!(out, "+customers({c}, \"{}\")", PLANS[new]);
-            self.plans[c] = new;
-        }
-        let mut moved = std::collections::BTreeSet::new();
-        while moved.len() < 5 {
-            let node = 1 + rng.index(self.parent.len() - 1);
-            let Some(old) = self.parent[node] else {
-                continue;
-            };
-            let new = i64::try_from(rng.index(node)).expect("a node id fits i64");
-            if new == old || !moved.insert(node) {
-                continue;
-            }
-            let _ = writeln!(out, "-edge({old}, {node})");
-            let _ = writeln!(out, "+edge({new}, {node})");
-            self.parent[node] = Some(new);
-        }
-        out
-    }
-}
 
 /// Runs `rnt --store STORE args` in `dir`; panics on failure; returns its wall time (ms).
 fn rnt(dir: &Path, store: &Path, args: &[&str]) -> f64 {

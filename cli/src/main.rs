@@ -87,6 +87,17 @@ enum Command {
     Merge(cmd::merge::MergeArgs),
     /// Every value the current branch has held, newest first.
     Reflog(cmd::reflog::ReflogArgs),
+    /// List the remotes (-v: with their URLs), add one (`add NAME URL`) or remove one.
+    Remote(cmd::remote::RemoteArgs),
+    /// A new store holding every branch of the store at URL and every chunk they reach.
+    Clone(cmd::clone::CloneArgs),
+    /// Copy what a remote's branches reach into this store; move the NAME/BRANCH refs.
+    Fetch(cmd::fetch::FetchArgs),
+    /// Copy what a branch reaches to a remote, then move the remote's branch (fast-forward,
+    /// or --force).
+    Push(cmd::push::PushArgs),
+    /// Fetch from a remote, then merge NAME/BRANCH into the current branch.
+    Pull(cmd::pull::PullArgs),
     /// Delete the chunks no branch, tag or reflog entry reaches; report the bytes freed.
     Gc(cmd::gc::GcArgs),
     /// Walk through rnt in a temporary store, printing each command and its output.
@@ -130,6 +141,11 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Revert(args) => cmd::revert::run(&context, args, out),
         Command::Merge(args) => cmd::merge::run(&context, args, out),
         Command::Reflog(args) => cmd::reflog::run(&context, args, out),
+        Command::Remote(args) => cmd::remote::run(&context, args, out),
+        Command::Clone(args) => cmd::clone::run(&context, args, out),
+        Command::Fetch(args) => cmd::fetch::run(&context, args, out),
+        Command::Push(args) => cmd::push::run(&context, args, out),
+        Command::Pull(args) => cmd::pull::run(&context, args, out),
         Command::Gc(args) => cmd::gc::run(&context, args, out),
         Command::Demo(args) => cmd::demo::run(args, out),
     }

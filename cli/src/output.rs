@@ -3,7 +3,7 @@
 
 use clap::ValueEnum;
 use rnt_maintain::{CommitOutcome, DbError, Value};
-use rnt_merkle::ChangeCount;
+use rnt_merkle::{ChangeCount, TransferReport};
 use rnt_store::Address;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -270,6 +270,30 @@ pub fn write_outcome(out: &mut dyn Write, outcome: &CommitOutcome) -> io::Result
         }
         CommitOutcome::NothingToCommit => writeln!(out, "nothing to commit"),
     }
+}
+
+/// What a transfer sent, for people: `12 chunks (33.7 KiB)`.
+pub fn sent_text(report: &TransferReport) -> String {
+    let noun = if report.chunks == 1 {
+        "chunk"
+    } else {
+        "chunks"
+    };
+    format!(
+        "{} {noun} ({})",
+        report.chunks,
+        crate::progress::human_bytes(report.bytes)
+    )
+}
+
+/// What a transfer sent, as the JSON fields `chunks`, `bytes` (uncompressed) and `skipped`
+/// (chunks the receiver held: each the root of a subtree not sent).
+pub fn sent_fields(report: &TransferReport) -> [(&'static str, Json); 3] {
+    [
+        ("chunks", Json::UInt(report.chunks)),
+        ("bytes", Json::UInt(report.bytes)),
+        ("skipped", Json::UInt(report.skipped)),
+    ]
 }
 
 /// What an error prints on stderr: the rendered diagnostics of a program error, a merge

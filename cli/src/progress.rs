@@ -2,6 +2,7 @@
 //! when stderr is a terminal, so scripts and logs never see it.
 
 use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The shortest time between two redraws: fast enough to look alive, slow enough to cost
@@ -52,6 +53,18 @@ impl Progress {
         let _ = err.flush();
     }
 
+    /// Shows `message` in place, at most every redraw interval (for frequent updates, such
+    /// as a transfer's running totals).
+    pub fn status(&mut self, message: &str) {
+        if self
+            .last_drawn
+            .is_some_and(|t| t.elapsed() < REDRAW_INTERVAL)
+        {
+            return;
+        }
+        self.message(message);
+    }
+
     /// Shows a free-form status `message` (e.g. which view a backfill is computing).
     pub fn message(&mut self, message: &str) {
         if !self.enabled {
@@ -91,6 +104,31 @@ pub fn human_bytes(bytes: u64) -> String {
         format!("{bytes} B")
     } else {
         format!("{scaled:.1} {}", UNITS[unit])
+    }
+}
+
+/// A progress line for a transfer (`label`: e.g. `pushing to origin`), and the callback
+/// that feeds it: `label: 1204 chunks, 3.1 MiB`. Call `finish` on the line before printing
+/// the result.
+pub fn transfer(label: &str) -> (Arc<Mutex<Progress>>, rnt_maintain::TransferProgress) {
+    let line = Arc::new(Mutex::new(Progress::new(label, None)));
+    let fed = line.clone();
+    let callback: rnt_maintain::TransferProgress = Arc::new(move |report| {
+        if let Ok(mut line) = fed.lock() {
+            line.status(&format!(
+                "{} chunks, {}",
+                report.chunks,
+                human_bytes(report.bytes)
+            ));
+        }
+    });
+    (line, callback)
+}
+
+/// Clears a transfer's progress line (before the result is printed).
+pub fn finish(line: &Mutex<Progress>) {
+    if let Ok(mut line) = line.lock() {
+        line.finish();
     }
 }
 

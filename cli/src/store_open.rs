@@ -10,8 +10,8 @@
 use anyhow::Context as _;
 use rnt_maintain::{Database, DbError};
 use rnt_store::{
-    create_store, detect_backend, is_object_store_url, open_store, BackendKind, ObjectChunkStore,
-    OpenMode,
+    create_store, detect_backend, is_object_store_url, open_store, BackendKind, ChunkStore,
+    ObjectChunkStore, OpenMode,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -147,4 +147,86 @@ pub fn create(explicit: Option<&Path>, backend: BackendKind) -> anyhow::Result<P
     }
     create_store(&path, backend).map_err(DbError::from)?;
     Ok(path.canonicalize().unwrap_or(path))
+}
+
+/// Where a remote is, as `remote add` and `clone` record it: an object-store URL as given
+/// (without a trailing `/`), or the absolute path of a store folder — a folder that holds a
+/// store in `.rnt/` counts as that store, as `rnt` run there would find it. Refuses text
+/// that is neither, and a folder that holds no store.
+pub fn remote_location(text: &str) -> anyhow::Result<String> {
+    let text = text.trim();
+    if is_object_store_url(text) {
+        let url = text.trim_end_matches('/');
+        let bucket = url.split_once("://").map_or("", |(_, rest)| rest);
+        if bucket.is_empty() || bucket.starts_with('/') {
+            return Err(DbError::user(format!(
+                "`{url}` names no bucket: write s3://bucket/prefix"
+            ))
+            .into());
+        }
+        return Ok(url.to_string());
+    }
+    if text.is_empty() || text.contains("://") {
+        return Err(DbError::user(format!(
+            "`{}` is neither a store folder nor an object-store URL (s3://bucket/prefix)",
+            rnt_maintain::diagnostic::clip(text)
+        ))
+        .into());
+    }
+    let path = Path::new(text);
+    let store = if is_store(path) {
+        path.to_path_buf()
+    } else if is_store(&path.join(STORE_DIR)) {
+        path.join(STORE_DIR)
+    } else {
+        return Err(DbError::user(format!("no rnt store at {text}")).into());
+    };
+    let absolute = store
+        .canonicalize()
+        .with_context(|| format!("cannot read {}", store.display()))?;
+    absolute.to_str().map(str::to_string).ok_or_else(|| {
+        DbError::user(format!(
+            "the path {} is not UTF-8; a remote's path must be",
+            absolute.display()
+        ))
+        .into()
+    })
+}
+
+/// Opens the store of remote `location` (what [`remote_location`] recorded): an object
+/// store, or a store folder — for a push (`writer`) with the folder's writer lock, waited
+/// for as any writer waits. Refuses the store `local` itself (a process cannot hold one
+/// store's lock twice, and pushing to yourself changes nothing).
+pub fn open_remote(
+    location: &str,
+    local: &Path,
+    writer: bool,
+) -> anyhow::Result<Arc<dyn ChunkStore>> {
+    if is_object_store_url(location) {
+        if object_store_url(local) == Some(location) {
+            return Err(same_store(location));
+        }
+        let store = ObjectChunkStore::open(location).map_err(DbError::from)?;
+        return Ok(Arc::new(store));
+    }
+    let path = Path::new(location);
+    if !is_store(path) {
+        return Err(DbError::user(format!(
+            "no rnt store at {location} (the remote's store folder is gone or was never there)"
+        ))
+        .into());
+    }
+    if let (Ok(remote), Ok(here)) = (path.canonicalize(), local.canonicalize()) {
+        if remote == here {
+            return Err(same_store(location));
+        }
+    }
+    Ok(open_store(path, mode(writer)).map_err(DbError::from)?)
+}
+
+fn same_store(location: &str) -> anyhow::Error {
+    DbError::user(format!(
+        "the remote at {location} is this store itself; name another store"
+    ))
+    .into()
 }

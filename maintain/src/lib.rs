@@ -46,10 +46,11 @@ mod lang;
 
 pub use budget::{check as check_memory_budget, memory_budget, set_memory_budget};
 pub use db::{
-    Access, CommitOutcome, Database, DiffScope, Explanation, KeyConflict, MergeOutcome, Mismatch,
-    PlanDump, PlanTerm, ProgramSide, ReflogEntry, ResetOutcome, RevertOutcome, RuleExplanation,
-    ServedBy, Snapshot, StepExplanation, TermExplanation, TupleChange, VerifyReport,
-    BRANCH_DEFAULT, IMPORT_BATCH_ROWS,
+    Access, CloneOutcome, CommitOutcome, Database, DiffScope, Explanation, FetchOutcome,
+    KeyConflict, MergeOutcome, Mismatch, PlanDump, PlanTerm, ProgramSide, PushKind, PushOutcome,
+    RefUpdate, ReflogEntry, ResetOutcome, RevertOutcome, RuleExplanation, ServedBy, Snapshot,
+    StepExplanation, TermExplanation, TransferProgress, TupleChange, VerifyReport, BRANCH_DEFAULT,
+    CLONE_REMOTE, COMMIT_ATTEMPTS_MAX, IMPORT_BATCH_ROWS,
 };
 pub use delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 pub use error::{DbError, DbResult};

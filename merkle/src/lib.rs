@@ -38,6 +38,7 @@ mod node_store;
 pub mod objects;
 mod prefetch;
 mod reach;
+mod transfer;
 mod tree;
 
 pub use cursor::{Cursor, Entries, ReverseCursor};
@@ -48,9 +49,12 @@ pub use node::Node;
 pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
 pub use objects::{
     AuxTree, BranchRecord, ChangeCount, Commit, HeadPointer, KindCode, ObjectKind, OperatorStat,
-    RelationEntry, State, CLOCKED_STATE_FORMAT_VERSION,
+    RelationEntry, RemoteRecord, State, CLOCKED_STATE_FORMAT_VERSION,
 };
 pub use reach::reachable_chunks;
+pub use transfer::{
+    copy_reachable, copy_reachable_with_progress, TransferReport, CONTAINS_BATCH, PUT_BATCH_BYTES,
+};
 pub use tree::{prefix_successor, Tree};
 
 /// Longest key a tree accepts: 64 KiB. Keys are tuples, and rnt caps an encoded tuple at

@@ -27,6 +27,8 @@ pub struct Counters {
     pub nodes_fetched: u64,
     /// Nodes produced by builds and edits (including ones the store already held).
     pub nodes_written: u64,
+    /// Their bytes (encoded, uncompressed: what the nodes' addresses hash).
+    pub bytes_written: u64,
     /// Leaf entries returned by lookups, scans and diffs.
     pub entries_read: u64,
 }
@@ -38,6 +40,7 @@ impl std::ops::Sub for Counters {
             nodes_read: self.nodes_read - earlier.nodes_read,
             nodes_fetched: self.nodes_fetched - earlier.nodes_fetched,
             nodes_written: self.nodes_written - earlier.nodes_written,
+            bytes_written: self.bytes_written - earlier.bytes_written,
             entries_read: self.entries_read - earlier.entries_read,
         }
     }
@@ -50,6 +53,7 @@ impl std::ops::Add for Counters {
             nodes_read: self.nodes_read + other.nodes_read,
             nodes_fetched: self.nodes_fetched + other.nodes_fetched,
             nodes_written: self.nodes_written + other.nodes_written,
+            bytes_written: self.bytes_written + other.bytes_written,
             entries_read: self.entries_read + other.entries_read,
         }
     }
@@ -60,6 +64,7 @@ struct AtomicCounters {
     nodes_read: AtomicU64,
     nodes_fetched: AtomicU64,
     nodes_written: AtomicU64,
+    bytes_written: AtomicU64,
     entries_read: AtomicU64,
 }
 
@@ -153,6 +158,7 @@ impl NodeStore {
             nodes_read: c.nodes_read.load(Ordering::Relaxed),
             nodes_fetched: c.nodes_fetched.load(Ordering::Relaxed),
             nodes_written: c.nodes_written.load(Ordering::Relaxed),
+            bytes_written: c.bytes_written.load(Ordering::Relaxed),
             entries_read: c.entries_read.load(Ordering::Relaxed),
         }
     }
@@ -260,6 +266,10 @@ impl NodeWriter<'_> {
             .counters
             .nodes_written
             .fetch_add(1, Ordering::Relaxed);
+        self.store
+            .counters
+            .bytes_written
+            .fetch_add(decoded.bytes().len() as u64, Ordering::Relaxed);
         self.pending.push(Arc::new(decoded));
         if self.pending.len() >= WRITE_BATCH_NODES {
             self.flush()?;

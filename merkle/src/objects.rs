@@ -26,6 +26,8 @@ pub const COMMIT_TAG: u8 = b'C';
 pub const BRANCH_RECORD_TAG: u8 = b'B';
 /// First byte of a head pointer chunk (`H`).
 pub const HEAD_POINTER_TAG: u8 = b'H';
+/// First byte of a remote record chunk (`R`).
+pub const REMOTE_RECORD_TAG: u8 = b'R';
 /// Version byte after the tag, for every object.
 pub const OBJECT_FORMAT_VERSION: u8 = 1;
 /// Version byte of a state that carries a clock (its program mentions `now`): the body of
@@ -426,6 +428,39 @@ impl HeadPointer {
     }
 }
 
+/// Where a remote is: the object the `remotes/NAME` ref points at. Kept as a ref of the
+/// store, not a config file, so adding and removing a remote is one compare-and-swap and a
+/// crash leaves the old list or the new one.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct RemoteRecord {
+    /// The remote store: an absolute folder path, or an object-store URL
+    /// (`s3://bucket/prefix`).
+    pub url: String,
+}
+
+impl RemoteRecord {
+    /// Encodes the record canonically (tag, version, body).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_object(REMOTE_RECORD_TAG, self)
+    }
+
+    /// Decodes and checks a record read from `address`.
+    pub fn decode(address: &Address, bytes: &[u8]) -> MerkleResult<RemoteRecord> {
+        decode_object(address, bytes, REMOTE_RECORD_TAG, "remote record")
+    }
+
+    /// Writes the record and returns its address.
+    pub fn write(&self, chunks: &dyn ChunkStore) -> MerkleResult<Address> {
+        Ok(chunks.put(&self.encode())?)
+    }
+
+    /// Reads and checks the record at `address`.
+    pub fn read(chunks: &dyn ChunkStore, address: &Address) -> MerkleResult<RemoteRecord> {
+        let bytes = chunks.get(address)?;
+        RemoteRecord::decode(address, &bytes)
+    }
+}
+
 /// What kind of object a chunk holds, from its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObjectKind {
@@ -439,6 +474,8 @@ pub enum ObjectKind {
     BranchRecord,
     /// A head pointer (the current branch).
     HeadPointer,
+    /// A remote record (where a remote is).
+    RemoteRecord,
     /// Something else.
     Unknown,
 }
@@ -450,6 +487,7 @@ pub fn object_kind(bytes: &[u8]) -> ObjectKind {
         Some(&COMMIT_TAG) => ObjectKind::Commit,
         Some(&BRANCH_RECORD_TAG) => ObjectKind::BranchRecord,
         Some(&HEAD_POINTER_TAG) => ObjectKind::HeadPointer,
+        Some(&REMOTE_RECORD_TAG) => ObjectKind::RemoteRecord,
         Some(&crate::codec::NODE_FORMAT_VERSION) => ObjectKind::Node,
         _ => ObjectKind::Unknown,
     }

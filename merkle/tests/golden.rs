@@ -364,3 +364,30 @@ fn branch_record_and_head_pointer_bytes_are_pinned() {
     assert!(BranchRecord::decode(&Address::of(&bytes), &bytes).is_err());
     assert!(rnt_merkle::Commit::decode(&Address::of(&bytes), &bytes).is_err());
 }
+
+/// A remote record (`docs/format.md` §8.5): tag `R`, version 1, then the URL as a `u64`
+/// length and its bytes. Built by hand from the format's rules and compared byte for byte;
+/// the address is pinned so a drift in the encoding fails loudly.
+#[test]
+fn remote_record_bytes_are_pinned() {
+    use rnt_merkle::objects::{object_kind, ObjectKind};
+    use rnt_merkle::{HeadPointer, RemoteRecord};
+    let record = RemoteRecord {
+        url: "s3://bucket/shop".to_string(),
+    };
+    let mut expected = vec![b'R', 1];
+    expected.extend_from_slice(&16u64.to_le_bytes());
+    expected.extend_from_slice(b"s3://bucket/shop");
+    let bytes = record.encode();
+    assert_eq!(hex(&bytes), hex(&expected));
+    assert_eq!(
+        RemoteRecord::decode(&Address::of(&bytes), &bytes).unwrap(),
+        record
+    );
+    assert_eq!(object_kind(&bytes), ObjectKind::RemoteRecord);
+    assert!(HeadPointer::decode(&Address::of(&bytes), &bytes).is_err());
+    assert_eq!(
+        Address::of(&bytes).to_hex(),
+        "043dab1041e87a97e827603795de2bb50e26b381d7c1b64da1b18f2040c2e1a0"
+    );
+}

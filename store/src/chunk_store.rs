@@ -21,6 +21,14 @@ pub trait ChunkStore: Send + Sync {
     /// Reads and verifies the chunk stored under `address`.
     fn get(&self, address: &Address) -> StoreResult<Chunk>;
 
+    /// Reads and verifies several chunks, returned in order: [`ChunkStore::get`] asked in
+    /// one batch (fails as `get` fails, on the first address that does). The default reads
+    /// one at a time; the object store fetches the records of one pack with coalesced
+    /// ranged reads, in parallel.
+    fn get_many(&self, addresses: &[Address]) -> StoreResult<Vec<Chunk>> {
+        addresses.iter().map(|address| self.get(address)).collect()
+    }
+
     /// Stores `bytes` and returns their address.
     fn put(&self, bytes: &[u8]) -> StoreResult<Address> {
         let mut addresses = self.put_batch(&[bytes])?;
@@ -57,6 +65,17 @@ pub trait ChunkStore: Send + Sync {
 
     /// Whether a chunk is stored under `address` (does not read or verify it).
     fn contains(&self, address: &Address) -> StoreResult<bool>;
+
+    /// Whether each of `addresses` is stored, in order: [`ChunkStore::contains`] asked in
+    /// one batch. The default asks one at a time; a backend for which a lookup costs a
+    /// request (the object store) answers the whole batch from what it already holds and
+    /// asks again only for the misses.
+    fn contains_many(&self, addresses: &[Address]) -> StoreResult<Vec<bool>> {
+        addresses
+            .iter()
+            .map(|address| self.contains(address))
+            .collect()
+    }
 
     /// Every stored address whose lowercase hex starts with `hex_prefix`.
     /// Callers enforce [`crate::ADDRESS_PREFIX_HEX_MIN`]; backends may return many matches.

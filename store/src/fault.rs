@@ -9,7 +9,10 @@
 //!
 //! The named points, in the order a commit passes them: [`RECORD_APPEND`],
 //! [`PACK_FSYNC`], [`INDEX_WRITE`], [`PACK_SEAL`], [`MANIFEST_WRITE`], [`MANIFEST_RENAME`],
-//! and for `gc` (and pack merging) [`GC_COPY`], [`GC_DELETE`].
+//! and for `gc` (and pack merging) [`GC_COPY`], [`GC_DELETE`]. On an object store:
+//! [`OBJECT_PACK_UPLOAD`], [`OBJECT_INDEX_UPLOAD`], [`OBJECT_MANIFEST_CREATE`],
+//! [`OBJECT_POINTER_UPDATE`]; and [`PUSH_MOVE`] where a push, its chunks copied, is about to
+//! move the remote's branch.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -39,7 +42,20 @@ pub const GC_COPY: &str = "gc-copy";
 /// A pack no manifest names any more is about to be deleted.
 pub const GC_DELETE: &str = "gc-delete";
 
-/// Every named point, for tests that visit each.
+/// The object-store backend is about to upload a sealed pack object.
+pub const OBJECT_PACK_UPLOAD: &str = "object-pack-upload";
+/// The object-store backend uploaded a pack and is about to upload its index.
+pub const OBJECT_INDEX_UPLOAD: &str = "object-index-upload";
+/// The object-store backend is about to create the next manifest generation (its
+/// compare-and-swap).
+pub const OBJECT_MANIFEST_CREATE: &str = "object-manifest-create";
+/// The object-store backend created a manifest generation and is about to move the
+/// `manifest` pointer.
+pub const OBJECT_POINTER_UPDATE: &str = "object-pointer-update";
+/// A push copied its chunks to the remote and is about to move the remote's branch.
+pub const PUSH_MOVE: &str = "push-move";
+
+/// Every named point of the local backends, for tests that visit each.
 pub const ALL_POINTS: [&str; 8] = [
     RECORD_APPEND,
     PACK_FSYNC,
@@ -99,6 +115,15 @@ fn armed() -> &'static [Armed] {
         abort.into_iter().chain(pause).collect()
     })
 }
+
+/// The object-store backend's points in the order a publish passes them, and the push's.
+pub const OBJECT_POINTS: [&str; 5] = [
+    PUSH_MOVE,
+    OBJECT_PACK_UPLOAD,
+    OBJECT_INDEX_UPLOAD,
+    OBJECT_MANIFEST_CREATE,
+    OBJECT_POINTER_UPDATE,
+];
 
 /// Marks one pass of the write point `name`; aborts the process (or pauses it) when
 /// [`FAULT_ENV`] (or [`PAUSE_ENV`]) names this point and pass. The abort skips destructors

@@ -116,6 +116,8 @@ macro_rules! conformance_suite {
                 check_put_batch_keeps_order,
                 check_get_of_missing_is_not_found,
                 check_contains,
+                check_contains_many_agrees_with_contains,
+                check_get_many_agrees_with_get,
                 check_prefix_lookup,
                 check_prefix_lookup_of_bad_text_finds_nothing,
                 check_ref_create_move_delete,
@@ -300,6 +302,40 @@ fn check_contains(store: &impl ChunkStore) {
     assert!(!store.contains(&address).unwrap());
     store.put(b"soon").unwrap();
     assert!(store.contains(&address).unwrap());
+}
+
+fn check_contains_many_agrees_with_contains(store: &impl ChunkStore) {
+    assert_eq!(store.contains_many(&[]).unwrap(), Vec::<bool>::new());
+    let durable = store.put_batch(&[b"many 1", b"many 2"]).unwrap();
+    store.flush().unwrap();
+    let buffered = store.put(b"many 3").unwrap();
+    let absent = [Address::of(b"many absent 1"), Address::of(b"many absent 2")];
+    let asked = [
+        absent[0], durable[1], buffered, absent[1], durable[0], absent[0], durable[1],
+    ];
+    let answers = store.contains_many(&asked).unwrap();
+    assert_eq!(answers, [false, true, true, false, true, false, true]);
+    for (address, answer) in asked.iter().zip(&answers) {
+        assert_eq!(store.contains(address).unwrap(), *answer, "{address}");
+    }
+}
+
+fn check_get_many_agrees_with_get(store: &impl ChunkStore) {
+    assert!(store.get_many(&[]).unwrap().is_empty());
+    let durable = store.put_batch(&[b"get many 1", b"get many 2"]).unwrap();
+    store.flush().unwrap();
+    let buffered = store.put(b"get many 3").unwrap();
+    let asked = [durable[1], buffered, durable[0], durable[1]];
+    let chunks = store.get_many(&asked).unwrap();
+    assert_eq!(chunks.len(), asked.len());
+    for (address, chunk) in asked.iter().zip(&chunks) {
+        assert_eq!(&**chunk, &*store.get(address).unwrap(), "{address}");
+    }
+    let missing = Address::of(b"get many absent");
+    assert!(matches!(
+        store.get_many(&[durable[0], missing]),
+        Err(StoreError::NotFound(address)) if address == missing
+    ));
 }
 
 fn check_prefix_lookup(store: &impl ChunkStore) {

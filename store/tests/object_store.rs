@@ -223,3 +223,60 @@ fn a_second_create_and_a_missing_store_are_reported() {
         "{missing}"
     );
 }
+
+/// A batched `contains` sees chunks another handle published after this one read the
+/// manifest (it re-reads the manifest once for the misses), and still says no to the
+/// chunks nobody published.
+#[test]
+fn contains_many_sees_what_another_writer_published_since() {
+    let reader = in_memory();
+    let writer = reader.reopen_for_test().unwrap();
+    let early = writer.put(b"early").unwrap();
+    writer
+        .compare_and_swap_ref_durably("main", None, Some(early))
+        .unwrap();
+    let late = writer.put(b"late").unwrap();
+    writer
+        .compare_and_swap_ref_durably("main", Some(early), Some(late))
+        .unwrap();
+    let buffered_elsewhere = writer.put(b"buffered by the writer only").unwrap();
+    let asked = [late, Address::of(b"nobody"), early, buffered_elsewhere];
+    assert_eq!(
+        reader.contains_many(&asked).unwrap(),
+        [true, false, true, false]
+    );
+}
+
+/// `get_many` reads chunks of a pack too large to be fetched whole with coalesced ranged
+/// reads, and returns exactly what `get` does, in the order asked, from a handle that never
+/// saw the pack being written.
+#[test]
+fn get_many_reads_a_large_pack_by_ranges() {
+    let store = in_memory();
+    // Incompressible chunks, more of them than a pack read whole may hold.
+    let mut seed = Address::of(b"seed");
+    let mut chunks = Vec::new();
+    while (chunks.len() as u64) * 4096 <= rnt_store::backend::object::WHOLE_PACK_BYTES_MAX + 8192 {
+        let mut bytes = Vec::with_capacity(4096);
+        while bytes.len() < 4096 {
+            seed = Address::of(seed.as_bytes());
+            bytes.extend_from_slice(seed.as_bytes());
+        }
+        chunks.push(bytes);
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+    let addresses = store.put_batch(&refs).unwrap();
+    store
+        .compare_and_swap_ref_durably("main", None, Some(addresses[0]))
+        .unwrap();
+    let (_, pack_bytes, _) = store.packs().unwrap()[0].clone();
+    assert!(pack_bytes > rnt_store::backend::object::WHOLE_PACK_BYTES_MAX);
+    let reader = store.reopen_for_test().unwrap();
+    // Every third chunk, backwards, and one twice.
+    let mut asked: Vec<Address> = addresses.iter().rev().step_by(3).copied().collect();
+    asked.push(addresses[5]);
+    let read = reader.get_many(&asked).unwrap();
+    for (address, chunk) in asked.iter().zip(&read) {
+        assert_eq!(Address::of(chunk), *address);
+    }
+}

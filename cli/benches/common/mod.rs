@@ -3,6 +3,8 @@
 //! knobs, and `median`.
 #![allow(dead_code)] // Each bench uses a different part.
 
+pub mod reference;
+
 /// xorshift64, seeded: the data and ticks are the same in every run.
 pub struct Rng(pub u64);
 

@@ -106,7 +106,7 @@ fn read_change_file(file: &str) -> anyhow::Result<(String, String)> {
 }
 
 /// Prints the work the commit did: a `stats:` line of node-store totals since `before`
-/// (`nodes_written=.. nodes_read=.. nodes_fetched=.. entries_read=..`), then one line per
+/// (`nodes_written=.. nodes_read=.. nodes_fetched=.. entries_read=.. bytes_written=..`), then one line per
 /// operator the commit ran (`stats: counting order_plan: entries_read=.. ...`).
 pub fn write_stats(
     out: &mut dyn Write,
@@ -117,8 +117,12 @@ pub fn write_stats(
     let work = db.nodes().counters() - before;
     writeln!(
         out,
-        "stats: nodes_written={} nodes_read={} nodes_fetched={} entries_read={}",
-        work.nodes_written, work.nodes_read, work.nodes_fetched, work.entries_read
+        "stats: nodes_written={} nodes_read={} nodes_fetched={} entries_read={} bytes_written={}",
+        work.nodes_written,
+        work.nodes_read,
+        work.nodes_fetched,
+        work.entries_read,
+        work.bytes_written
     )?;
     if let CommitOutcome::Committed { stats, .. } = outcome {
         for stat in stats {

@@ -25,7 +25,13 @@ pub struct MergeArgs {
 /// Merges.
 pub fn run(context: &Context, args: MergeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open_for_writing()?;
-    match db.merge(&args.name, args.message.as_deref())? {
+    let outcome = db.merge(&args.name, args.message.as_deref())?;
+    write_merged(out, &args.name, &outcome)
+}
+
+/// Prints a merge's outcome (also `pull`'s second part); `name` is what was merged.
+pub fn write_merged(out: &mut dyn Write, name: &str, outcome: &MergeOutcome) -> anyhow::Result<()> {
+    match outcome {
         MergeOutcome::UpToDate => writeln!(out, "already up to date")?,
         MergeOutcome::FastForward { from, to } => writeln!(
             out,
@@ -38,10 +44,10 @@ pub fn run(context: &Context, args: MergeArgs, out: &mut dyn Write) -> anyhow::R
             outcome,
             ..
         } => {
-            if program_from == Some(ProgramSide::Theirs) {
-                writeln!(out, "took the program of {}", args.name)?;
+            if *program_from == Some(ProgramSide::Theirs) {
+                writeln!(out, "took the program of {name}")?;
             }
-            write_outcome(out, &outcome)?;
+            write_outcome(out, outcome)?;
         }
     }
     Ok(())

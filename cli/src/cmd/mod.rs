@@ -2,19 +2,24 @@
 //! writes its output to the writer it is given and returns errors for `main` to report.
 
 pub mod branch;
+pub mod clone;
 pub mod commit;
 pub mod define;
 pub mod demo;
 pub mod diff;
 pub mod explain;
+pub mod fetch;
 pub mod gc;
 pub mod import;
 pub mod init;
 pub mod log;
 pub mod merge;
 pub mod program;
+pub mod pull;
+pub mod push;
 pub mod query;
 pub mod reflog;
+pub mod remote;
 pub mod reset;
 pub mod revert;
 pub mod show;

@@ -52,7 +52,7 @@ $ rnt commit -m "an order for nobody" '+orders(10, 99, 5)'
 
 $ rnt commit --stats -m "a change file" -f changes.txt
 committed 5a95ee3f0d06 (state d58aec23814d): customers +1 -0, orders +2 -1
-stats: nodes_written=6 nodes_read=42 nodes_fetched=6 entries_read=35
+stats: nodes_written=6 nodes_read=42 nodes_fetched=6 entries_read=35 bytes_written=1105
 stats: base customers,orders: entries_read=20 nodes_read=18 nodes_written=3
 stats: counting order_plan: entries_read=6 nodes_read=10 nodes_written=1
 stats: aggregate plan_total: entries_read=7 nodes_read=12 nodes_written=2

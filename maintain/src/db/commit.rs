@@ -24,6 +24,7 @@ use rnt_merkle::{
 };
 use rnt_store::Address;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 /// What a commit did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,11 +44,27 @@ pub enum CommitOutcome {
     NothingToCommit,
 }
 
+/// Attempts a commit makes when other writers keep moving its branch between its read of
+/// the head and its compare-and-swap (only possible where writers take no lock: an object
+/// store). Each lost race costs the loser one re-run of the change set; with N writers
+/// racing, each round lands one of them, so 16 attempts see 16 racing writers through.
+pub const COMMIT_ATTEMPTS_MAX: u32 = 16;
+
+/// The longest pause between two attempts: a random part of it, growing with the attempt,
+/// so writers that lost together do not collide again in step.
+const COMMIT_RETRY_PAUSE_MAX_MS: u64 = 200;
+
 impl Database {
     /// Commits a change set against the head. Changes are checked against the head's
     /// schemas (unknown relation, arity, types, a tuple named twice, a derived relation)
     /// before anything is written. A program that mentions `now` takes the later of the
     /// head's clock and the commit time as its clock.
+    ///
+    /// When another writer moved the branch meanwhile (the compare-and-swap failed), the
+    /// change set is applied again on the new head — checked against its schemas, the views
+    /// maintained, the denials judged — up to [`COMMIT_ATTEMPTS_MAX`] times; a change that no
+    /// longer applies fails as it would have on that head (exit 1, or 2 for a denial), and a
+    /// branch that kept moving is a conflict (exit 1). Nothing is ever overwritten.
     pub fn commit(&self, changes: Vec<Change>, message: &str) -> DbResult<CommitOutcome> {
         self.commit_with_clock(changes, message, None)
     }
@@ -58,6 +75,32 @@ impl Database {
     /// changes, the commit only moves the clock: it is made when some relation changes
     /// (a view's rows enter or leave a time window), and is "nothing to commit" otherwise.
     pub fn commit_with_clock(
+        &self,
+        changes: Vec<Change>,
+        message: &str,
+        clock: Option<i64>,
+    ) -> DbResult<CommitOutcome> {
+        for attempt in 1..=COMMIT_ATTEMPTS_MAX {
+            match self.commit_on_head(changes.clone(), message, clock) {
+                Err(DbError::Conflict(_)) if attempt < COMMIT_ATTEMPTS_MAX => {
+                    std::thread::sleep(retry_pause(attempt));
+                }
+                Err(DbError::Conflict(_)) => {
+                    let branch = self.current_branch()?;
+                    return Err(DbError::Conflict(format!(
+                        "`{branch}` kept moving: other writers landed first {COMMIT_ATTEMPTS_MAX} times in a row; nothing was committed, run it again"
+                    )));
+                }
+                other => return other,
+            }
+        }
+        Err(DbError::internal(
+            "the commit loop ended without an outcome",
+        ))
+    }
+
+    /// One attempt of [`Database::commit_with_clock`] on the head as it is now.
+    fn commit_on_head(
         &self,
         changes: Vec<Change>,
         message: &str,
@@ -524,4 +567,15 @@ pub(crate) fn commit_time() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+/// A random pause before attempt `attempt + 1`: up to `attempt` tenths of
+/// [`COMMIT_RETRY_PAUSE_MAX_MS`], at most all of it.
+fn retry_pause(attempt: u32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let ceiling = COMMIT_RETRY_PAUSE_MAX_MS * u64::from(attempt.min(10)) / 10;
+    Duration::from_millis(random % ceiling.max(1))
 }

@@ -18,10 +18,11 @@ mod merge;
 mod rebuild;
 mod reference;
 pub mod refs;
+mod remote;
 mod snapshot;
 mod verify;
 
-pub use commit::CommitOutcome;
+pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
 pub use diff::{DiffScope, TupleChange};
 pub use explain::{
     Access, Explanation, PlanDump, PlanTerm, RuleExplanation, ServedBy, StepExplanation,
@@ -32,6 +33,7 @@ pub use import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub(crate) use indexes::update_base_indexes;
 pub use merge::{KeyConflict, MergeOutcome, ProgramSide};
 pub(crate) use rebuild::rebuild_views;
+pub use remote::{CloneOutcome, FetchOutcome, PushKind, PushOutcome, RefUpdate, CLONE_REMOTE};
 pub use snapshot::Snapshot;
 pub use verify::{Mismatch, VerifyReport};
 
@@ -59,7 +61,12 @@ pub struct Database {
     import_batch_rows: usize,
     /// How commits maintain recursive strata of views (by the cost rule unless set).
     recursion: RecursionMode,
+    /// Told what a transfer (fetch, push, clone) has sent so far (nothing unless set).
+    transfer_progress: TransferProgress,
 }
+
+/// What [`Database::with_transfer_progress`] calls: what a transfer has sent so far.
+pub type TransferProgress = Arc<dyn Fn(&rnt_merkle::TransferReport) + Send + Sync>;
 
 impl Database {
     /// A database over `chunks` (which may be empty: a new store).
@@ -71,7 +78,16 @@ impl Database {
             import_step_rows: IMPORT_STEP_ROWS,
             import_batch_rows: IMPORT_BATCH_ROWS,
             recursion: RecursionMode::ByCost,
+            transfer_progress: Arc::new(|_| {}),
         }
+    }
+
+    /// This database, telling `progress` what each transfer (fetch, push, clone) has sent
+    /// so far, after each batch: the CLI draws a progress line with it.
+    #[must_use]
+    pub fn with_transfer_progress(mut self, progress: TransferProgress) -> Database {
+        self.transfer_progress = progress;
+        self
     }
 
     /// This database, maintaining recursive strata of views in `mode` instead of by the

@@ -1,4 +1,5 @@
-//! Resolving what a user names as a state: `HEAD`, a branch, a tag, or a unique hex prefix of a
+//! Resolving what a user names as a state: `HEAD`, a branch, a tag, a remote-tracking ref
+//! (`origin/main`: remote `origin`'s `main` at the last fetch or push), or a unique hex prefix of a
 //! commit id or state hash, followed by any number of steps back along first parents —
 //! `^` (one step), `~n` (n steps), `~` (one step) — as in `HEAD~2`, `a1b2c3d4^`,
 //! `HEAD^~1`, `HEAD^^`. It reads the chunk store and its refs only, never the `Database`.
@@ -97,6 +98,9 @@ fn resolve_base(chunks: &dyn ChunkStore, head: Option<Address>, name: &str) -> D
         return Snapshot::of_commit(chunks, tip.commit);
     }
     if let Some(commit) = refs::tag_commit(chunks, name)? {
+        return Snapshot::of_commit(chunks, commit);
+    }
+    if let Some(commit) = refs::tracking_commit(chunks, name)? {
         return Snapshot::of_commit(chunks, commit);
     }
     let looks_hex = name.bytes().all(|b| b.is_ascii_hexdigit());

@@ -7,6 +7,8 @@
 //! | `tags/NAME` | a commit (a tag never moves; it is created or deleted) |
 //! | `HEAD` | a [`HeadPointer`] naming the current branch; absent means [`BRANCH_DEFAULT`] |
 //! | `main` | (stores made before branches) the default branch's commit, read as `heads/main` until the next write moves it there |
+//! | `remotes/NAME` | a [`RemoteRecord`]: where remote NAME is |
+//! | `remotes/NAME/BRANCH` | the commit the remote's BRANCH held at the last fetch or push (a remote-tracking ref, read as the reference `NAME/BRANCH`) |
 //!
 //! A branch moves, and its reflog grows, in one compare-and-swap of its ref to a new record
 //! whose `previous` is the record it replaces: a crash leaves the old value and log or the
@@ -17,7 +19,7 @@
 
 use crate::{DbError, DbResult};
 use rnt_merkle::objects::{object_kind, ObjectKind};
-use rnt_merkle::{BranchRecord, Commit, HeadPointer};
+use rnt_merkle::{BranchRecord, Commit, HeadPointer, RemoteRecord};
 use rnt_store::{commit_ref, Address, ChunkStore, StoreError};
 
 /// The branch a new store's history starts on.
@@ -29,6 +31,10 @@ const HEAD_REF: &str = "HEAD";
 const BRANCH_PREFIX: &str = "heads/";
 /// The prefix of tag refs.
 const TAG_PREFIX: &str = "tags/";
+/// The prefix of remote records and remote-tracking refs.
+const REMOTE_PREFIX: &str = "remotes/";
+/// The longest remote name, in bytes.
+const REMOTE_NAME_BYTES_MAX: usize = 40;
 /// The ref stores made before branches kept their one history in.
 const LEGACY_BRANCH_REF: &str = "main";
 /// The longest branch or tag name, in bytes (the store allows 255 per ref, prefix included).
@@ -356,6 +362,151 @@ pub fn live_roots(chunks: &dyn ChunkStore) -> DbResult<(Vec<Address>, Vec<Addres
     Ok((commits, objects))
 }
 
+/// Checks a remote name: 1 to 40 bytes of ASCII letters, digits, `_`, `-` and `.`, not
+/// starting with `-` or `.`. (No `/`: in `NAME/BRANCH` the remote is what comes before the
+/// first `/`, and the branch may hold more.)
+pub fn check_remote_name(name: &str) -> DbResult<()> {
+    let bad = |why: &str| {
+        Err(DbError::user(format!(
+            "invalid remote name `{}`: {why}",
+            crate::lang::diagnostic::clip(name)
+        )))
+    };
+    if name.is_empty() {
+        return bad("it is empty");
+    }
+    if name.len() > REMOTE_NAME_BYTES_MAX {
+        return bad(&format!("longer than {REMOTE_NAME_BYTES_MAX} bytes"));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return bad(&format!(
+            "`{c}` is not allowed (use letters, digits, `_`, `-` and `.`)"
+        ));
+    }
+    if name.starts_with(['-', '.']) || name == HEAD_REF {
+        return bad("it may not start with `-` or `.`, nor be `HEAD`");
+    }
+    Ok(())
+}
+
+/// Every remote with its URL, sorted by name.
+pub fn remotes(chunks: &dyn ChunkStore) -> DbResult<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (name, address) in chunks.list_refs()? {
+        let Some(remote) = name.strip_prefix(REMOTE_PREFIX) else {
+            continue;
+        };
+        if !remote.contains('/') {
+            out.push((
+                remote.to_string(),
+                RemoteRecord::read(chunks, &address)?.url,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The URL of remote `name`, if it exists.
+pub fn remote_url(chunks: &dyn ChunkStore, name: &str) -> DbResult<Option<String>> {
+    if check_remote_name(name).is_err() {
+        return Ok(None);
+    }
+    match chunks.get_ref(&remote_ref(name))? {
+        Some(address) => Ok(Some(RemoteRecord::read(chunks, &address)?.url)),
+        None => Ok(None),
+    }
+}
+
+/// Records remote `name` at `url`. Fails if a remote of that name exists.
+pub fn add_remote(chunks: &dyn ChunkStore, name: &str, url: &str) -> DbResult<()> {
+    check_remote_name(name)?;
+    if chunks.get_ref(&remote_ref(name))?.is_some() {
+        return Err(DbError::user(format!(
+            "remote `{name}` already exists (remove it first with `rnt remote remove {name}`)"
+        )));
+    }
+    let record = RemoteRecord {
+        url: url.to_string(),
+    }
+    .write(chunks)?;
+    commit_ref(chunks, &remote_ref(name), None, Some(record)).map_err(|e| conflict_or(e, name))
+}
+
+/// Removes remote `name` and its remote-tracking refs (the tracking refs first, so a crash
+/// in between leaves the remote with fewer of them, never tracking refs without a remote).
+pub fn remove_remote(chunks: &dyn ChunkStore, name: &str) -> DbResult<()> {
+    check_remote_name(name)?;
+    let record = chunks
+        .get_ref(&remote_ref(name))?
+        .ok_or_else(|| unknown_remote(name))?;
+    for (branch, commit) in tracking_refs(chunks, name)? {
+        commit_ref(chunks, &tracking_ref(name, &branch), Some(commit), None)
+            .map_err(|e| conflict_or(e, name))?;
+    }
+    commit_ref(chunks, &remote_ref(name), Some(record), None).map_err(|e| conflict_or(e, name))
+}
+
+/// The error for a remote that is not recorded.
+pub fn unknown_remote(name: &str) -> DbError {
+    DbError::user(format!(
+        "no remote named `{}` (list them with `rnt remote -v`, add one with `rnt remote add NAME URL`)",
+        crate::lang::diagnostic::clip(name)
+    ))
+}
+
+/// Remote `remote`'s tracking refs: each branch (as the remote names it) with the commit it
+/// held at the last fetch or push, sorted by branch.
+pub fn tracking_refs(chunks: &dyn ChunkStore, remote: &str) -> DbResult<Vec<(String, Address)>> {
+    let prefix = format!("{REMOTE_PREFIX}{remote}/");
+    Ok(chunks
+        .list_refs()?
+        .into_iter()
+        .filter_map(|(name, commit)| {
+            name.strip_prefix(&prefix)
+                .map(|branch| (branch.to_string(), commit))
+        })
+        .collect())
+}
+
+/// Moves the tracking ref of `remote`'s `branch` from `expected` to `new` (`None` deletes
+/// it) by compare-and-swap; `new` must be durable in the store (the caller copied it).
+pub fn move_tracking_ref(
+    chunks: &dyn ChunkStore,
+    remote: &str,
+    branch: &str,
+    expected: Option<Address>,
+    new: Option<Address>,
+) -> DbResult<()> {
+    check_remote_name(remote)?;
+    check_name(RefKind::Branch, branch)?;
+    let name = format!("{remote}/{branch}");
+    commit_ref(chunks, &tracking_ref(remote, branch), expected, new)
+        .map_err(|e| conflict_or(e, &name))
+}
+
+/// The commit the reference `REMOTE/BRANCH` names: remote REMOTE's BRANCH at the last fetch
+/// or push. `None` when `name` is not of that form or no such tracking ref exists.
+pub fn tracking_commit(chunks: &dyn ChunkStore, name: &str) -> DbResult<Option<Address>> {
+    let Some((remote, branch)) = name.split_once('/') else {
+        return Ok(None);
+    };
+    if check_remote_name(remote).is_err() || check_name(RefKind::Branch, branch).is_err() {
+        return Ok(None);
+    }
+    Ok(chunks.get_ref(&tracking_ref(remote, branch))?)
+}
+
+fn remote_ref(name: &str) -> String {
+    format!("{REMOTE_PREFIX}{name}")
+}
+
+fn tracking_ref(remote: &str, branch: &str) -> String {
+    format!("{REMOTE_PREFIX}{remote}/{branch}")
+}
+
 /// The record standing for the bare commit ref of a store made before branches: the
 /// branch's first value, logged at its commit's time.
 fn legacy_record(chunks: &dyn ChunkStore, commit: Address) -> DbResult<BranchRecord> {
@@ -402,6 +553,12 @@ mod tests {
             "", "HEAD", "-x", ".x", "/x", "x/", "x.", "a..b", "a//b", "a b", "a^", "a~1", "ä",
         ] {
             assert!(check_name(RefKind::Branch, bad).is_err(), "{bad:?}");
+        }
+        for good in ["origin", "up-stream", "a.b", "r_2"] {
+            assert!(check_remote_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "a/b", "-x", ".x", "HEAD", "a b", "ä", &"r".repeat(41)] {
+            assert!(check_remote_name(bad).is_err(), "{bad:?}");
         }
         assert!(check_name(RefKind::Tag, &"t".repeat(201)).is_err());
     }

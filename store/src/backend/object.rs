@@ -58,12 +58,13 @@ use super::packs::manifest::{Manifest, PackMeta};
 use super::packs::merge_start;
 use super::packs::record::{self, Codec};
 use super::{check_ref_name, describe};
+use crate::fault;
 use crate::{Address, AddressMap, Chunk, ChunkStore, GcReport, StoreError, StoreResult};
 use object_store::path::Path as ObjectPath;
 use object_store::{
     GetOptions, GetRange, ObjectStore, ObjectStoreExt as _, PutMode, PutPayload, UpdateVersion,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
@@ -166,6 +167,10 @@ struct Writer {
     /// Packs uploaded but not yet listed in the manifest.
     unpublished: Vec<Arc<RemotePack>>,
 }
+
+/// The records `get_many` reads from one pack: the pack, and each record's place in the
+/// addresses asked with its index entry.
+type Wanted = (Arc<RemotePack>, Vec<(usize, Entry)>);
 
 /// Where a lookup found a chunk.
 enum Located {
@@ -548,6 +553,28 @@ impl ObjectChunkStore {
         ]))
     }
 
+    /// Whether each address is in the buffered pack, an unpublished pack of this handle or
+    /// a pack of the manifest this handle holds (no manifest request). A pack that cannot
+    /// answer counts as not holding the chunk, so a transfer sends it again.
+    fn held_now(&self, addresses: &[Address]) -> Vec<bool> {
+        let writer = self.lock_writer();
+        let view = self.view();
+        addresses
+            .iter()
+            .map(|address| {
+                writer
+                    .pending
+                    .as_ref()
+                    .is_some_and(|pending| pending.entries.contains_key(address))
+                    || writer
+                        .unpublished
+                        .iter()
+                        .chain(view.packs.iter())
+                        .any(|pack| matches!(self.lookup(pack, address), Ok(Ok(Some(_)))))
+            })
+            .collect()
+    }
+
     /// Uploads `pending` as a sealed pack: the pack object, then its index, each created
     /// only if absent ("already exists" is success: the name is the pack's hash).
     fn seal(&self, pending: Pending) -> StoreResult<Arc<RemotePack>> {
@@ -572,7 +599,9 @@ impl ObjectChunkStore {
         };
         let pack = RemotePack::new(meta, &self.inner.packs_path);
         // The pack first: an index never names a pack object that is not there yet.
+        fault::point(fault::OBJECT_PACK_UPLOAD);
         self.create_object(&pack.pack_path, pending.bytes)?;
+        fault::point(fault::OBJECT_INDEX_UPLOAD);
         self.create_object(&pack.index_path, index_bytes)?;
         let _ = pack.entries.set(Ok(Arc::from(entries)));
         Ok(Arc::new(pack))
@@ -607,6 +636,7 @@ impl ObjectChunkStore {
         }
         let text = manifest.encode().into_bytes();
         let path = generations.path(manifest.generation);
+        fault::point(fault::OBJECT_MANIFEST_CREATE);
         let put = self.inner.objects.put_opts(
             &path,
             PutPayload::from(text.clone()),
@@ -617,6 +647,7 @@ impl ObjectChunkStore {
             Err(object_store::Error::AlreadyExists { .. }) => return Ok(false),
             Err(error) => return Err(self.error("cannot write the manifest", &error)),
         }
+        fault::point(fault::OBJECT_POINTER_UPDATE);
         let generation = manifest.generation;
         let mut version = view.version.clone();
         if version.e_tag.is_some() {
@@ -1169,6 +1200,59 @@ impl ChunkStore for ObjectChunkStore {
         })
     }
 
+    /// The records that sit in large packs (read a range at a time by `get`) are fetched
+    /// per pack with `get_ranges`: ranges less than 1 MiB apart are coalesced into one
+    /// request and up to 10 requests run at once (object_store's defaults). A clone reads
+    /// a level of a tree in a few requests instead of one per chunk. Everything else
+    /// (buffered chunks, small packs read whole, misses) goes through `get`.
+    fn get_many(&self, addresses: &[Address]) -> StoreResult<Vec<Chunk>> {
+        let mut found: Vec<Option<Chunk>> = vec![None; addresses.len()];
+        // Pack name → the pack, and each wanted record with its place in `addresses`.
+        let mut by_pack: BTreeMap<String, Wanted> = BTreeMap::new();
+        for (at, address) in addresses.iter().enumerate() {
+            match self.locate(address)? {
+                Located::Pack(pack, entry) if pack.meta.bytes > WHOLE_PACK_BYTES_MAX => {
+                    by_pack
+                        .entry(pack.meta.name.clone())
+                        .or_insert_with(|| (pack.clone(), Vec::new()))
+                        .1
+                        .push((at, entry));
+                }
+                _ => found[at] = Some(self.get(address)?),
+            }
+        }
+        for (pack, wanted) in by_pack.into_values() {
+            let ranges: Vec<std::ops::Range<u64>> = wanted
+                .iter()
+                .map(|(_, entry)| entry.offset..entry.offset + u64::from(entry.len))
+                .collect();
+            let fetched = self.block_on(self.inner.objects.get_ranges(&pack.pack_path, &ranges));
+            match fetched {
+                Ok(records) => {
+                    debug_assert_eq!(records.len(), wanted.len(), "one record per range");
+                    for ((at, entry), record) in wanted.iter().zip(records) {
+                        let address = &addresses[*at];
+                        let chunk = record::decode_record(address, &record)
+                            .map(Chunk::from)
+                            .map_err(|detail| self.damaged(&pack, address, entry, &detail))?;
+                        found[*at] = Some(chunk);
+                    }
+                }
+                // Merged away meanwhile: `get` re-reads the manifest and finds them.
+                Err(object_store::Error::NotFound { .. }) => {
+                    for (at, _) in &wanted {
+                        found[*at] = Some(self.get(&addresses[*at])?);
+                    }
+                }
+                Err(error) => return Err(self.error("cannot read chunks", &error)),
+            }
+        }
+        Ok(found
+            .into_iter()
+            .map(|chunk| chunk.expect("every address was answered"))
+            .collect())
+    }
+
     fn put_addressed(&self, chunks: &[(Address, &[u8])]) -> StoreResult<()> {
         debug_assert!(
             chunks.iter().all(|(a, b)| Address::of(b) == *a),
@@ -1216,6 +1300,23 @@ impl ChunkStore for ObjectChunkStore {
             Located::Pending(_) | Located::Pack(..) => Ok(true),
             Located::Nowhere(_) => Ok(false),
         }
+    }
+
+    /// One answer for the whole batch: the buffered pack, this handle's unpublished packs
+    /// and the listed packs' indexes (each fetched once, then cached) answer every address;
+    /// the manifest is re-read once, and only if something was missing, for the misses.
+    /// So a batch costs two small requests plus the indexes not yet fetched, where
+    /// `contains` one at a time costs two requests per miss.
+    fn contains_many(&self, addresses: &[Address]) -> StoreResult<Vec<bool>> {
+        let mut held = self.held_now(addresses);
+        if held.iter().any(|&is_held| !is_held) && self.refresh(false)? {
+            let missed: Vec<usize> = (0..addresses.len()).filter(|&i| !held[i]).collect();
+            let asked: Vec<Address> = missed.iter().map(|&i| addresses[i]).collect();
+            for (i, is_held) in missed.into_iter().zip(self.held_now(&asked)) {
+                held[i] = is_held;
+            }
+        }
+        Ok(held)
     }
 
     fn addresses_with_prefix(&self, hex_prefix: &str) -> StoreResult<Vec<Address>> {
