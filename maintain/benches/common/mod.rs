@@ -11,6 +11,11 @@
     clippy::cast_lossless
 )]
 
+/// The allocator the `rnt` binary runs on (`cli/src/memory.rs`), so that in-process
+/// numbers are those of the engine users run.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use rnt_maintain::change::{Change, Sign};
 use rnt_maintain::engine::{plan_program, Engine};
 use rnt_maintain::{Database, RelationKind, Value};
