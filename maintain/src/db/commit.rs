@@ -524,6 +524,21 @@ pub(super) fn next_clock(
     program: &crate::lang::check::Program,
     explicit: Option<i64>,
 ) -> DbResult<Option<i64>> {
+    clock_of(head, program, explicit, |previous| {
+        let now = commit_time();
+        previous.map_or(now, |p| p.max(now))
+    })
+}
+
+/// The clock of a new state of `program` on top of `head`: `explicit` when given and not
+/// earlier than the head's clock (the clock never goes back), else `default` of the head's
+/// clock; `None` for a program that does not mention `now` (refusing an explicit clock).
+pub(super) fn clock_of(
+    head: &Snapshot,
+    program: &crate::lang::check::Program,
+    explicit: Option<i64>,
+    default: impl FnOnce(Option<i64>) -> i64,
+) -> DbResult<Option<i64>> {
     if !program.mentions_now() {
         return match explicit {
             Some(_) => Err(DbError::user(
@@ -537,10 +552,7 @@ pub(super) fn next_clock(
             "clock {clock} is earlier than the head's clock {previous}: the clock never goes back"
         ))),
         (Some(clock), _) => Ok(Some(clock)),
-        (None, previous) => {
-            let now = commit_time();
-            Ok(Some(previous.map_or(now, |p| p.max(now))))
-        }
+        (None, previous) => Ok(Some(default(previous))),
     }
 }
 

@@ -186,28 +186,16 @@ impl Database {
     }
 }
 
-/// The clock of the state a define makes (see [`Database::define_with_clock`]).
+/// The clock of the state a define makes (see [`Database::define_with_clock`]): the
+/// head's, or the commit time for a program that starts mentioning `now`.
 fn define_clock(
     head: &Snapshot,
     program: &Program,
     explicit: Option<i64>,
 ) -> DbResult<Option<i64>> {
-    if !program.mentions_now() {
-        return match explicit {
-            Some(_) => Err(DbError::user(
-                "the program does not mention `now`, so its states carry no clock to set",
-            )),
-            None => Ok(None),
-        };
-    }
-    match (explicit, head.state.clock) {
-        (Some(clock), Some(previous)) if clock < previous => Err(DbError::user(format!(
-            "clock {clock} is earlier than the head's clock {previous}: the clock never goes back"
-        ))),
-        (Some(clock), _) => Ok(Some(clock)),
-        (None, Some(previous)) => Ok(Some(previous)),
-        (None, None) => Ok(Some(crate::db::commit::commit_time())),
-    }
+    crate::db::commit::clock_of(head, program, explicit, |previous| {
+        previous.unwrap_or_else(crate::db::commit::commit_time)
+    })
 }
 
 /// A signature per relation that changes exactly when the relation's contents could: its
