@@ -1,6 +1,8 @@
 //! The commit pipeline (seed 003, "When maintenance runs"): apply the change set to the
-//! base relations with batch edits; take each changed relation's tuple deltas from the diff
-//! of its old and new trees (a no-op insert or delete vanishes there); keep the base
+//! base relations with batch edits; take each changed relation's tuple deltas — the diff of
+//! its old and new trees, which for a change set is exactly the edits that changed
+//! something, as the edit reports them (a no-op insert or delete vanishes there; debug
+//! builds compare the two), so no changed leaf is read twice; keep the base
 //! relations' indexes; maintain every view that reads a changed relation and judge the
 //! denials (`crate::delta`); write the state and the commit, make them durable, and advance
 //! the head by compare-and-swap.
