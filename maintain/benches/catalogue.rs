@@ -23,8 +23,7 @@
 
 mod common;
 
-use common::{data, env_or, load, median, recompute, tick, Rng, Sizes};
-use rnt_maintain::CommitOutcome;
+use common::{data, env_or, load, median, recompute, tick, CommitSamples, Rng, Sizes};
 use std::time::{Duration, Instant};
 
 /// W5: the top 3 orders by amount of each customer (a top-k rank filter).
@@ -75,7 +74,6 @@ fn run(name: &'static str, program: &str, relation: &'static str, orders: i64) -
         "RNT_BENCH_RECOMPUTES",
         if orders >= 1_000_000 { 1 } else { 3 },
     );
-    let verbose = std::env::var_os("RNT_BENCH_VERBOSE").is_some();
     let mut data = data(Sizes {
         customers: 100_000,
         orders,
@@ -84,36 +82,20 @@ fn run(name: &'static str, program: &str, relation: &'static str, orders: i64) -
     });
     let (db, load, define) = load(&data, program);
     let mut rng = Rng(0x00ca_7a10 ^ name.len() as u64 ^ orders as u64);
-    let mut commit_ms = Vec::new();
-    let mut entries = Vec::new();
-    let mut written = Vec::new();
+    let mut samples = CommitSamples::default();
+    let label = format!("{name} at {orders}");
     for _ in 0..ticks {
         let changes = tick(&mut data, &mut rng, false);
         let started = Instant::now();
         let outcome = db.commit(changes, "tick").expect("commit");
-        commit_ms.push(started.elapsed().as_secs_f64() * 1e3);
-        if let CommitOutcome::Committed { stats, .. } = outcome {
-            if verbose {
-                for s in &stats {
-                    eprintln!(
-                        "{name} at {orders}: {} {}: entries_read={} nodes_read={} nodes_written={}",
-                        s.operator, s.relation, s.entries_read, s.nodes_read, s.nodes_written
-                    );
-                }
-            }
-            let maintained = stats.iter().filter(|s| s.operator != "base");
-            let (e, w) = maintained.fold((0u64, 0u64), |(e, w), s| {
-                (e + s.entries_read, w + s.nodes_written)
-            });
-            entries.push(e as f64);
-            written.push(w as f64);
-        }
+        samples.record(&label, started, &outcome);
     }
     let recompute_ms = median(
         (0..recomputes)
             .map(|_| recompute(&db, &[relation]).as_secs_f64() * 1e3)
             .collect(),
     );
+    let (commit_ms, entries_read, nodes_written) = samples.medians();
     let head = db.head().expect("head");
     let size = head
         .entry(relation)
@@ -125,10 +107,10 @@ fn run(name: &'static str, program: &str, relation: &'static str, orders: i64) -
         orders,
         load,
         define,
-        commit_ms: median(commit_ms),
+        commit_ms,
         recompute_ms,
-        entries_read: median(entries),
-        nodes_written: median(written),
+        entries_read,
+        nodes_written,
         size,
     }
 }
@@ -146,7 +128,6 @@ fn run_w8(orders: i64) -> Row {
         "RNT_BENCH_RECOMPUTES",
         if orders >= 1_000_000 { 1 } else { 3 },
     );
-    let verbose = std::env::var_os("RNT_BENCH_VERBOSE").is_some();
     let reference = data(Sizes {
         customers: 100_000,
         orders,
@@ -175,7 +156,8 @@ fn run_w8(orders: i64) -> Row {
     let (load, define) = (started.elapsed(), defining.elapsed());
     let mut rng = Rng(0x0008_c10c ^ orders as u64);
     let mut next_id = orders;
-    let (mut commit_ms, mut entries, mut written) = (Vec::new(), Vec::new(), Vec::new());
+    let mut samples = CommitSamples::default();
+    let label = format!("W8 at {orders}");
     for _ in 0..ticks {
         let step = W8_ORDERS_PER_TICK * apart;
         let mut text = String::new();
@@ -192,29 +174,14 @@ fn run_w8(orders: i64) -> Row {
         let outcome = db
             .commit_with_clock(changes, "tick", Some(clock))
             .expect("commit");
-        commit_ms.push(started.elapsed().as_secs_f64() * 1e3);
-        if let CommitOutcome::Committed { stats, .. } = outcome {
-            if verbose {
-                for s in &stats {
-                    eprintln!(
-                        "W8 at {orders}: {} {}: entries_read={} nodes_read={} nodes_written={}",
-                        s.operator, s.relation, s.entries_read, s.nodes_read, s.nodes_written
-                    );
-                }
-            }
-            let maintained = stats.iter().filter(|s| s.operator != "base");
-            let (e, w) = maintained.fold((0u64, 0u64), |(e, w), s| {
-                (e + s.entries_read, w + s.nodes_written)
-            });
-            entries.push(e as f64);
-            written.push(w as f64);
-        }
+        samples.record(&label, started, &outcome);
     }
     let recompute_ms = median(
         (0..recomputes)
             .map(|_| recompute(&db, &["recent"]).as_secs_f64() * 1e3)
             .collect(),
     );
+    let (commit_ms, entries_read, nodes_written) = samples.medians();
     let head = db.head().expect("head");
     let size = head
         .entry("recent")
@@ -226,10 +193,10 @@ fn run_w8(orders: i64) -> Row {
         orders,
         load,
         define,
-        commit_ms: median(commit_ms),
+        commit_ms,
         recompute_ms,
-        entries_read: median(entries),
-        nodes_written: median(written),
+        entries_read,
+        nodes_written,
         size,
     }
 }

@@ -18,8 +18,9 @@
 
 mod common;
 
-use common::{data, env_or, load, median, recompute, tick, Rng, Sizes, W1, W2, W3, W4};
-use rnt_maintain::CommitOutcome;
+use common::{
+    data, env_or, load, median, recompute, tick, CommitSamples, Rng, Sizes, W1, W2, W3, W4,
+};
 use std::time::{Duration, Instant};
 
 struct Row {
@@ -45,9 +46,7 @@ fn run(
     let mut data = data(sizes());
     let (db, load, define) = load(&data, program);
     let mut rng = Rng(0xabcdef ^ name.len() as u64 ^ u64::from(edges));
-    let mut commit_ms = Vec::new();
-    let mut entries = Vec::new();
-    let mut written = Vec::new();
+    let mut samples = CommitSamples::default();
     for _ in 0..ticks {
         let changes = tick(&mut data, &mut rng, edges);
         let before = db.nodes().counters();
@@ -61,23 +60,7 @@ fn run(
                 spent.nodes_fetched
             );
         }
-        commit_ms.push(started.elapsed().as_secs_f64() * 1e3);
-        if let CommitOutcome::Committed { stats, .. } = outcome {
-            if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
-                for s in &stats {
-                    eprintln!(
-                        "{name}: {} {}: entries_read={} nodes_read={} nodes_written={}",
-                        s.operator, s.relation, s.entries_read, s.nodes_read, s.nodes_written
-                    );
-                }
-            }
-            let maintained = stats.iter().filter(|s| s.operator != "base");
-            let (e, w) = maintained.fold((0u64, 0u64), |(e, w), s| {
-                (e + s.entries_read, w + s.nodes_written)
-            });
-            entries.push(e as f64);
-            written.push(w as f64);
-        }
+        samples.record(name, started, &outcome);
     }
     let recompute_ms = if relations.is_empty() {
         0.0
@@ -88,6 +71,7 @@ fn run(
                 .collect(),
         )
     };
+    let (commit_ms, entries_read, nodes_written) = samples.medians();
     let head = db.head().expect("head");
     let size = relations
         .iter()
@@ -102,10 +86,10 @@ fn run(
         name,
         load,
         define,
-        commit_ms: median(commit_ms),
+        commit_ms,
         recompute_ms,
-        entries_read: median(entries),
-        nodes_written: median(written),
+        entries_read,
+        nodes_written,
         size,
     }
 }

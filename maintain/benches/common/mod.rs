@@ -18,7 +18,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use rnt_maintain::change::{Change, Sign};
 use rnt_maintain::engine::{plan_program, Engine};
-use rnt_maintain::{Database, RelationKind, Value};
+use rnt_maintain::{CommitOutcome, Database, RelationKind, Value};
 use rnt_store::MemoryStore;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -262,4 +262,47 @@ pub fn recompute(db: &Database, relations: &[&str]) -> Duration {
 pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(|a, b| a.total_cmp(b));
     values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Per-commit measurements of a workload: wall time, and what the maintained operators (not
+/// the base step) read and wrote. `RNT_BENCH_VERBOSE` prints every operator's stats.
+#[derive(Default)]
+pub struct CommitSamples {
+    commit_ms: Vec<f64>,
+    entries_read: Vec<f64>,
+    nodes_written: Vec<f64>,
+}
+
+impl CommitSamples {
+    /// Records one commit that started at `started` and ended with `outcome`; `label` names
+    /// the workload in verbose lines.
+    pub fn record(&mut self, label: &str, started: Instant, outcome: &CommitOutcome) {
+        self.commit_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        let CommitOutcome::Committed { stats, .. } = outcome else {
+            return;
+        };
+        if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
+            for s in stats {
+                eprintln!(
+                    "{label}: {} {}: entries_read={} nodes_read={} nodes_written={}",
+                    s.operator, s.relation, s.entries_read, s.nodes_read, s.nodes_written
+                );
+            }
+        }
+        let maintained = stats.iter().filter(|s| s.operator != "base");
+        let (entries, written) = maintained.fold((0u64, 0u64), |(e, w), s| {
+            (e + s.entries_read, w + s.nodes_written)
+        });
+        self.entries_read.push(entries as f64);
+        self.nodes_written.push(written as f64);
+    }
+
+    /// The medians: commit time (ms), entries read and nodes written per commit.
+    pub fn medians(self) -> (f64, f64, f64) {
+        (
+            median(self.commit_ms),
+            median(self.entries_read),
+            median(self.nodes_written),
+        )
+    }
 }
