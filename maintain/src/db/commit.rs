@@ -17,6 +17,7 @@ use crate::delta::{delta_of_diff, Delta, Maintainer};
 use crate::eval::engine::{plan_program, relation_types, ProgramPlans};
 use crate::eval::read::decode_stored;
 use crate::lang::change::{check_changes, Change, Sign};
+use crate::lang::check::Program;
 use crate::lang::schema::RelationSchema;
 use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::encode_tuple;
@@ -177,28 +178,38 @@ impl Database {
             let old_tree = entry
                 .tree()
                 .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no tree")))?;
-            // The edits that change something — an insert of an absent tuple, a delete of a
-            // present one — are the relation's tuple delta: the edit reports them, so no
-            // diff reads every entry of each changed leaf twice.
-            let (new_tree, changed_by) = old_tree.edit_reporting(&self.nodes, &relation_edits)?;
-            let types = relation_types(&head.program, &relation).unwrap_or_default();
-            let mut delta = Delta::default();
-            for ((key, value), _) in relation_edits
-                .iter()
-                .zip(changed_by)
-                .filter(|(_, changed)| *changed)
-            {
-                let tuple = decode_stored(key, &types, &relation)?;
-                if value.is_some() {
-                    delta.inserted.insert(tuple);
-                } else {
-                    delta.deleted.insert(tuple);
-                }
-            }
+            let (new_tree, delta) =
+                self.edit_base_relation(&head.program, &relation, &old_tree, &relation_edits)?;
             deltas.insert(relation.clone(), delta);
             changed.push((relation, old_tree, new_tree));
         }
         self.finish_base_commit_of(head, changed, deltas, started, message, clock)
+    }
+
+    /// Applies sorted `edits` to base relation `relation`'s tree `old` and returns the new
+    /// tree with its tuple delta: the edits that changed something — an insert of an
+    /// absent tuple, a delete of a present one — as the edit reports them, which is
+    /// exactly the diff of the two trees without reading every entry of each changed leaf
+    /// twice.
+    pub(super) fn edit_base_relation(
+        &self,
+        program: &Program,
+        relation: &str,
+        old: &Tree,
+        edits: &[Edit],
+    ) -> DbResult<(Tree, Delta)> {
+        let (new, changed_by) = old.edit_reporting(&self.nodes, edits)?;
+        let types = relation_types(program, relation).unwrap_or_default();
+        let mut delta = Delta::default();
+        for ((key, value), _) in edits.iter().zip(changed_by).filter(|(_, changed)| *changed) {
+            let tuple = decode_stored(key, &types, relation)?;
+            if value.is_some() {
+                delta.inserted.insert(tuple);
+            } else {
+                delta.deleted.insert(tuple);
+            }
+        }
+        Ok((new, delta))
     }
 
     /// Takes the tuple deltas of changed base relations from the diff of their trees,
@@ -253,7 +264,7 @@ impl Database {
     /// [`Database::maintain_base_change`], given for some relations the tuple delta from
     /// the old tree to the new one (`known`, from the edits that took one to the other):
     /// no diff is read for those.
-    fn maintain_base_change_of(
+    pub(super) fn maintain_base_change_of(
         &self,
         head: &Snapshot,
         changed: Vec<(String, Tree, Tree)>,
@@ -523,7 +534,7 @@ impl MaintainedChange {
 /// refused: such states carry none).
 pub(super) fn next_clock(
     head: &Snapshot,
-    program: &crate::lang::check::Program,
+    program: &Program,
     explicit: Option<i64>,
 ) -> DbResult<Option<i64>> {
     clock_of(head, program, explicit, |previous| {
@@ -537,7 +548,7 @@ pub(super) fn next_clock(
 /// clock; `None` for a program that does not mention `now` (refusing an explicit clock).
 pub(super) fn clock_of(
     head: &Snapshot,
-    program: &crate::lang::check::Program,
+    program: &Program,
     explicit: Option<i64>,
     default: impl FnOnce(Option<i64>) -> i64,
 ) -> DbResult<Option<i64>> {

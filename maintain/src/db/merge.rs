@@ -33,7 +33,7 @@ use crate::lang::value::Value;
 use crate::{DbError, DbResult};
 use rnt_merkle::{ChangeCount, Commit, DiffEntry, Edit, State, Tree};
 use rnt_store::Address;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 /// What `merge` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,10 +145,9 @@ impl Database {
             _ => (head.clone(), &theirs_snapshot),
         };
         let start_is_ours = program_from != Some(ProgramSide::Theirs);
-        let (changed, conflicts) =
-            self.merged_base_trees(&start, &base, other, start_is_ours, reference)?;
-        if !conflicts.is_empty() {
-            return Err(conflict_error(reference, &conflicts));
+        let merged = self.merged_base_trees(&start, &base, other, start_is_ours, reference)?;
+        if !merged.conflicts.is_empty() {
+            return Err(conflict_error(reference, &merged.conflicts));
         }
         // The merged clock is the later of the two sides' and the commit time: it never
         // goes back from either parent (`None` when the merged program lacks `now`).
@@ -159,11 +158,16 @@ impl Database {
                 .max()
                 .unwrap_or_else(commit_time)
         });
-        let (state, mut changes, stats) =
-            match self.maintain_base_change(&start, changed, started, clock)? {
-                Some(step) => (step.state, step.counts, step.stats),
-                None => (start.state.clone(), Vec::new(), Vec::new()),
-            };
+        let (state, mut changes, stats) = match self.maintain_base_change_of(
+            &start,
+            merged.changed,
+            merged.deltas,
+            started,
+            clock,
+        )? {
+            Some(step) => (step.state, step.counts, step.stats),
+            None => (start.state.clone(), Vec::new(), Vec::new()),
+        };
         if program_from == Some(ProgramSide::Theirs) {
             // A commit's change counts are from its first parent: ours.
             changes = self.base_change_counts(&head, &state)?;
@@ -230,8 +234,9 @@ impl Database {
         other: &Snapshot,
         start_is_ours: bool,
         reference: &str,
-    ) -> DbResult<(Vec<(String, Tree, Tree)>, Vec<KeyConflict>)> {
+    ) -> DbResult<MergedBase> {
         let mut changed = Vec::new();
+        let mut deltas = BTreeMap::new();
         let mut conflicts = Vec::new();
         let empty = Tree::empty(&self.nodes)?;
         // The base-relation tree `side` holds for `name` under `schema` (empty if none).
@@ -306,10 +311,16 @@ impl Database {
                     }
                 }
             }
-            let merged_tree = start_tree.edit(&self.nodes, edits)?;
+            let (merged_tree, delta) =
+                self.edit_base_relation(&start.program, name, &start_tree, &edits)?;
+            deltas.insert(name.clone(), delta);
             changed.push((name.clone(), start_tree, merged_tree));
         }
-        Ok((changed, conflicts))
+        Ok(MergedBase {
+            changed,
+            deltas,
+            conflicts,
+        })
     }
 
     /// The conflict of `added` (a tuple the other side added since the base) with the tuple
@@ -433,4 +444,13 @@ fn conflict_error(reference: &str, conflicts: &[KeyConflict]) -> DbError {
     }
     debug_assert!(!conflicts.is_empty());
     DbError::MergeConflict(lines.join("\n"))
+}
+
+/// The base relations a merge changes: each one's tree on the side merged into and merged,
+/// its tuple delta between the two (the edits that changed something), and the key
+/// conflicts found.
+struct MergedBase {
+    changed: Vec<(String, Tree, Tree)>,
+    deltas: BTreeMap<String, crate::delta::Delta>,
+    conflicts: Vec<KeyConflict>,
 }
