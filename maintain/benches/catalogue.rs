@@ -23,7 +23,7 @@
 
 mod common;
 
-use common::{data, env_or, load, median, recompute, tick, CommitSamples, Rng, Sizes};
+use common::{data, env_or, load, median, ratio, recompute, tick, CommitSamples, Rng, Sizes};
 use std::time::{Duration, Instant};
 
 /// W5: the top 3 orders by amount of each customer (a top-k rank filter).
@@ -241,11 +241,7 @@ fn main() {
     println!("| workload | orders | initial load (s) | of which define (s) | commit, incremental (ms) | recompute from scratch (ms) | ratio | entries read / commit | nodes written / commit | view size |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for row in &rows {
-        let ratio = if row.commit_ms > 0.0 && row.recompute_ms > 0.0 {
-            format!("1/{:.0}", row.recompute_ms / row.commit_ms)
-        } else {
-            "-".into()
-        };
+        let ratio = ratio(row.commit_ms, row.recompute_ms);
         println!(
             "| {} | {} | {:.1} | {:.1} | {:.2} | {:.1} | {} | {:.0} | {:.0} | {} |",
             row.name,

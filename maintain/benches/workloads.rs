@@ -19,7 +19,7 @@
 mod common;
 
 use common::{
-    data, env_or, load, median, recompute, tick, CommitSamples, Rng, Sizes, W1, W2, W3, W4,
+    data, env_or, load, median, ratio, recompute, tick, CommitSamples, Rng, Sizes, W1, W2, W3, W4,
 };
 use std::time::{Duration, Instant};
 
@@ -147,11 +147,7 @@ fn main() {
     println!("| workload | initial load (s) | of which define (s) | commit, incremental (ms) | recompute from scratch (ms) | ratio | entries read / commit | nodes written / commit | view size |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
     for row in &rows {
-        let ratio = if row.commit_ms > 0.0 && row.recompute_ms > 0.0 {
-            format!("1/{:.0}", row.recompute_ms / row.commit_ms)
-        } else {
-            "-".into()
-        };
+        let ratio = ratio(row.commit_ms, row.recompute_ms);
         println!(
             "| {} | {:.1} | {:.1} | {:.2} | {:.1} | {} | {:.0} | {:.0} | {} |",
             row.name,

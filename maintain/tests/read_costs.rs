@@ -21,10 +21,15 @@ use rnt_store::MemoryStore;
 use std::sync::Arc;
 
 fn commit(db: &Database, text: &str) -> Vec<OperatorStat> {
-    match db
-        .commit(parse_changes(text, None).expect("parse"), "test")
-        .expect("commit")
-    {
+    stats_of(
+        db.commit(parse_changes(text, None).expect("parse"), "test")
+            .expect("commit"),
+    )
+}
+
+/// The stats of a commit that was made.
+fn stats_of(outcome: CommitOutcome) -> Vec<OperatorStat> {
+    match outcome {
         CommitOutcome::Committed { stats, .. } => stats,
         CommitOutcome::NothingToCommit => panic!("nothing to commit"),
     }
@@ -620,17 +625,14 @@ fn clocked_db(n: i64) -> Database {
 }
 
 fn commit_at(db: &Database, text: &str, clock: i64) -> Vec<OperatorStat> {
-    match db
-        .commit_with_clock(
+    stats_of(
+        db.commit_with_clock(
             parse_changes(text, None).expect("parse"),
             "test",
             Some(clock),
         )
-        .expect("commit")
-    {
-        CommitOutcome::Committed { stats, .. } => stats,
-        CommitOutcome::NothingToCommit => panic!("nothing to commit"),
-    }
+        .expect("commit"),
+    )
 }
 
 fn operator_stat<'a>(stats: &'a [OperatorStat], operator: &str) -> &'a OperatorStat {

@@ -306,3 +306,13 @@ impl CommitSamples {
         )
     }
 }
+
+/// A commit's cost against a recomputation's, as the tables print it: `1/N`, or `-` when
+/// either is not measured.
+pub fn ratio(commit_ms: f64, recompute_ms: f64) -> String {
+    if commit_ms > 0.0 && recompute_ms > 0.0 {
+        format!("1/{:.0}", recompute_ms / commit_ms)
+    } else {
+        "-".into()
+    }
+}
