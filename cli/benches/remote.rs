@@ -26,7 +26,7 @@
 mod common;
 
 use common::reference::{Data, BASE, VIEWS};
-use common::{env_or, median, Rng};
+use common::{env_or, folder_bytes, median, Rng};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -68,21 +68,6 @@ fn bytes_written(stats: &str) -> u64 {
         .find_map(|word| word.strip_prefix("bytes_written="))
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no bytes_written in {stats}"))
-}
-
-fn folder_bytes(folder: &Path) -> u64 {
-    std::fs::read_dir(folder)
-        .unwrap()
-        .map(|entry| {
-            let entry = entry.unwrap();
-            let meta = entry.metadata().unwrap();
-            if meta.is_dir() {
-                folder_bytes(&entry.path())
-            } else {
-                meta.len()
-            }
-        })
-        .sum()
 }
 
 fn mb(bytes: u64) -> String {

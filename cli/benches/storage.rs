@@ -20,7 +20,7 @@
 mod common;
 
 use common::reference::{Data, BASE, PLANS, VIEWS};
-use common::{env_or, median, Rng};
+use common::{env_or, folder_bytes, median, Rng};
 use rnt_maintain::change::parse_changes;
 use rnt_maintain::{CommitOutcome, Database};
 use rnt_store::{open_store, OpenMode};
@@ -56,21 +56,6 @@ fn rnt(dir: &Path, store: &Path, args: &[&str]) -> f64 {
         String::from_utf8_lossy(&output.stderr)
     );
     ms
-}
-
-fn folder_bytes(folder: &Path) -> u64 {
-    std::fs::read_dir(folder)
-        .unwrap()
-        .map(|entry| {
-            let entry = entry.unwrap();
-            let meta = entry.metadata().unwrap();
-            if meta.is_dir() {
-                folder_bytes(&entry.path())
-            } else {
-                meta.len()
-            }
-        })
-        .sum()
 }
 
 fn copy_folder(from: &Path, to: &Path) {

@@ -384,13 +384,12 @@ pub(crate) fn decode_object<T: Decode<()>>(
     tag: u8,
     what: &str,
 ) -> MerkleResult<T> {
-    let corrupt = |detail: String| MerkleError::Corrupted {
-        address: *address,
-        detail,
-    };
     match bytes {
         [t, v, _body @ ..] if *t == tag && *v != OBJECT_FORMAT_VERSION => {
-            Err(corrupt(format!("unknown {what} format version {v}")))
+            Err(MerkleError::Corrupted {
+                address: *address,
+                detail: format!("unknown {what} format version {v}"),
+            })
         }
         _ => decode_object_body(address, bytes, tag, what),
     }

@@ -1,6 +1,6 @@
 //! What the CLI benchmarks share: the seeded generator that draws the reference data (the
 //! same draws in the same order give the same data in every bench), `env_or` for the
-//! knobs, and `median`.
+//! knobs, `median`, and `folder_bytes` (a store's size on disk).
 #![allow(dead_code)] // Each bench uses a different part.
 
 pub mod reference;
@@ -41,4 +41,20 @@ pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The bytes of every file under `folder`, recursively: a store's size on disk.
+pub fn folder_bytes(folder: &std::path::Path) -> u64 {
+    std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                folder_bytes(&entry.path())
+            } else {
+                meta.len()
+            }
+        })
+        .sum()
 }
