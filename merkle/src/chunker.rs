@@ -95,7 +95,23 @@ pub fn is_boundary(level: u8, key: &[u8], entry: usize, size: usize, entries: us
     if size < NODE_BYTES_MIN {
         return false;
     }
-    u64::from(boundary_hash(level, key)) < split_threshold(size, entry)
+    below_threshold(boundary_hash(level, key), size, entry)
+}
+
+/// `u64::from(hash) < split_threshold(size, entry)`, without the division: for a
+/// threshold ⌊N / D⌋ capped at 2³² (which no 32-bit hash reaches), `hash < ⌊N / D⌋` holds
+/// exactly when `(hash + 1) · D ≤ N`.
+#[inline]
+fn below_threshold(hash: u32, size: usize, entry: usize) -> bool {
+    let size = size as u128;
+    let numerator = ((entry as u128) * size * size * size * u128::from(WEIBULL_SHAPE)) << 32;
+    let scale = u128::from(WEIBULL_SCALE_BYTES);
+    let below = (u128::from(hash) + 1) * (scale * scale * scale * scale) <= numerator;
+    debug_assert_eq!(
+        below,
+        u64::from(hash) < split_threshold(size as usize, entry)
+    );
+    below
 }
 
 /// A node the chunker has closed: its bytes, its last key and its subtree entry count.
@@ -150,6 +166,12 @@ impl Chunker {
         self.at_boundary() && self.held.is_none() && self.ready.is_empty()
     }
 
+    /// The measured bytes of the open node so far (0 at a boundary): with the level and
+    /// the entries to come, all a boundary test depends on at the leaves.
+    pub(crate) fn current_size(&self) -> usize {
+        self.current_size
+    }
+
     /// Whether the chunker sits at a boundary (no open node).
     pub(crate) fn at_boundary(&self) -> bool {
         self.current.is_empty()
@@ -199,6 +221,43 @@ impl Chunker {
             ),
             "an entry pushed as interior ends a node"
         );
+    }
+
+    /// Adds a run of a leaf's entries knowing none ends a node: entries that stood inside
+    /// an old leaf, reached with the open node measuring what the old one did at the run's
+    /// start, meet the same tests with the same (negative) outcome. Leaves only: their
+    /// entries count 1 each. Debug builds run the tests.
+    pub(crate) fn push_interior_run(&mut self, run: &crate::node::EntryRun<'_>) {
+        debug_assert_eq!(self.level, 0, "runs are pushed at the leaves");
+        let entries = run.len();
+        if entries == 0 {
+            return;
+        }
+        if cfg!(debug_assertions) {
+            let mut size = self.current_size;
+            let mut count = self.current.len();
+            let mut key_start = crate::codec::read_u32(run.key_offsets, 0);
+            let mut value_start = crate::codec::read_u32(run.value_offsets, 0);
+            let (key_base, value_base) = (key_start, value_start);
+            for i in 1..=entries {
+                let key_end = crate::codec::read_u32(run.key_offsets, 4 * i);
+                let value_end = crate::codec::read_u32(run.value_offsets, 4 * i);
+                let key = &run.keys[key_start - key_base..key_end - key_base];
+                let value = &run.values[value_start - value_base..value_end - value_base];
+                let entry = entry_bytes(key, value);
+                size += entry;
+                count += 1;
+                debug_assert!(
+                    !is_boundary(self.level, key, entry, size, count),
+                    "an entry pushed as interior ends a node"
+                );
+                key_start = key_end;
+                value_start = value_end;
+            }
+        }
+        self.current.extend_run(run);
+        self.current_size += run.keys.len() + run.values.len() + ENTRY_OVERHEAD_BYTES * entries;
+        self.current_count += entries as u64;
     }
 
     /// What an entry adds to the node's subtree count: 1 in a leaf, its child's count
@@ -291,6 +350,33 @@ mod tests {
     fn boundary_hash_depends_on_level() {
         assert_ne!(boundary_hash(0, b"key"), boundary_hash(1, b"key"));
         assert_eq!(boundary_hash(3, b"key"), boundary_hash(3, b"key"));
+    }
+
+    #[test]
+    fn the_division_free_test_is_the_threshold_test() {
+        for size in [
+            0, 1, 511, 512, 1000, 4096, 4519, 9000, 16_383, 16_384, 70_000,
+        ] {
+            for entry in [1, 9, 35, 300, 4096, 65_600] {
+                let threshold = split_threshold(size, entry);
+                for hash in [0, 1, 1 << 20, u32::MAX / 2, u32::MAX - 1, u32::MAX] {
+                    assert_eq!(
+                        below_threshold(hash, size, entry),
+                        u64::from(hash) < threshold,
+                        "size {size} entry {entry} hash {hash}"
+                    );
+                }
+                // Either side of the threshold itself.
+                for hash in [threshold.saturating_sub(1), threshold, threshold + 1] {
+                    if let Ok(hash) = u32::try_from(hash) {
+                        assert_eq!(
+                            below_threshold(hash, size, entry),
+                            u64::from(hash) < threshold
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -119,6 +119,35 @@ impl NodeBuilder {
         self.value_ends.push(offset(self.values.len()));
     }
 
+    /// Appends a run of another node's entries whole; the caller guarantees key order and
+    /// that the run follows the last key added.
+    pub(crate) fn extend_run(&mut self, run: &crate::node::EntryRun<'_>) {
+        debug_assert!(
+            run.len() == 0
+                || self.last_key().is_none_or(|last| {
+                    let first_end = read_u32(run.key_offsets, 4) - read_u32(run.key_offsets, 0);
+                    last < &run.keys[..first_end]
+                }),
+            "node keys must increase"
+        );
+        let key_base = self.keys.len();
+        let value_base = self.values.len();
+        let key_start = read_u32(run.key_offsets, 0);
+        let value_start = read_u32(run.value_offsets, 0);
+        self.keys.extend_from_slice(run.keys);
+        self.values.extend_from_slice(run.values);
+        self.key_ends.extend(
+            run.key_offsets[4..]
+                .chunks_exact(4)
+                .map(|word| offset(key_base + read_u32(word, 0) - key_start)),
+        );
+        self.value_ends.extend(
+            run.value_offsets[4..]
+                .chunks_exact(4)
+                .map(|word| offset(value_base + read_u32(word, 0) - value_start)),
+        );
+    }
+
     /// Moves every entry of `other` to the end of `self`.
     pub(crate) fn append(&mut self, other: &mut NodeBuilder) {
         let key_base = offset(self.keys.len());

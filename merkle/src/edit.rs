@@ -230,6 +230,10 @@ fn merge_into(
     from_node_start: bool,
     mut changed: Option<&mut [bool]>,
 ) {
+    if node.is_leaf() {
+        merge_leaf(chunker, node, edits, changed);
+        return;
+    }
     let mut record = |e: usize, did: bool| {
         if let Some(changed) = changed.as_deref_mut() {
             changed[e] = did;
@@ -280,6 +284,61 @@ fn merge_into(
         }
         record(e + offset, value.is_some());
     }
+}
+
+/// [`merge_into`] for a leaf, by runs. Wherever the chunker's open node measures what the
+/// old chunking's did at the same old entry (at the leaf's start after a boundary, before
+/// the first edit, after an update that kept its entry's size), the old entries up to the
+/// next edit meet the tests they met before, with the same outcome: the run of them that
+/// stood inside the leaf is appended whole, untested ([`Chunker::push_interior_run`]), and
+/// only the leaf's last entry is tested. Elsewhere entries are pushed and tested one by one.
+/// (A leaf level holds no node back, so an entry inside an old leaf ended no node.)
+fn merge_leaf(
+    chunker: &mut Chunker,
+    node: &Node,
+    edits: &[Edit],
+    mut changed: Option<&mut [bool]>,
+) {
+    let len = node.len();
+    // Old entries `from..to` in order, as a run where the chunker is in step with the old
+    // chunking, else one by one.
+    let copy = |chunker: &mut Chunker, mut from: usize, to: usize| {
+        while from < to {
+            if chunker.current_size() == node.measured_before(from) {
+                let interior_end = to.min(len - 1);
+                if from < interior_end {
+                    chunker.push_interior_run(&node.run(from, interior_end));
+                    from = interior_end;
+                    continue;
+                }
+            }
+            chunker.push(node.key(from), node.value(from));
+            from += 1;
+        }
+    };
+    let mut next = 0;
+    for (e, (key, value)) in edits.iter().enumerate() {
+        let (at, present) = match node.search(key) {
+            Ok(at) => (at, true),
+            Err(at) => (at, false),
+        };
+        debug_assert!(at >= next, "edits increase");
+        copy(chunker, next, at);
+        next = at + usize::from(present);
+        // A put of an absent key adds it, of a present one changes it unless equal; a
+        // delete removes a present key and does nothing to an absent one.
+        let did = match value {
+            Some(value) => {
+                chunker.push(key, value);
+                !present || value.as_slice() != node.value(at)
+            }
+            None => present,
+        };
+        if let Some(changed) = changed.as_deref_mut() {
+            changed[e] = did;
+        }
+    }
+    copy(chunker, next, len);
 }
 
 /// The edits a level hands to the level above: old nodes out, new nodes in. A new node

@@ -1,6 +1,6 @@
 //! [`Node`]: a decoded, verified view over one node chunk.
 
-use crate::codec::{decode_layout, slice_of, ChildRef, NodeLayout};
+use crate::codec::{decode_layout, read_u32, slice_of, ChildRef, NodeLayout};
 use crate::MerkleResult;
 use rnt_store::{Address, Chunk};
 use std::cmp::Ordering;
@@ -17,11 +17,33 @@ pub struct Node {
     prefixes: Box<[u64]>,
 }
 
+/// A run of consecutive entries `a..b` of a node, borrowed: the bytes a builder appends
+/// whole.
+pub(crate) struct EntryRun<'n> {
+    /// The keys' bytes, back to back.
+    pub(crate) keys: &'n [u8],
+    /// The values' bytes, back to back.
+    pub(crate) values: &'n [u8],
+    /// The node's key offset table from entry `a` to `b` (`b − a + 1` little-endian `u32`s).
+    pub(crate) key_offsets: &'n [u8],
+    /// The node's value offset table from entry `a` to `b`.
+    pub(crate) value_offsets: &'n [u8],
+}
+
+impl EntryRun<'_> {
+    /// Entries in the run.
+    pub(crate) fn len(&self) -> usize {
+        self.key_offsets.len() / 4 - 1
+    }
+}
+
 #[inline]
 fn prefix_of(key: &[u8]) -> u64 {
+    if let Some(word) = key.first_chunk::<8>() {
+        return u64::from_be_bytes(*word);
+    }
     let mut word = [0u8; 8];
-    let n = key.len().min(8);
-    word[..n].copy_from_slice(&key[..n]);
+    word[..key.len()].copy_from_slice(key);
     u64::from_be_bytes(word)
 }
 
@@ -112,6 +134,33 @@ impl Node {
     #[inline]
     pub fn value(&self, i: usize) -> &[u8] {
         slice_of(&self.bytes, &self.layout, i, false)
+    }
+
+    /// The measured bytes ([`crate::chunker::entry_bytes`]) of entries `0..i` together:
+    /// what a chunker's open node held when the node's chunking reached entry `i`.
+    #[inline]
+    pub(crate) fn measured_before(&self, i: usize) -> usize {
+        debug_assert!(i <= self.len());
+        let keys = read_u32(&self.bytes, self.layout.key_offsets_at() + 4 * i);
+        let values = read_u32(&self.bytes, self.layout.value_offsets_at() + 4 * i);
+        keys + values + crate::chunker::ENTRY_OVERHEAD_BYTES * i
+    }
+
+    /// Entries `a..b` as they lie in the node: their keys' bytes, their values' bytes and
+    /// the stretch of each offset table that delimits them.
+    pub(crate) fn run(&self, a: usize, b: usize) -> EntryRun<'_> {
+        debug_assert!(a <= b && b <= self.len());
+        let keys_table = self.layout.key_offsets_at();
+        let values_table = self.layout.value_offsets_at();
+        let offset = |table: usize, i: usize| read_u32(&self.bytes, table + 4 * i);
+        let keys = self.layout.keys_at;
+        let values = self.layout.values_at;
+        EntryRun {
+            keys: &self.bytes[keys + offset(keys_table, a)..keys + offset(keys_table, b)],
+            values: &self.bytes[values + offset(values_table, a)..values + offset(values_table, b)],
+            key_offsets: &self.bytes[keys_table + 4 * a..keys_table + 4 * (b + 1)],
+            value_offsets: &self.bytes[values_table + 4 * a..values_table + 4 * (b + 1)],
+        }
     }
 
     /// The last key in the node (the largest key under it).

@@ -324,4 +324,50 @@ proptest! {
             prop_assert_eq!(tree, bulk(&nodes, &model));
         }
     }
+
+    /// Updates that keep each entry's size (a value rewritten at its length, or a key
+    /// replaced by another of its length in the same place, as an update of a tuple's
+    /// last column does), in large trees: the edited leaves re-chunk by runs once they
+    /// are back in step with the old chunking, and still give the bulk-built root.
+    #[test]
+    fn size_keeping_updates_match_the_bulk_build(
+        n in 2_000u32..20_000,
+        updates in proptest::collection::vec((any::<u32>(), any::<u8>(), any::<bool>()), 1..120),
+        batches in 1usize..4,
+    ) {
+        let (nodes, _) = memory_nodes();
+        // Keys `id ‖ amount`: replacing the amount keeps the key's place and size.
+        let key = |id: u32, amount: u8| {
+            let mut k = id.to_be_bytes().to_vec();
+            k.push(amount);
+            k
+        };
+        let mut amounts: Vec<u8> = (0..n).map(|i| (i % 200) as u8).collect();
+        let mut model: Model = (0..n).map(|i| (key(i, amounts[i as usize]), vec![(i % 7) as u8; 6])).collect();
+        let mut tree = bulk(&nodes, &model);
+        let per_batch = updates.len().div_ceil(batches);
+        for chunk in updates.chunks(per_batch) {
+            let mut batch = std::collections::BTreeMap::new();
+            for &(pick, to, rekey) in chunk {
+                let id = pick % n;
+                let old = key(id, amounts[id as usize]);
+                if batch.contains_key(&old) {
+                    continue;
+                }
+                if rekey && to != amounts[id as usize] && !batch.contains_key(&key(id, to)) {
+                    batch.insert(old, None);
+                    batch.insert(key(id, to), Some(vec![to % 7; 6]));
+                    amounts[id as usize] = to;
+                } else {
+                    batch.insert(old, Some(vec![to; 6]));
+                }
+            }
+            for (k, v) in &batch {
+                match v { Some(v) => { model.insert(k.clone(), v.clone()); } None => { model.remove(k); } }
+            }
+            tree = tree.edit(&nodes, batch).unwrap();
+            prop_assert_eq!(contents(&nodes, &tree), model.clone());
+            prop_assert_eq!(tree, bulk(&nodes, &model));
+        }
+    }
 }
