@@ -206,6 +206,129 @@ fn order_text(sign: char, [i, c, d, a]: [i64; 4]) -> String {
     format!("{sign}orders({i}, {c}, {d}, {a})\n")
 }
 
+/// W7's shape, `orders(_, c, _)` read only to count a customer's orders: 1,000 customers
+/// on 5 plans and `per_customer` orders each.
+fn counted_db(per_customer: i64) -> Database {
+    let db = Database::new(Arc::new(MemoryStore::new()));
+    db.define(
+        r#"
+        relation orders(id: int, customer: int, amount: int).
+        relation customers(id: int, plan: str).
+        view plan_customers(plan: str, n: int).
+        view plan_orders(plan: str, n: int).
+        plan_customers(p, count_distinct(c)) :- orders(_, c, _), customers(c, p).
+        plan_orders(p, count()) :- orders(_, c, _), customers(c, p).
+        "#,
+        "p.rnt",
+        "define",
+    )
+    .unwrap();
+    import(
+        &db,
+        "customers",
+        (0..1_000i64).map(|c| vec![Value::Int(c), Value::Str(format!("plan{}", c % 5))]),
+    );
+    import(
+        &db,
+        "orders",
+        (0..1_000 * per_customer)
+            .map(|i| vec![Value::Int(i), Value::Int(i % 1_000), Value::Int(i % 97)]),
+    );
+    db
+}
+
+/// A read that only counts the tuples under its bound columns is served by a count index:
+/// a customer's plan change reads one count for the customer whether it has 10 orders or
+/// 100 (through an index of whole tuples it would read them all), and an order whose amount
+/// changes touches neither view (the update cancels out of a term that ignores amounts)
+/// nor the count index.
+#[test]
+fn a_counting_read_reads_one_count_and_ignored_updates_read_nothing() {
+    let mut reads = Vec::new();
+    for per_customer in [10i64, 100] {
+        let db = counted_db(per_customer);
+        let head = db.head().unwrap();
+        let orders = head.entry("orders").unwrap();
+        let labels: Vec<&str> = orders.aux.iter().map(|a| a.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["count 1"],
+            "orders keeps a count index, not `index 1,0,2`"
+        );
+        // Three customers move to another plan.
+        let moves: String = [3i64, 4, 5]
+            .iter()
+            .map(|c| {
+                format!(
+                    "-customers({c}, \"plan{}\")\n+customers({c}, \"plan{}\")\n",
+                    c % 5,
+                    (c + 1) % 5
+                )
+            })
+            .collect();
+        let stats = commit(&db, &moves);
+        let distinct = stat(&stats, "plan_customers");
+        let counted = stat(&stats, "plan_orders");
+        // Per moved customer, old and new: its count (1 entry); then per touched plan its
+        // accumulator, and per (plan, customer) its match count.
+        assert!(distinct.entries_read <= 3 * 2 + 4 + 6, "{distinct:?}");
+        assert!(counted.entries_read <= 3 * 2 + 4, "{counted:?}");
+        reads.push((distinct.entries_read, counted.entries_read));
+        let base = stat(&stats, "customers");
+        assert_eq!(base.operator, "base");
+        // Amounts change for orders of three customers: no view reads or writes anything,
+        // and the count index keeps its root.
+        let before = db.head().unwrap();
+        let updates: String = [(0i64, 3i64), (1, 4), (2, 5)]
+            .iter()
+            .map(|(k, c)| {
+                let id = k * 1_000 + c;
+                format!("-orders({id}, {c}, {})\n+orders({id}, {c}, 500)\n", id % 97)
+            })
+            .collect();
+        let stats = commit(&db, &updates);
+        for view in ["plan_customers", "plan_orders"] {
+            if let Some(s) = stats.iter().find(|s| s.relation == view) {
+                assert_eq!((s.entries_read, s.nodes_written), (0, 0), "{s:?}");
+            }
+        }
+        let after = db.head().unwrap();
+        let count_root = |s: &rnt_maintain::Snapshot| {
+            s.entry("orders")
+                .unwrap()
+                .aux_tree("count 1")
+                .map(|t| t.root())
+        };
+        assert_eq!(count_root(&before), count_root(&after));
+        assert_ne!(
+            before.entry("orders").unwrap().root,
+            after.entry("orders").unwrap().root
+        );
+        assert!(db.verify(&after).unwrap().mismatches.is_empty());
+        // The views' numbers, counted here: the plans' customers and their orders.
+        let rows = db.tuples(&after, "plan_orders").unwrap();
+        let mut plans = std::collections::BTreeMap::new();
+        for c in 0..1_000i64 {
+            let plan = if (3..=5).contains(&c) {
+                (c + 1) % 5
+            } else {
+                c % 5
+            };
+            *plans.entry(format!("plan{plan}")).or_insert(0i64) += per_customer;
+        }
+        let expected: Vec<Vec<Value>> = plans
+            .into_iter()
+            .map(|(p, n)| vec![Value::Str(p), Value::Int(n)])
+            .collect();
+        assert_eq!(rows, expected);
+    }
+    assert_eq!(
+        reads[0], reads[1],
+        "10 orders a customer: {:?}, 100: {:?}",
+        reads[0], reads[1]
+    );
+}
+
 /// The count_distinct read-cost store: 1,000 customers on 500 plans, `matches` orders.
 fn distinct_db(matches: i64) -> Database {
     let db = Database::new(Arc::new(MemoryStore::new()));

@@ -36,6 +36,9 @@ pub(crate) struct Stats {
     /// Rules that compare with the clock `now`, and commits that moved the clock.
     pub(crate) clock_rules: usize,
     pub(crate) clock_steps: usize,
+    /// Commits whose state keeps a count index (`count C…`, for reads that only count
+    /// matches), which the commit edited or built.
+    pub(crate) count_index_commits: usize,
 }
 
 /// The recursion modes cases take in turn, and the mode of each one's fresh store.
@@ -260,6 +263,13 @@ pub(crate) fn commit_step(
             }
             stats.commits += 1;
             stats.clock_steps += usize::from(moved);
+            stats.count_index_commits += usize::from(
+                after
+                    .state
+                    .relations
+                    .iter()
+                    .any(|r| r.aux.iter().any(|a| a.label.starts_with("count "))),
+            );
             expected
         }
         Ok(CommitOutcome::NothingToCommit) => {

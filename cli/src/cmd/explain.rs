@@ -185,7 +185,8 @@ fn write_term(
 
 /// `Δorders` for the driver, `tree: full scan` for a read with nothing bound (loud on
 /// purpose), `index 1,0,2 (customer, id, amount): prefix` — the state's label, then the
-/// index's column order by name — and `rules: evaluated` for an ephemeral relation.
+/// index's column order by name (`count 1 (customer): prefix` for a count index, whose
+/// columns are the ones it keeps) — and `rules: evaluated` for an ephemeral relation.
 fn served_by_cell(snapshot: &Snapshot, step: &StepExplanation) -> String {
     let relation = step.relation.as_deref().unwrap_or_default();
     match &step.served_by {
@@ -198,7 +199,8 @@ fn served_by_cell(snapshot: &Snapshot, step: &StepExplanation) -> String {
                 .map(|s| s.attribute_names().map(str::to_string).collect())
                 .unwrap_or_default();
             let order: Vec<&str> = label
-                .trim_start_matches("index ")
+                .split_once(' ')
+                .map_or(label.as_str(), |(_, columns)| columns)
                 .split(',')
                 .map(|c| {
                     c.parse::<usize>()

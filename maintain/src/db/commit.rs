@@ -440,8 +440,7 @@ impl Database {
                 "the known delta is the diff's"
             );
         }
-        let keep =
-            head.program.reads(&count.relation) || plans.indexes.contains_key(&count.relation);
+        let keep = head.program.reads(&count.relation) || plans.keeps_indexes(&count.relation);
         Ok((count, keep.then_some(delta)))
     }
 

@@ -10,7 +10,7 @@ use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
     plan_rule, AtomRead, Column, RulePlan, Step,
 };
-use crate::eval::read::{index_label, index_permutation};
+use crate::eval::read::{count_label, index_label, index_permutation};
 use crate::eval::window::{keeps_totals, stored_running, WindowPlan, RUNNING_LABEL};
 use crate::lang::canonical::{literal_text, rule_text};
 use crate::lang::check::CheckedRule;
@@ -85,7 +85,7 @@ impl Snapshot {
         for plan in plans.full.get(relation).into_iter().flatten() {
             out.push(PlanDump {
                 term: PlanTerm::Eval,
-                text: plan.explain(None, &stored),
+                text: plan.explain(None, &stored, &plans),
             });
         }
         // A window view's commits run its partition plan, not delta terms.
@@ -106,19 +106,19 @@ impl Snapshot {
                 })?;
             out.push(PlanDump {
                 term: PlanTerm::Delta(driver),
-                text: plan.explain(Some(*literal), &stored),
+                text: plan.explain(Some(*literal), &stored, &plans),
             });
         }
         for (plan, _, atom) in plans.negation_delta.get(relation).into_iter().flatten() {
             out.push(PlanDump {
                 term: PlanTerm::NegatedDelta(atom.relation.name.clone()),
-                text: plan.explain(None, &stored),
+                text: plan.explain(None, &stored, &plans),
             });
         }
         if let Some(plan) = plans.partition.get(relation) {
             out.push(PlanDump {
                 term: PlanTerm::Partition(prebound_names(plan)),
-                text: plan.explain(None, &stored),
+                text: plan.explain(None, &stored, &plans),
             });
         }
         Ok(out)
@@ -198,8 +198,9 @@ pub enum ServedBy {
     /// The relation's tuple tree: `Scan` when nothing is bound (every tuple is read),
     /// `Prefix` when the bound columns lead the tuple, `Lookup` when all are bound.
     Tree(Access),
-    /// An index tree (its label in the state, e.g. `index 1,0,2`), by prefix (`Prefix`,
-    /// or `Lookup` when every column is bound).
+    /// An index tree (its label in the state, e.g. `index 1,0,2`, or `count 1` for a count
+    /// index: the projection with multiplicities a read with `_` columns needs), by prefix
+    /// (`Prefix`, or `Lookup` when every column is bound).
     Index(String, Access),
     /// The relation's rules, evaluated when read with the bound columns pushed in.
     Rules,
@@ -576,6 +577,9 @@ impl Snapshot {
         } else {
             Access::Prefix
         };
+        if let Some(columns) = plan_program(&self.program).count_index_for(read) {
+            return ServedBy::Index(count_label(&columns), access);
+        }
         match index_permutation(&bound, read.columns.len()) {
             None => ServedBy::Tree(access),
             Some(permutation) => ServedBy::Index(index_label(&permutation), access),

@@ -54,6 +54,21 @@ impl Relations for Patched<'_> {
         }
         self.added[relation].read(pattern, visit)
     }
+
+    fn read_used(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        used: &[bool],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        // The stratum's own views are read whole: a removed tuple is recognized by all of
+        // its columns.
+        if self.members.contains(relation) {
+            return self.read(relation, pattern, visit);
+        }
+        self.rest.read_used(relation, pattern, used, visit)
+    }
 }
 
 impl Maintainer<'_> {

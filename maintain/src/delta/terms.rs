@@ -12,7 +12,7 @@
 use super::{Delta, Maintainer};
 use crate::eval::join::run_plan;
 use crate::eval::memory::MemRelation;
-use crate::eval::plan::{RulePlan, Step};
+use crate::eval::plan::{Column, RulePlan, Step};
 use crate::eval::read::{Flow, Relations, Visit};
 use crate::lang::syntax::ast::{Atom, TermKind};
 use crate::lang::value::Value;
@@ -74,6 +74,19 @@ impl Maintainer<'_> {
                     Some(delta) => delta,
                     None => continue,
                 },
+            };
+            // A signed term reads the driver only at its non-`_` columns: an update that
+            // changes only `_` columns cancels out of it, and reads nothing.
+            let cancelled;
+            let delta = match mode {
+                Mode::Signed => match cancel_unread(plan, *i, delta) {
+                    Some(net) => {
+                        cancelled = net;
+                        &cancelled
+                    }
+                    None => delta,
+                },
+                Mode::InsertOnly | Mode::DeleteOnlyOld => delta,
             };
             let signed: Vec<(i64, &MemRelation)> = match mode {
                 Mode::Signed => vec![(1, &delta.inserted), (-1, &delta.deleted)],
@@ -165,6 +178,50 @@ impl Maintainer<'_> {
     }
 }
 
+/// The delta of literal `i`'s relation as the signed term driven by it sees it: each deleted
+/// tuple that projects, on the columns the literal does not leave `_`, to the projection of
+/// an inserted one cancels against it (both go). The term is linear in its driver and looks
+/// at no `_` column, so it sums to the same with either delta. `None` when the literal has
+/// no `_` column or nothing cancels.
+fn cancel_unread(plan: &RulePlan, i: usize, delta: &Delta) -> Option<Delta> {
+    let read = plan.steps.iter().find_map(|step| match step {
+        Step::Join(read) if read.literal == i => Some(read),
+        _ => None,
+    })?;
+    let used: Vec<usize> = (0..read.columns.len())
+        .filter(|&c| !matches!(read.columns[c], Column::Ignore))
+        .collect();
+    if used.len() == read.columns.len() || delta.inserted.is_empty() || delta.deleted.is_empty() {
+        return None;
+    }
+    let project =
+        |tuple: &[Value]| -> Vec<Value> { used.iter().map(|&c| tuple[c].clone()).collect() };
+    let mut inserted: BTreeMap<Vec<Value>, Vec<&Vec<Value>>> = BTreeMap::new();
+    for tuple in delta.inserted.tuples() {
+        inserted.entry(project(tuple)).or_default().push(tuple);
+    }
+    let mut deleted = BTreeSet::new();
+    let mut cancelled = 0usize;
+    for tuple in delta.deleted.tuples() {
+        match inserted.get_mut(&project(tuple)).and_then(Vec::pop) {
+            Some(_) => cancelled += 1,
+            None => {
+                deleted.insert(tuple.clone());
+            }
+        }
+    }
+    if cancelled == 0 {
+        return None;
+    }
+    let inserted: BTreeSet<Vec<Value>> = inserted.into_values().flatten().cloned().collect();
+    debug_assert_eq!(inserted.len() + cancelled, delta.inserted.tuples().len());
+    debug_assert_eq!(deleted.len() + cancelled, delta.deleted.tuples().len());
+    Some(Delta {
+        inserted: MemRelation::from_set(inserted),
+        deleted: MemRelation::from_set(deleted),
+    })
+}
+
 /// The relation literal `i` of a delta plan reads (its first step).
 pub(super) fn driver_relation(plan: &RulePlan, i: usize) -> Option<&str> {
     plan.steps.iter().find_map(|step| match step {
@@ -222,14 +279,16 @@ pub(super) fn atom_pattern(atom: &Atom, bindings: &[Option<Value>]) -> Vec<Optio
         .collect()
 }
 
-/// Whether any tuple of `relation` matches `pattern`.
+/// Whether any tuple of `relation` matches `pattern` (a question about the bound columns
+/// alone, which a count index over them answers).
 pub(super) fn exists(
     source: &dyn Relations,
     relation: &str,
     pattern: &[Option<Value>],
 ) -> DbResult<bool> {
     let mut found = false;
-    source.read(relation, pattern, &mut |_| {
+    let bound: Vec<bool> = pattern.iter().map(Option::is_some).collect();
+    source.read_used(relation, pattern, &bound, &mut |_| {
         found = true;
         Ok(Flow::Stop)
     })?;

@@ -16,9 +16,9 @@ use crate::eval::join::{project, project_stored};
 use crate::eval::memory::MemRelation;
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
-    plan_rule, plan_with_bound, HeadColumn, RulePlan,
+    plan_rule, plan_with_bound, AtomRead, Column, HeadColumn, RulePlan,
 };
-use crate::eval::read::{index_permutation, Flow, Relations, StoredRelation, Visit};
+use crate::eval::read::{count_columns, index_permutation, Flow, Relations, StoredRelation, Visit};
 use crate::eval::window::{
     keeps_totals, partition_total, run_windowed, run_windowed_observed, stored_running, totals_key,
     RUNNING_LABEL,
@@ -46,6 +46,9 @@ pub struct ProgramPlans {
     pub negation_delta: BTreeMap<String, Vec<(RulePlan, usize, Atom)>>,
     /// Column permutations of the indexes each stored relation keeps.
     pub indexes: BTreeMap<String, BTreeSet<Vec<usize>>>,
+    /// Columns of the count indexes each base relation keeps: for reads that bind these
+    /// columns, leave every other one `_`, and that no kept index serves.
+    pub counts: BTreeMap<String, BTreeSet<Vec<usize>>>,
     /// Per windowed view, its rule planned with the partition variables bound first: the
     /// read of one partition's rows that the window fallback makes per touched partition.
     pub partition: BTreeMap<String, RulePlan>,
@@ -58,7 +61,31 @@ impl ProgramPlans {
     /// Whether stored relation `name` keeps an index (over a permutation, or a crossing
     /// index): then its changes must carry a tuple delta, which the indexes follow.
     pub fn keeps_indexes(&self, name: &str) -> bool {
-        self.indexes.contains_key(name) || self.crossings.contains_key(name)
+        self.indexes.contains_key(name)
+            || self.counts.contains_key(name)
+            || self.crossings.contains_key(name)
+    }
+
+    /// The columns of the count index that serves `read` (what `StoredRelation::read_used`
+    /// picks): when its bound columns do not lead the tuple, no kept index leads with them,
+    /// every other column is `_` and the relation keeps the count index over the bound ones;
+    /// else `None`.
+    pub fn count_index_for(&self, read: &AtomRead) -> Option<Vec<usize>> {
+        let bound = read.bound_columns();
+        let permutation = index_permutation(&bound, read.columns.len())?;
+        let indexed = self
+            .indexes
+            .get(&read.relation)
+            .is_some_and(|kept| kept.contains(&permutation));
+        let used = ReadShape::of(read).used;
+        if indexed || !counts_only(&bound, &used) {
+            return None;
+        }
+        let columns = count_columns(&bound, &used);
+        self.counts
+            .get(&read.relation)?
+            .contains(&columns)
+            .then_some(columns)
     }
 }
 
@@ -131,10 +158,10 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
             plans.negation_delta.insert(name.clone(), negation_delta);
         }
     }
-    // Read sets: every (relation, bound columns) a plan reads, following reads of
-    // ephemeral relations into their rules with the head columns pre-bound.
-    let mut work: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut seen: BTreeSet<(String, Vec<usize>)> = BTreeSet::new();
+    // Read sets: every (relation, bound columns, used columns) a plan reads, following
+    // reads of ephemeral relations into their rules with the head columns pre-bound.
+    let mut work: Vec<ReadShape> = Vec::new();
+    let mut seen: BTreeSet<ReadShape> = BTreeSet::new();
     let all_plans = plans
         .full
         .values()
@@ -142,9 +169,7 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
         .chain(plans.delta.values().flatten().map(|(p, _)| p))
         .chain(plans.partition.values());
     for plan in all_plans {
-        for read in plan.reads() {
-            work.push((read.relation.clone(), read.bound_columns()));
-        }
+        work.extend(plan.reads().map(ReadShape::of));
     }
     // DRed's rederivation reads: recursive views with every head column bound.
     for stratum in program.strata.iter().filter(|s| s.recursive) {
@@ -156,9 +181,7 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
             let all: Vec<usize> = (0..relation.declaration.arity()).collect();
             for rule in &relation.rules {
                 let plan = plan_for_head_pattern_avoiding(rule, &all, &|r| members.contains(r));
-                for read in plan.reads() {
-                    work.push((read.relation.clone(), read.bound_columns()));
-                }
+                work.extend(plan.reads().map(ReadShape::of));
             }
         }
     }
@@ -167,33 +190,96 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
     // that read is a prefix scan, O(log n), like any other bound read.
     for (name, relation) in &program.relations {
         if let Some(key) = relation.declaration.key_columns() {
-            work.push((name.clone(), key));
+            work.push(ReadShape {
+                relation: name.clone(),
+                bound: key,
+                used: vec![true; relation.declaration.arity()],
+            });
         }
     }
-    while let Some((relation, bound)) = work.pop() {
-        if !seen.insert((relation.clone(), bound.clone())) {
+    // Reads that look at some columns only, each with the index it would otherwise need
+    // and the count index that serves it instead.
+    let mut count_reads: Vec<(String, Vec<usize>, Vec<usize>)> = Vec::new();
+    while let Some(shape) = work.pop() {
+        if !seen.insert(shape.clone()) {
             continue;
         }
+        let ReadShape {
+            relation,
+            bound,
+            used,
+        } = shape;
         let Some(declared) = program.relation(&relation) else {
             continue;
         };
         if declared.kind().is_stored() {
             if let Some(permutation) = index_permutation(&bound, declared.declaration.arity()) {
-                plans
-                    .indexes
-                    .entry(relation)
-                    .or_default()
-                    .insert(permutation);
+                // A base relation read only for how many tuples match its bound columns
+                // (every other column `_`) keeps a count index instead of an index: as
+                // large as the distinct bound values, and untouched by updates of the
+                // other columns. A read that binds more columns keeps the index: their
+                // projection is nearly as large, and its counts would cost a read per
+                // change. Views keep indexes: DRed's patched reads see whole tuples.
+                if declared.kind() == RelationKind::Relation && counts_only(&bound, &used) {
+                    count_reads.push((relation, permutation, count_columns(&bound, &used)));
+                } else {
+                    plans
+                        .indexes
+                        .entry(relation)
+                        .or_default()
+                        .insert(permutation);
+                }
             }
         } else {
             for rule in &declared.rules {
-                for read in plan_for_head_pattern(rule, &bound).reads() {
-                    work.push((read.relation.clone(), read.bound_columns()));
-                }
+                work.extend(
+                    plan_for_head_pattern(rule, &bound)
+                        .reads()
+                        .map(ReadShape::of),
+                );
             }
         }
     }
+    // An index the relation keeps anyway serves a count read too: no count index then.
+    for (relation, permutation, columns) in count_reads {
+        let indexed = plans
+            .indexes
+            .get(&relation)
+            .is_some_and(|kept| kept.contains(&permutation));
+        if !indexed {
+            plans.counts.entry(relation).or_default().insert(columns);
+        }
+    }
     plans
+}
+
+/// Whether a read with `bound` columns looks at no other column (and leaves some `_`): it
+/// only asks how many tuples match, which a count index answers.
+fn counts_only(bound: &[usize], used: &[bool]) -> bool {
+    used.contains(&false) && (0..used.len()).all(|c| !used[c] || bound.contains(&c))
+}
+
+/// How a plan reads a relation: which columns are bound beforehand and which the reader
+/// looks at (`false` for `_`), the shape an index or count index serves.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct ReadShape {
+    relation: String,
+    bound: Vec<usize>,
+    used: Vec<bool>,
+}
+
+impl ReadShape {
+    fn of(read: &AtomRead) -> ReadShape {
+        ReadShape {
+            relation: read.relation.clone(),
+            bound: read.bound_columns(),
+            used: read
+                .columns
+                .iter()
+                .map(|column| !matches!(column, Column::Ignore))
+                .collect(),
+        }
+    }
 }
 
 /// Auxiliary trees of a view by label, before they are recorded in its entry.
@@ -766,6 +852,19 @@ impl Relations for Engine<'_> {
             ))),
             Some(_) => self.read_derived(relation, pattern, visit),
             None => Err(DbError::user(format!("unknown relation `{relation}`"))),
+        }
+    }
+
+    fn read_used(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        used: &[bool],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        match self.stored.get(relation) {
+            Some(stored) => stored.read_used(self.nodes, pattern, Some(used), visit),
+            None => self.read(relation, pattern, visit),
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Index upkeep, written once for base relations, maintained views, kept views and
 //! views computed from scratch: a stored relation keeps exactly one index tree per column
-//! permutation its readers' plans bind (`ProgramPlans::indexes`), and one crossing index per
-//! time window's crossing time over it (`ProgramPlans::crossings`, `eval::crossing`).
+//! permutation its readers' plans bind (`ProgramPlans::indexes`), one count index per
+//! projection its readers look at through `_` columns (`ProgramPlans::counts`), and one
+//! crossing index per time window's crossing time over it (`ProgramPlans::crossings`,
+//! `eval::crossing`).
 //!
 //! *Invariant: an index over permutation p holds exactly the relation's tuples with their
 //! columns permuted by p; so an edited index has the address a rebuilt one would have.*
@@ -9,11 +11,14 @@
 use crate::eval::crossing::{build_crossing_index, crossing_edits};
 use crate::eval::engine::ProgramPlans;
 use crate::eval::memory::Delta;
-use crate::eval::read::{build_index, index_label};
+use crate::eval::read::{
+    build_count_index, build_index, count_key, count_label, decode_count, index_label,
+};
 use crate::lang::tuple::encode_permuted;
 use crate::lang::value::Type;
 use crate::{DbError, DbResult};
 use rnt_merkle::{AuxTree, Edit, NodeStore, RelationEntry, Tree};
+use std::collections::BTreeMap;
 
 /// The index trees the plans make relation `name` keep, whose tuples are `tree`: one per
 /// permutation, then one per crossing time. An index `old` already has is kept as is
@@ -57,7 +62,60 @@ pub(crate) fn index_trees(
             root: *index.root().as_bytes(),
         });
     }
+    for columns in plans.counts.get(name).into_iter().flatten() {
+        let label = count_label(columns);
+        let index = match (old.and_then(|entry| entry.aux_tree(&label)), changes) {
+            (Some(index), None) => index,
+            (Some(index), Some(delta)) => {
+                let edits = delta_count_edits(nodes, &index, delta, types, columns)?;
+                index.edit(nodes, edits)?
+            }
+            (None, _) => build_count_index(nodes, tree, types, columns)?,
+        };
+        aux.push(AuxTree {
+            label,
+            root: *index.root().as_bytes(),
+        });
+    }
     Ok(aux)
+}
+
+/// The edits that carry a relation's delta into its count index over `columns`: per
+/// projection the delta changes the number of, the stored count plus the change (read from
+/// `index`), or no entry when that reaches 0. Changes that leave a projection's count as
+/// it was (an update of a column outside `columns`) read and write nothing.
+///
+/// *Invariant: each entry holds the number of the relation's tuples that project to its
+/// key, at least 1; so an edited count index has the address a rebuilt one would have.*
+pub fn delta_count_edits(
+    nodes: &NodeStore,
+    index: &Tree,
+    delta: &Delta,
+    types: &[Type],
+    columns: &[usize],
+) -> DbResult<Vec<Edit>> {
+    let mut net: BTreeMap<Vec<u8>, i64> = BTreeMap::new();
+    for (tuples, sign) in [(&delta.deleted, -1), (&delta.inserted, 1)] {
+        for tuple in tuples.tuples() {
+            *net.entry(count_key(tuple, types, columns)?).or_default() += sign;
+        }
+    }
+    let mut edits = Vec::new();
+    for (key, change) in net.into_iter().filter(|(_, change)| *change != 0) {
+        let stored = match index.get(nodes, &key)? {
+            Some(value) => decode_count(&value)?,
+            None => 0,
+        };
+        let count = i128::from(stored) + i128::from(change);
+        let count = u64::try_from(count).map_err(|_| {
+            DbError::internal(format!(
+                "a delta deletes more tuples than the count index holds ({stored} {change:+})"
+            ))
+        })?;
+        let value = (count > 0).then(|| count.to_le_bytes().to_vec());
+        edits.push((key, value));
+    }
+    Ok(edits)
 }
 
 /// The edits that carry a relation's delta into its index over `permutation`.

@@ -56,15 +56,25 @@ fn exec(
                 unbind(&read.columns, bindings);
                 Ok(flow)
             };
-            source.read(&read.relation, &pattern, &mut visit)
+            source.read_used(
+                &read.relation,
+                &pattern,
+                &used_of(&read.columns),
+                &mut visit,
+            )
         }
         Step::Not(read) => {
             let pattern = pattern_of(&read.columns, bindings);
             let mut found = false;
-            sources[read.literal].read(&read.relation, &pattern, &mut |_| {
-                found = true;
-                Ok(Flow::Stop)
-            })?;
+            sources[read.literal].read_used(
+                &read.relation,
+                &pattern,
+                &used_of(&read.columns),
+                &mut |_| {
+                    found = true;
+                    Ok(Flow::Stop)
+                },
+            )?;
             if found {
                 Ok(Flow::Continue)
             } else {
@@ -134,6 +144,14 @@ fn pattern_of(columns: &[Column], bindings: &[Option<Value>]) -> Vec<Option<Valu
             Column::Var(v) => bindings[v.index()].clone(),
             _ => None,
         })
+        .collect()
+}
+
+/// The columns a read looks at: all but the `_` ones.
+fn used_of(columns: &[Column]) -> Vec<bool> {
+    columns
+        .iter()
+        .map(|column| !matches!(column, Column::Ignore))
         .collect()
 }
 

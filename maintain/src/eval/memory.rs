@@ -116,6 +116,19 @@ impl Relations for Overlay<'_> {
             None => self.base.read(relation, pattern, visit),
         }
     }
+
+    fn read_used(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        used: &[bool],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        match self.memory.get(relation) {
+            Some(memory) => memory.read(pattern, visit),
+            None => self.base.read_used(relation, pattern, used, visit),
+        }
+    }
 }
 
 /// A relation's change in one commit.

@@ -9,7 +9,8 @@
 //! (then its position, for duplicates), so plans are deterministic and the same for every
 //! order of the literals — the canonical order a state stores included.
 
-use crate::eval::read::{index_label, index_permutation};
+use crate::eval::engine::ProgramPlans;
+use crate::eval::read::{count_label, index_label, index_permutation};
 use crate::eval::window::{RunningIndex, TopK, WindowPlan};
 use crate::lang::canonical::{literal_text, rule_text, window_text};
 use crate::lang::check::{CheckedRule, ClockUse};
@@ -158,7 +159,12 @@ impl RulePlan {
     ///   join orders(i, c, _) from Δorders
     ///   join customers(c, p) bound [0] from the tree, by prefix
     /// ```
-    pub fn explain(&self, driver: Option<usize>, stored: &dyn Fn(&str) -> bool) -> String {
+    pub fn explain(
+        &self,
+        driver: Option<usize>,
+        stored: &dyn Fn(&str) -> bool,
+        plans: &ProgramPlans,
+    ) -> String {
         debug_assert_eq!(self.steps.len(), self.step_texts.len());
         let mut out = format!("{}\n", self.source);
         if !self.prebound.is_empty() {
@@ -181,8 +187,8 @@ impl RulePlan {
                     ),
                     _ => format!("join {text} from Δ{}", read.relation),
                 },
-                Step::Join(read) => format!("join {text}{}", access(read, stored)),
-                Step::Not(read) => format!("{text}{}", access(read, stored)),
+                Step::Join(read) => format!("join {text}{}", access(read, stored, plans)),
+                Step::Not(read) => format!("{text}{}", access(read, stored, plans)),
                 Step::Filter(_) => format!("filter {text}"),
                 Step::Assign { .. } => format!("assign {text}"),
                 Step::Clock { clock, .. } => format!(
@@ -259,9 +265,9 @@ pub fn crossing_labels(clock: &ClockUse) -> String {
 }
 
 /// What serves a read, for plan dumps: the tuple tree (scanned, or by prefix when the
-/// bound columns lead it), an index whose key starts with the bound columns, or the
-/// relation's rules (relations computed when read).
-fn access(read: &AtomRead, stored: &dyn Fn(&str) -> bool) -> String {
+/// bound columns lead it), an index whose key starts with the bound columns, a count index
+/// (for a read with `_` columns), or the relation's rules (relations computed when read).
+fn access(read: &AtomRead, stored: &dyn Fn(&str) -> bool, plans: &ProgramPlans) -> String {
     let bound = read.bound_columns();
     let pattern = if bound.is_empty() {
         String::new()
@@ -272,6 +278,8 @@ fn access(read: &AtomRead, stored: &dyn Fn(&str) -> bool) -> String {
         "computed by its rules".to_string()
     } else if bound.is_empty() {
         "from a scan of the tree".to_string()
+    } else if let Some(columns) = plans.count_index_for(read) {
+        format!("from `{}`, by prefix, counted", count_label(&columns))
     } else {
         match index_permutation(&bound, read.columns.len()) {
             None => "from the tree, by prefix".to_string(),

@@ -32,6 +32,22 @@ pub trait Relations {
         visit: &mut Visit<'_>,
     ) -> DbResult<Flow>;
 
+    /// Visits the tuples of `relation` matching `pattern`, for a caller that looks only at
+    /// the columns where `used` is `true` (and the bound ones): the others of each visited
+    /// tuple may hold placeholders. A stored relation may answer from a count index
+    /// (`count C…`, a projection with multiplicities), visiting each projected tuple as many
+    /// times as tuples project to it. By default, a plain [`Relations::read`].
+    fn read_used(
+        &self,
+        relation: &str,
+        pattern: &[Option<Value>],
+        used: &[bool],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        debug_assert_eq!(pattern.len(), used.len());
+        self.read(relation, pattern, visit)
+    }
+
     /// The clock of the state the reads come from, which a time window compares with;
     /// `None` for a source with no clock (in-memory relations, a state whose program does
     /// not mention `now`).
@@ -44,6 +60,21 @@ pub trait Relations {
 pub fn index_label(permutation: &[usize]) -> String {
     let columns: Vec<String> = permutation.iter().map(usize::to_string).collect();
     format!("index {}", columns.join(","))
+}
+
+/// The label of the count index over `columns` in a relation's auxiliary trees.
+pub fn count_label(columns: &[usize]) -> String {
+    let columns: Vec<String> = columns.iter().map(usize::to_string).collect();
+    format!("count {}", columns.join(","))
+}
+
+/// The columns of the count index serving a read with `bound` columns known (ascending)
+/// whose caller uses the columns where `used` is `true`: the bound columns, then the other
+/// used ones in order.
+pub fn count_columns(bound: &[usize], used: &[bool]) -> Vec<usize> {
+    let mut columns = bound.to_vec();
+    columns.extend((0..used.len()).filter(|c| used[*c] && !bound.contains(c)));
+    columns
 }
 
 /// The column order of an index serving reads with `bound` columns known (ascending):
@@ -67,31 +98,36 @@ pub struct StoredRelation {
     pub types: Vec<Type>,
     /// Index trees by column permutation.
     pub indexes: Vec<(Vec<usize>, Tree)>,
+    /// Count index trees by their columns (`count_columns`).
+    pub counts: Vec<(Vec<usize>, Tree)>,
 }
 
 impl StoredRelation {
     /// A stored relation's entry made readable: its tuple tree and the index trees its
-    /// auxiliary trees hold (labels `index 1,0,2`; other auxiliary trees are not indexes).
-    /// `None` when the entry keeps no tree.
+    /// auxiliary trees hold (labels `index 1,0,2`), and its count indexes (`count 1`); other
+    /// auxiliary trees are neither. `None` when the entry keeps no tree.
     pub fn from_entry(entry: &RelationEntry, types: Vec<Type>) -> Option<StoredRelation> {
         let tree = entry.tree()?;
-        let indexes = entry
-            .aux
-            .iter()
-            .filter_map(|aux| {
-                let columns = aux.label.strip_prefix("index ")?;
-                let permutation: Option<Vec<usize>> =
-                    columns.split(',').map(|c| c.parse().ok()).collect();
-                Some((
-                    permutation?,
-                    Tree::from_root(rnt_store::Address::from_bytes(aux.root)),
-                ))
-            })
-            .collect();
+        let labelled = |prefix: &str| -> Vec<(Vec<usize>, Tree)> {
+            entry
+                .aux
+                .iter()
+                .filter_map(|aux| {
+                    let columns = aux.label.strip_prefix(prefix)?;
+                    let columns: Option<Vec<usize>> =
+                        columns.split(',').map(|c| c.parse().ok()).collect();
+                    Some((
+                        columns?,
+                        Tree::from_root(rnt_store::Address::from_bytes(aux.root)),
+                    ))
+                })
+                .collect()
+        };
         Some(StoredRelation {
             tree,
             types,
-            indexes,
+            indexes: labelled("index "),
+            counts: labelled("count "),
         })
     }
 
@@ -101,6 +137,21 @@ impl StoredRelation {
         &self,
         nodes: &NodeStore,
         pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        self.read_used(nodes, pattern, None, visit)
+    }
+
+    /// [`StoredRelation::read`] for a caller that uses only the columns where `used` is
+    /// `true` (all when `None`): when no index leads with the bound columns but a count
+    /// index over `count_columns(bound, used)` is kept, the read is a prefix scan of it,
+    /// visiting each projected tuple (placeholders in the unused columns) once per tuple
+    /// that projects to it.
+    pub fn read_used(
+        &self,
+        nodes: &NodeStore,
+        pattern: &[Option<Value>],
+        used: Option<&[bool]>,
         visit: &mut Visit<'_>,
     ) -> DbResult<Flow> {
         debug_assert_eq!(pattern.len(), self.types.len());
@@ -130,6 +181,12 @@ impl StoredRelation {
                         visit,
                     );
                 }
+                if let Some(used) = used.filter(|used| used.contains(&false)) {
+                    let columns = count_columns(&bound, used);
+                    if let Some((_, tree)) = self.counts.iter().find(|(c, _)| *c == columns) {
+                        return self.walk_counted(nodes, tree, &columns, pattern, visit);
+                    }
+                }
             }
         }
         // The tuple tree: a prefix scan on the leading bound columns, filtering the rest.
@@ -149,6 +206,65 @@ impl StoredRelation {
 }
 
 impl StoredRelation {
+    /// The prefix scan of the count index over `columns` (bound columns first) for
+    /// `pattern`: each entry's projected tuple, widened to the relation's arity with
+    /// placeholders, visited once per tuple its count says projects to it.
+    fn walk_counted(
+        &self,
+        nodes: &NodeStore,
+        tree: &Tree,
+        columns: &[usize],
+        pattern: &[Option<Value>],
+        visit: &mut Visit<'_>,
+    ) -> DbResult<Flow> {
+        let bound: Vec<usize> = columns
+            .iter()
+            .copied()
+            .take_while(|&c| pattern[c].is_some())
+            .collect();
+        debug_assert!(
+            (0..pattern.len()).all(|c| pattern[c].is_none() || bound.contains(&c)),
+            "a count index leads with every bound column"
+        );
+        let values: Vec<Value> = bound
+            .iter()
+            .map(|&c| pattern[c].clone().unwrap_or(Value::Int(0)))
+            .collect();
+        let types: Vec<Type> = bound.iter().map(|&c| self.types[c]).collect();
+        let prefix = encode_prefix(&values, &types).map_err(|e| DbError::user(e.to_string()))?;
+        let column_types: Vec<Type> = columns.iter().map(|&c| self.types[c]).collect();
+        let mut tuple: Tuple = self.types.iter().map(|&t| placeholder(t)).collect();
+        if bound.len() == columns.len() {
+            // Every column of the index bound: one entry at most, a lookup.
+            let Some(value) = tree.get(nodes, &prefix)? else {
+                return Ok(Flow::Continue);
+            };
+            for (value, &column) in values.into_iter().zip(columns) {
+                tuple[column] = value;
+            }
+            for _ in 0..decode_count(&value)? {
+                if visit(&tuple)? == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
+            }
+            return Ok(Flow::Continue);
+        }
+        let mut cursor = tree.prefix_cursor(nodes, &prefix)?;
+        while let Some((key, value)) = cursor.entry() {
+            let projected = decode_tuple(key, &column_types).map_err(corrupt)?;
+            for (value, &column) in projected.into_iter().zip(columns) {
+                tuple[column] = value;
+            }
+            for _ in 0..decode_count(value)? {
+                if visit(&tuple)? == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
+            }
+            cursor.advance()?;
+        }
+        Ok(Flow::Continue)
+    }
+
     /// Visits the tuples whose leading `prefix.len()` columns of `permutation` hold
     /// `prefix`, in the order of the index over `permutation` (the tuple tree when it is
     /// the identity): a top-k window reads a partition's front this way and stops early.
@@ -301,6 +417,69 @@ pub fn decode_stored(key: &[u8], types: &[Type], relation: &str) -> DbResult<Tup
 
 fn corrupt(error: crate::TupleError) -> DbError {
     DbError::corrupted(format!("a stored tuple does not decode: {error}"))
+}
+
+/// A value of type `ty` standing in a column the reader does not look at.
+fn placeholder(ty: Type) -> Value {
+    match ty {
+        Type::Int => Value::Int(0),
+        Type::Str => Value::Str(String::new()),
+        Type::Bool => Value::Bool(false),
+    }
+}
+
+/// The multiplicity a count index entry holds: `u64` little-endian, at least 1.
+pub fn decode_count(value: &[u8]) -> DbResult<u64> {
+    let bytes: [u8; 8] = value.try_into().map_err(|_| {
+        DbError::corrupted(format!(
+            "a count index entry holds {} bytes, not 8",
+            value.len()
+        ))
+    })?;
+    match u64::from_le_bytes(bytes) {
+        0 => Err(DbError::corrupted("a count index entry holds count 0")),
+        count => Ok(count),
+    }
+}
+
+/// The key of `tuple`'s entry in the count index over `columns`: those columns' values,
+/// encoded in that order.
+pub fn count_key(tuple: &[Value], types: &[Type], columns: &[usize]) -> DbResult<Vec<u8>> {
+    let values: Vec<Value> = columns.iter().map(|&c| tuple[c].clone()).collect();
+    let types: Vec<Type> = columns.iter().map(|&c| types[c]).collect();
+    // The tuple was encoded into the relation's own tree already, and a projection only
+    // shortens it: a failure here is a bug, not bad input.
+    encode_prefix(&values, &types).map_err(|e| {
+        DbError::internal(format!(
+            "a stored tuple does not re-encode for a count index: {e}"
+        ))
+    })
+}
+
+/// Builds the count index over `columns` from a relation's tuple tree: for each distinct
+/// projection onto `columns`, the number of tuples with it (`u64` LE).
+pub fn build_count_index(
+    nodes: &NodeStore,
+    tree: &Tree,
+    types: &[Type],
+    columns: &[usize],
+) -> DbResult<Tree> {
+    let mut counts: std::collections::BTreeMap<Vec<u8>, u64> = std::collections::BTreeMap::new();
+    for entry in tree.entries(nodes) {
+        let (key, _) = entry?;
+        let tuple = decode_tuple(&key, types).map_err(corrupt)?;
+        *counts
+            .entry(count_key(&tuple, types, columns)?)
+            .or_default() += 1;
+    }
+    let entries: Vec<(Vec<u8>, [u8; 8])> = counts
+        .into_iter()
+        .map(|(key, count)| (key, count.to_le_bytes()))
+        .collect();
+    Ok(Tree::build(
+        nodes,
+        entries.iter().map(|(k, v)| (k.as_slice(), &v[..])),
+    )?)
 }
 
 /// Builds the index over `permutation` from a relation's tuple tree.
