@@ -265,7 +265,9 @@ pub fn median(mut values: Vec<f64>) -> f64 {
 }
 
 /// Per-commit measurements of a workload: wall time, and what the maintained operators (not
-/// the base step) read and wrote. `RNT_BENCH_VERBOSE` prints every operator's stats.
+/// the base step) read and wrote. `RNT_BENCH_VERBOSE` prints every operator's stats;
+/// `RNT_BENCH_SPREAD` the spread of commit times (percentiles, maximum and mean) beside
+/// the median the tables report.
 #[derive(Default)]
 pub struct CommitSamples {
     commit_ms: Vec<f64>,
@@ -299,6 +301,21 @@ impl CommitSamples {
 
     /// The medians: commit time (ms), entries read and nodes written per commit.
     pub fn medians(self) -> (f64, f64, f64) {
+        if std::env::var_os("RNT_BENCH_SPREAD").is_some() {
+            let mut sorted = self.commit_ms.clone();
+            sorted.sort_by(|a, b| a.total_cmp(b));
+            let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q) as usize];
+            let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
+            eprintln!(
+                "commit ms: p10 {:.2} p50 {:.2} p90 {:.2} p99 {:.2} max {:.2} mean {:.2}",
+                at(0.1),
+                at(0.5),
+                at(0.9),
+                at(0.99),
+                at(1.0),
+                mean
+            );
+        }
         (
             median(self.commit_ms),
             median(self.entries_read),
