@@ -16,7 +16,7 @@ use crate::db::{refs, update_base_indexes, Database};
 use crate::delta::{delta_of_diff, Delta, Maintainer};
 use crate::eval::engine::{plan_program, relation_types, ProgramPlans};
 use crate::eval::read::decode_stored;
-use crate::lang::change::{check_changes, Change, Sign};
+use crate::lang::change::{check_change_slice, Change, Sign};
 use crate::lang::check::Program;
 use crate::lang::schema::RelationSchema;
 use crate::lang::syntax::ast::RelationKind;
@@ -84,7 +84,7 @@ impl Database {
         clock: Option<i64>,
     ) -> DbResult<CommitOutcome> {
         for attempt in 1..=COMMIT_ATTEMPTS_MAX {
-            match self.commit_on_head(changes.clone(), message, clock) {
+            match self.commit_on_head(&changes, message, clock) {
                 Err(DbError::Conflict(_)) if attempt < COMMIT_ATTEMPTS_MAX => {
                     std::thread::sleep(retry_pause(attempt));
                 }
@@ -105,13 +105,19 @@ impl Database {
     /// One attempt of [`Database::commit_with_clock`] on the head as it is now.
     fn commit_on_head(
         &self,
-        changes: Vec<Change>,
+        changes: &[Change],
         message: &str,
         clock: Option<i64>,
     ) -> DbResult<CommitOutcome> {
         let head = self.head()?;
         let clock = next_clock(&head, &head.program, clock)?;
-        for change in &changes {
+        // Each relation once, at its first change (the one an error names).
+        let mut judged: Vec<&str> = Vec::new();
+        for change in changes {
+            if judged.contains(&change.relation.as_str()) {
+                continue;
+            }
+            judged.push(&change.relation);
             if let Some(entry) = head.entry(&change.relation) {
                 let kind = head.kind_of(entry)?;
                 if kind != RelationKind::Relation {
@@ -130,12 +136,16 @@ impl Database {
             .into_iter()
             .map(|s| (s.name.clone(), s))
             .collect();
-        let set = check_changes(changes, |name| schemas.get(name))
+        check_change_slice(changes, |name| schemas.get(name))
             .map_err(|e| DbError::user(e.to_string()))?;
+        let mut by_relation: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
+        for change in changes {
+            by_relation.entry(&change.relation).or_default().push(change);
+        }
         // The base stat counts the reads by key of upserts and deletes by key too.
         let started = self.nodes.counters();
         let mut edits: Vec<(String, Vec<Edit>)> = Vec::new();
-        for (relation, changes) in set.by_relation() {
+        for (relation, changes) in by_relation {
             let schema = &schemas[relation];
             if schema.key_columns().is_some() {
                 // Upserts and deletes by key read the current tuple of each key named.
@@ -145,9 +155,10 @@ impl Database {
                 ));
                 continue;
             }
+            let types = schema.types();
             let mut relation_edits: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
             for change in changes {
-                let key = encode_tuple(&change.values, &schema.types()).map_err(|e| {
+                let key = encode_tuple(&change.values, &types).map_err(|e| {
                     DbError::user(format!("line {}: {}: {e}", change.line, change.relation))
                 })?;
                 let value = match change.sign {

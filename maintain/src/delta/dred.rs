@@ -14,7 +14,7 @@ use crate::eval::fixpoint::FIXPOINT_ROUNDS_MAX;
 use crate::eval::join::{project_stored, run_plan};
 use crate::eval::memory::MemRelation;
 use crate::eval::plan::{plan_for_head_pattern_avoiding, RulePlan};
-use crate::eval::read::{Flow, Relations, Visit};
+use crate::eval::read::{Flow, Relations, Visit, WeightedVisit};
 use crate::lang::tuple::Tuple;
 use crate::lang::value::Value;
 use crate::{DbError, DbResult};
@@ -60,12 +60,12 @@ impl Relations for Patched<'_> {
         relation: &str,
         pattern: &[Option<Value>],
         used: &[bool],
-        visit: &mut Visit<'_>,
+        visit: &mut WeightedVisit<'_>,
     ) -> DbResult<Flow> {
         // The stratum's own views are read whole: a removed tuple is recognized by all of
         // its columns.
         if self.members.contains(relation) {
-            return self.read(relation, pattern, visit);
+            return self.read(relation, pattern, &mut |tuple| visit(tuple, 1));
         }
         self.rest.read_used(relation, pattern, used, visit)
     }

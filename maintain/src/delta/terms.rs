@@ -10,7 +10,7 @@
 //! phase) or deletions against the old state (DRed's over-deletion).
 
 use super::{Delta, Maintainer};
-use crate::eval::join::run_plan;
+use crate::eval::join::run_plan_weighted;
 use crate::eval::memory::MemRelation;
 use crate::eval::plan::{Column, RulePlan, Step};
 use crate::eval::read::{Flow, Relations, Visit};
@@ -43,7 +43,9 @@ pub(super) enum Mode {
     DeleteOnlyOld,
 }
 
-/// Receives each match of a delta term: the plan, its bindings, and the term's sign.
+/// Receives each match of a delta term: the plan, its bindings, and the term's sign times
+/// the number of body matches the bindings stand for (1 unless a count index answered a
+/// read; every receiver sums linearly in it, or only asks whether a match exists).
 pub(super) type TermEmit<'e> = dyn FnMut(&RulePlan, &[Option<Value>], i64) -> DbResult<Flow> + 'e;
 
 impl Maintainer<'_> {
@@ -108,7 +110,9 @@ impl Maintainer<'_> {
                     })
                     .collect();
                 let mut bindings = vec![None; plan.variables];
-                let flow = run_plan(plan, &sources, &mut bindings, &mut |b| emit(plan, b, sign))?;
+                let flow = run_plan_weighted(plan, &sources, &mut bindings, &mut |b, weight| {
+                    emit(plan, b, weighted_sign(sign, weight, plan)?)
+                })?;
                 if flow == Flow::Stop {
                     return Ok(Flow::Stop);
                 }
@@ -168,7 +172,9 @@ impl Maintainer<'_> {
                     .map(|j| version(mode, j, *i, new, old))
                     .collect();
                 let mut bindings = bindings;
-                let flow = run_plan(plan, &sources, &mut bindings, &mut |b| emit(plan, b, sign))?;
+                let flow = run_plan_weighted(plan, &sources, &mut bindings, &mut |b, weight| {
+                    emit(plan, b, weighted_sign(sign, weight, plan)?)
+                })?;
                 if flow == Flow::Stop {
                     return Ok(Flow::Stop);
                 }
@@ -220,6 +226,19 @@ fn cancel_unread(plan: &RulePlan, i: usize, delta: &Delta) -> Option<Delta> {
         inserted: MemRelation::from_set(inserted),
         deleted: MemRelation::from_set(deleted),
     })
+}
+
+/// `sign × weight`, a match's signed multiplicity.
+fn weighted_sign(sign: i64, weight: u64, plan: &RulePlan) -> DbResult<i64> {
+    i64::try_from(weight)
+        .ok()
+        .and_then(|weight| weight.checked_mul(sign))
+        .ok_or_else(|| {
+            crate::DbError::user(format!(
+                "rule `{}`: a match stands for more than 2^63 matches",
+                plan.source
+            ))
+        })
 }
 
 /// The relation literal `i` of a delta plan reads (its first step).
@@ -288,7 +307,7 @@ pub(super) fn exists(
 ) -> DbResult<bool> {
     let mut found = false;
     let bound: Vec<bool> = pattern.iter().map(Option::is_some).collect();
-    source.read_used(relation, pattern, &bound, &mut |_| {
+    source.read_used(relation, pattern, &bound, &mut |_, _| {
         found = true;
         Ok(Flow::Stop)
     })?;

@@ -18,7 +18,9 @@ use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
     plan_rule, plan_with_bound, AtomRead, Column, HeadColumn, RulePlan,
 };
-use crate::eval::read::{count_columns, index_permutation, Flow, Relations, StoredRelation, Visit};
+use crate::eval::read::{
+    count_columns, index_permutation, Flow, Relations, StoredRelation, Visit, WeightedVisit,
+};
 use crate::eval::window::{
     keeps_totals, partition_total, run_windowed, run_windowed_observed, stored_running, totals_key,
     RUNNING_LABEL,
@@ -860,11 +862,11 @@ impl Relations for Engine<'_> {
         relation: &str,
         pattern: &[Option<Value>],
         used: &[bool],
-        visit: &mut Visit<'_>,
+        visit: &mut WeightedVisit<'_>,
     ) -> DbResult<Flow> {
         match self.stored.get(relation) {
             Some(stored) => stored.read_used(self.nodes, pattern, Some(used), visit),
-            None => self.read(relation, pattern, visit),
+            None => self.read(relation, pattern, &mut |tuple| visit(tuple, 1)),
         }
     }
 }

@@ -10,16 +10,39 @@ use crate::lang::value::Value;
 use crate::{DbError, DbResult};
 use std::cell::RefCell;
 
+/// A receiver of body matches: the bindings, and how many matches they stand for.
+pub type WeightedEmit<'e> = dyn FnMut(&[Option<Value>], u64) -> DbResult<Flow> + 'e;
+
 /// Runs `plan`, reading literal `i`'s relation from `sources[i]`, and calls `emit` with
-/// the bindings of every body match.
+/// the bindings of every body match (a match a count index reports `n` times over is
+/// emitted `n` times).
 pub fn run_plan(
     plan: &RulePlan,
     sources: &[&dyn Relations],
     bindings: &mut [Option<Value>],
     emit: &mut dyn FnMut(&[Option<Value>]) -> DbResult<Flow>,
 ) -> DbResult<Flow> {
+    run_plan_weighted(plan, sources, bindings, &mut |b, weight| {
+        for _ in 0..weight {
+            if emit(b)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
+    })
+}
+
+/// [`run_plan`], emitting each distinct set of bindings once with the number of body
+/// matches it stands for (more than 1 where a count index answered a read): for a caller
+/// whose sums are linear in the matches.
+pub fn run_plan_weighted(
+    plan: &RulePlan,
+    sources: &[&dyn Relations],
+    bindings: &mut [Option<Value>],
+    emit: &mut WeightedEmit<'_>,
+) -> DbResult<Flow> {
     debug_assert_eq!(bindings.len(), plan.variables);
-    exec(plan, 0, sources, bindings, emit)
+    exec(plan, 0, sources, bindings, 1, emit)
 }
 
 fn exec(
@@ -27,10 +50,12 @@ fn exec(
     step: usize,
     sources: &[&dyn Relations],
     bindings: &mut [Option<Value>],
-    emit: &mut dyn FnMut(&[Option<Value>]) -> DbResult<Flow>,
+    weight: u64,
+    emit: &mut WeightedEmit<'_>,
 ) -> DbResult<Flow> {
+    debug_assert!(weight > 0, "a match stands for at least one");
     let Some(current) = plan.steps.get(step) else {
-        return emit(bindings);
+        return emit(bindings, weight);
     };
     match current {
         Step::Join(read) => {
@@ -39,7 +64,13 @@ fn exec(
             // The visitor needs the bindings mutably while the source is borrowed: copy
             // them into a cell scoped to this read.
             let cell = RefCell::new(&mut *bindings);
-            let mut visit = |tuple: &[Value]| -> DbResult<Flow> {
+            let mut visit = |tuple: &[Value], times: u64| -> DbResult<Flow> {
+                let weight = weight.checked_mul(times).ok_or_else(|| {
+                    DbError::user(format!(
+                        "rule `{}`: a match stands for more than 2^64 matches",
+                        plan.source
+                    ))
+                })?;
                 let mut guard = cell.borrow_mut();
                 let bindings: &mut [Option<Value>] = &mut guard;
                 for (column, value) in read.columns.iter().zip(tuple) {
@@ -52,7 +83,7 @@ fn exec(
                         _ => {}
                     }
                 }
-                let flow = exec(plan, step + 1, sources, bindings, emit)?;
+                let flow = exec(plan, step + 1, sources, bindings, weight, emit)?;
                 unbind(&read.columns, bindings);
                 Ok(flow)
             };
@@ -70,7 +101,7 @@ fn exec(
                 &read.relation,
                 &pattern,
                 &used_of(&read.columns),
-                &mut |_| {
+                &mut |_, _| {
                     found = true;
                     Ok(Flow::Stop)
                 },
@@ -78,7 +109,7 @@ fn exec(
             if found {
                 Ok(Flow::Continue)
             } else {
-                exec(plan, step + 1, sources, bindings, emit)
+                exec(plan, step + 1, sources, bindings, weight, emit)
             }
         }
         Step::Clock { literal, clock } => {
@@ -109,11 +140,11 @@ fn exec(
                     return Ok(Flow::Continue);
                 }
             }
-            exec(plan, step + 1, sources, bindings, emit)
+            exec(plan, step + 1, sources, bindings, weight, emit)
         }
         Step::Filter(comparison) => {
             if eval_comparison(comparison, bindings, &plan.source)? {
-                exec(plan, step + 1, sources, bindings, emit)
+                exec(plan, step + 1, sources, bindings, weight, emit)
             } else {
                 Ok(Flow::Continue)
             }
@@ -122,12 +153,12 @@ fn exec(
             let computed = eval_expr(value, bindings, &plan.source)?;
             match &bindings[variable.index()] {
                 Some(existing) if *existing == computed => {
-                    exec(plan, step + 1, sources, bindings, emit)
+                    exec(plan, step + 1, sources, bindings, weight, emit)
                 }
                 Some(_) => Ok(Flow::Continue),
                 None => {
                     bindings[variable.index()] = Some(computed);
-                    let flow = exec(plan, step + 1, sources, bindings, emit);
+                    let flow = exec(plan, step + 1, sources, bindings, weight, emit);
                     bindings[variable.index()] = None;
                     flow
                 }

@@ -2,7 +2,7 @@
 //! indexes built on demand), [`Overlay`] (memory over another source), and [`Delta`] (a
 //! relation's change in one commit).
 
-use crate::eval::read::{Flow, Relations, Visit};
+use crate::eval::read::{Flow, Relations, Visit, WeightedVisit};
 use crate::lang::tuple::Tuple;
 use crate::lang::value::Value;
 use crate::DbResult;
@@ -122,10 +122,10 @@ impl Relations for Overlay<'_> {
         relation: &str,
         pattern: &[Option<Value>],
         used: &[bool],
-        visit: &mut Visit<'_>,
+        visit: &mut WeightedVisit<'_>,
     ) -> DbResult<Flow> {
         match self.memory.get(relation) {
-            Some(memory) => memory.read(pattern, visit),
+            Some(memory) => memory.read(pattern, &mut |tuple| visit(tuple, 1)),
             None => self.base.read_used(relation, pattern, used, visit),
         }
     }

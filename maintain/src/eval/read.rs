@@ -21,6 +21,10 @@ pub enum Flow {
 /// A visitor of matching tuples.
 pub type Visit<'v> = dyn FnMut(&[Value]) -> DbResult<Flow> + 'v;
 
+/// A visitor of matching tuples, each with its multiplicity: how many matches it stands
+/// for (1, except for a count index's entries).
+pub type WeightedVisit<'v> = dyn FnMut(&[Value], u64) -> DbResult<Flow> + 'v;
+
 /// Anything that answers binding-aware reads: stored relations, in-memory relations during
 /// a fixpoint, ephemeral relations evaluated with the bindings pushed in.
 pub trait Relations {
@@ -35,17 +39,18 @@ pub trait Relations {
     /// Visits the tuples of `relation` matching `pattern`, for a caller that looks only at
     /// the columns where `used` is `true` (and the bound ones): the others of each visited
     /// tuple may hold placeholders. A stored relation may answer from a count index
-    /// (`count C…`, a projection with multiplicities), visiting each projected tuple as many
-    /// times as tuples project to it. By default, a plain [`Relations::read`].
+    /// (`count C…`, a projection with multiplicities), visiting each projected tuple once
+    /// with the number of tuples that project to it. By default, a plain
+    /// [`Relations::read`], every tuple with multiplicity 1.
     fn read_used(
         &self,
         relation: &str,
         pattern: &[Option<Value>],
         used: &[bool],
-        visit: &mut Visit<'_>,
+        visit: &mut WeightedVisit<'_>,
     ) -> DbResult<Flow> {
         debug_assert_eq!(pattern.len(), used.len());
-        self.read(relation, pattern, visit)
+        self.read(relation, pattern, &mut |tuple| visit(tuple, 1))
     }
 
     /// The clock of the state the reads come from, which a time window compares with;
@@ -139,20 +144,24 @@ impl StoredRelation {
         pattern: &[Option<Value>],
         visit: &mut Visit<'_>,
     ) -> DbResult<Flow> {
-        self.read_used(nodes, pattern, None, visit)
+        // Without `used`, no count index answers: every multiplicity is 1.
+        self.read_used(nodes, pattern, None, &mut |tuple, weight| {
+            debug_assert_eq!(weight, 1);
+            visit(tuple)
+        })
     }
 
     /// [`StoredRelation::read`] for a caller that uses only the columns where `used` is
     /// `true` (all when `None`): when no index leads with the bound columns but a count
     /// index over `count_columns(bound, used)` is kept, the read is a prefix scan of it,
-    /// visiting each projected tuple (placeholders in the unused columns) once per tuple
-    /// that projects to it.
+    /// visiting each projected tuple (placeholders in the unused columns) once, with the
+    /// number of tuples that project to it as its multiplicity.
     pub fn read_used(
         &self,
         nodes: &NodeStore,
         pattern: &[Option<Value>],
         used: Option<&[bool]>,
-        visit: &mut Visit<'_>,
+        visit: &mut WeightedVisit<'_>,
     ) -> DbResult<Flow> {
         debug_assert_eq!(pattern.len(), self.types.len());
         let bound: Vec<usize> = (0..pattern.len())
@@ -178,7 +187,7 @@ impl StoredRelation {
                         cursor,
                         |key| decode_permuted(key, &self.types, &permutation).map_err(corrupt),
                         pattern,
-                        visit,
+                        &mut |tuple| visit(tuple, 1),
                     );
                 }
                 if let Some(used) = used.filter(|used| used.contains(&false)) {
@@ -200,7 +209,7 @@ impl StoredRelation {
             cursor,
             |key| decode_tuple(key, &self.types).map_err(corrupt),
             pattern,
-            visit,
+            &mut |tuple| visit(tuple, 1),
         )
     }
 }
@@ -208,14 +217,14 @@ impl StoredRelation {
 impl StoredRelation {
     /// The prefix scan of the count index over `columns` (bound columns first) for
     /// `pattern`: each entry's projected tuple, widened to the relation's arity with
-    /// placeholders, visited once per tuple its count says projects to it.
+    /// placeholders, visited once with its count as its multiplicity.
     fn walk_counted(
         &self,
         nodes: &NodeStore,
         tree: &Tree,
         columns: &[usize],
         pattern: &[Option<Value>],
-        visit: &mut Visit<'_>,
+        visit: &mut WeightedVisit<'_>,
     ) -> DbResult<Flow> {
         let bound: Vec<usize> = columns
             .iter()
@@ -242,12 +251,7 @@ impl StoredRelation {
             for (value, &column) in values.into_iter().zip(columns) {
                 tuple[column] = value;
             }
-            for _ in 0..decode_count(&value)? {
-                if visit(&tuple)? == Flow::Stop {
-                    return Ok(Flow::Stop);
-                }
-            }
-            return Ok(Flow::Continue);
+            return visit(&tuple, decode_count(&value)?);
         }
         let mut cursor = tree.prefix_cursor(nodes, &prefix)?;
         while let Some((key, value)) = cursor.entry() {
@@ -255,10 +259,8 @@ impl StoredRelation {
             for (value, &column) in projected.into_iter().zip(columns) {
                 tuple[column] = value;
             }
-            for _ in 0..decode_count(value)? {
-                if visit(&tuple)? == Flow::Stop {
-                    return Ok(Flow::Stop);
-                }
+            if visit(&tuple, decode_count(value)?)? == Flow::Stop {
+                return Ok(Flow::Stop);
             }
             cursor.advance()?;
         }

@@ -29,7 +29,7 @@ use crate::lang::diagnostic::clip;
 use crate::lang::literal::unescape_json_string;
 use crate::lang::schema::RelationSchema;
 use crate::lang::tuple::{check_tuple, TupleDisplay, TupleError, TUPLE_BYTES_MAX};
-use crate::lang::value::Value;
+use crate::lang::value::{Type, Value};
 
 /// Whether a change inserts or deletes its tuple.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -504,11 +504,22 @@ pub fn check_changes<'s>(
     changes: Vec<Change>,
     lookup: impl Fn(&str) -> Option<&'s RelationSchema>,
 ) -> Result<ChangeSet, ChangeError> {
+    check_change_slice(&changes, lookup)?;
+    Ok(ChangeSet { changes })
+}
+
+/// [`check_changes`] on borrowed changes: the same checks, the same first error.
+pub fn check_change_slice<'s>(
+    changes: &[Change],
+    lookup: impl Fn(&str) -> Option<&'s RelationSchema>,
+) -> Result<(), ChangeError> {
     // Where each tuple was first named: (relation, values) -> index into `changes`.
-    let mut seen: HashMap<(&str, &[Value]), usize> = HashMap::new();
+    let mut seen: HashMap<(&str, &[Value]), usize> = HashMap::with_capacity(changes.len());
     // Where each key of a keyed relation was first named, per sign. Only looked up, never
     // iterated.
     let mut keys: HashMap<(&str, Sign, Vec<&Value>), usize> = HashMap::new();
+    // Each relation's column types, found once.
+    let mut types_of: HashMap<&str, Vec<Type>> = HashMap::new();
     for (index, change) in changes.iter().enumerate() {
         let error = |message: String| ChangeError {
             source: change.source.clone(),
@@ -543,17 +554,19 @@ pub fn check_changes<'s>(
                 None => check_wildcard(change, schema, position).map_err(error)?,
             }
         }
-        let (checked, types): (Vec<Value>, Vec<_>) = if change.is_exact() {
-            (change.values.clone(), schema.types())
+        let checked = if change.is_exact() {
+            let types = types_of
+                .entry(change.relation.as_str())
+                .or_insert_with(|| schema.types());
+            check_tuple(&change.values, types)
         } else {
             // A delete by key stores nothing: only its key values must fit a tree key.
             let key = schema.key_columns().unwrap_or_default();
-            (
-                key.iter().filter_map(|&c| pattern[c].cloned()).collect(),
-                key.iter().map(|&c| schema.attributes[c].ty).collect(),
-            )
+            let values: Vec<Value> = key.iter().filter_map(|&c| pattern[c].cloned()).collect();
+            let types: Vec<Type> = key.iter().map(|&c| schema.attributes[c].ty).collect();
+            check_tuple(&values, &types)
         };
-        match check_tuple(&checked, &types) {
+        match checked {
             Ok(_) => {}
             Err(TupleError::TooLarge { bytes }) => {
                 return Err(error(format!(
@@ -601,7 +614,7 @@ pub fn check_changes<'s>(
             }
         }
     }
-    Ok(ChangeSet { changes })
+    Ok(())
 }
 
 /// Whether `_` may stand at `position` of `change`: only in a delete (the parser refuses it
