@@ -11,7 +11,7 @@
 use crate::build::{write_empty_leaf, LevelStack};
 use crate::chunker::Chunker;
 use crate::codec::ChildRef;
-use crate::node_store::{NodeStore, NodeWriter};
+use crate::node_store::{NodeStore, NodeWriter, SubmittedNode};
 use crate::prefetch::{prefetch_leaves, PREFETCH_KEYS_MIN};
 use crate::{MerkleResult, Node};
 use rnt_store::Address;
@@ -19,6 +19,10 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
+
+/// Edits at or above which a tree edit hashes its new nodes on the shared hashing thread:
+/// below it, the handing over costs about what the few nodes' hashing saves.
+const HASHING_EDITS_MIN: usize = 16;
 
 /// One edit: put `key → value`, or delete `key` when the value is `None`.
 pub type Edit = (Vec<u8>, Option<Vec<u8>>);
@@ -59,7 +63,12 @@ fn edit_levels(
     mut changed: Option<&mut [bool]>,
 ) -> MerkleResult<Address> {
     let height = root_node.level();
-    let mut writer = store.writer();
+    // An edit that rewrites many nodes hashes them beside itself (`crate::hashing`).
+    let mut writer = if edits.len() >= HASHING_EDITS_MIN {
+        store.hashing_writer()
+    } else {
+        store.writer()
+    };
     // The edits of the level being edited: the caller's at the leaves, then each level's
     // edits of the level above.
     let mut above: Option<Vec<Edit>> = None;
@@ -190,13 +199,13 @@ fn edit_level(
             parent.remove_old(node_key, child);
             if is_last {
                 chunker.finish();
-                parent.add_new(&mut chunker, writer)?;
+                parent.add_new(&mut chunker, writer);
                 break;
             }
             if chunker.at_boundary() {
                 if i == edits.len() {
                     chunker.release_held();
-                    parent.add_new(&mut chunker, writer)?;
+                    parent.add_new(&mut chunker, writer);
                     break;
                 }
                 cursor.next()?;
@@ -205,16 +214,16 @@ fn edit_level(
                     // Resynchronized: the new boundary sits on an old one and the next
                     // edit lies beyond the next node; a new run will seek it.
                     chunker.release_held();
-                    parent.add_new(&mut chunker, writer)?;
+                    parent.add_new(&mut chunker, writer);
                     break;
                 }
             } else {
                 cursor.next()?;
             }
-            parent.add_new(&mut chunker, writer)?;
+            parent.add_new(&mut chunker, writer);
         }
     }
-    Ok(parent.into_edits())
+    parent.into_edits(writer)
 }
 
 /// Feeds `node`'s entries merged with `edits` (whose keys fall in its range) to the chunker.
@@ -343,10 +352,16 @@ fn merge_leaf(
 
 /// The edits a level hands to the level above: old nodes out, new nodes in. A new node
 /// equal to the old one under the same key cancels out.
+///
+/// New nodes are submitted to the writer as they close (their hashing may run beside the
+/// edit) and their addresses asked for when the level ends. Each old node is removed
+/// before any new node that ends on its last key is added, so applying the additions at
+/// the end gives what applying each at once would.
 #[derive(Default)]
 struct ParentEdits {
     edits: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
     removed: BTreeMap<Vec<u8>, ChildRef>,
+    added: Vec<(Vec<u8>, SubmittedNode)>,
 }
 
 impl ParentEdits {
@@ -355,10 +370,18 @@ impl ParentEdits {
         self.removed.insert(key, child);
     }
 
-    fn add_new(&mut self, chunker: &mut Chunker, writer: &mut NodeWriter<'_>) -> MerkleResult<()> {
+    fn add_new(&mut self, chunker: &mut Chunker, writer: &mut NodeWriter<'_>) {
         for node in std::mem::take(&mut chunker.ready) {
-            let (last_key, count) = (node.last_key.clone(), node.count);
-            let address = writer.write(node)?;
+            let last_key = node.last_key.clone();
+            self.added.push((last_key, writer.submit(node)));
+        }
+    }
+
+    /// The level above's edits, once every new node's address is known.
+    fn into_edits(mut self, writer: &mut NodeWriter<'_>) -> MerkleResult<Vec<Edit>> {
+        for (last_key, node) in std::mem::take(&mut self.added) {
+            let count = node.count();
+            let address = writer.complete(node)?;
             let child = ChildRef { address, count };
             if self.removed.get(&last_key) == Some(&child) {
                 self.edits.remove(&last_key);
@@ -366,11 +389,7 @@ impl ParentEdits {
                 self.edits.insert(last_key, Some(child.encode().to_vec()));
             }
         }
-        Ok(())
-    }
-
-    fn into_edits(self) -> Vec<Edit> {
-        self.edits.into_iter().collect()
+        Ok(self.edits.into_iter().collect())
     }
 }
 

@@ -33,6 +33,7 @@ mod cursor;
 mod diff;
 mod edit;
 mod error;
+mod hashing;
 mod node;
 mod node_store;
 pub mod objects;

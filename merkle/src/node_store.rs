@@ -7,6 +7,7 @@
 //! happened to be cached.
 
 use crate::chunker::ClosedNode;
+use crate::hashing::HashBatch;
 use crate::{MerkleResult, Node};
 use rnt_store::{Address, AddressMap, Chunk, ChunkStore};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -244,6 +245,17 @@ impl NodeStore {
         NodeWriter {
             store: self,
             pending: Vec::new(),
+            hashes: None,
+        }
+    }
+
+    /// Starts a batch of node writes whose addresses [`NodeWriter::submit`] has computed
+    /// beside the caller (`crate::hashing`), for an edit that writes many nodes.
+    pub(crate) fn hashing_writer(&self) -> NodeWriter<'_> {
+        NodeWriter {
+            store: self,
+            pending: Vec::new(),
+            hashes: Some(HashBatch::new()),
         }
     }
 }
@@ -252,16 +264,72 @@ impl NodeStore {
 pub(crate) struct NodeWriter<'a> {
     store: &'a NodeStore,
     pending: Vec<Arc<Node>>,
+    /// Where submitted nodes are hashed, for a writer that hashes beside its caller.
+    hashes: Option<HashBatch>,
+}
+
+/// A closed node submitted for writing, its address not yet asked for.
+pub(crate) struct SubmittedNode {
+    bytes: Chunk,
+    count: u64,
+    level: u8,
+    /// Its index in the writer's hash batch; `None` when the writer hashes in place.
+    hashing: Option<usize>,
+}
+
+impl SubmittedNode {
+    /// The node's subtree entry count.
+    pub(crate) fn count(&self) -> u64 {
+        self.count
+    }
 }
 
 impl NodeWriter<'_> {
+    /// Hands `node` over for writing; [`NodeWriter::complete`] gives its address and
+    /// queues it for the store. A writer with a hash batch starts its hashing beside the
+    /// caller.
+    pub(crate) fn submit(&mut self, node: ClosedNode) -> SubmittedNode {
+        let bytes: Chunk = Arc::from(node.bytes);
+        let hashing = self
+            .hashes
+            .as_ref()
+            .map(|batch| batch.submit(bytes.clone()));
+        SubmittedNode {
+            bytes,
+            count: node.count,
+            level: node.level,
+            hashing,
+        }
+    }
+
+    /// The address of a node [`NodeWriter::submit`] took, queued for writing.
+    pub(crate) fn complete(&mut self, node: SubmittedNode) -> MerkleResult<Address> {
+        let address = match (node.hashing, &self.hashes) {
+            (Some(index), Some(batch)) => batch.address(index),
+            _ => Address::of(&node.bytes),
+        };
+        debug_assert_eq!(address, Address::of(&node.bytes));
+        self.queue(address, node.bytes, node.count, node.level)
+    }
+
     /// Queues `node` for writing and returns its address.
     pub(crate) fn write(&mut self, node: ClosedNode) -> MerkleResult<Address> {
         let bytes: Chunk = Arc::from(node.bytes);
         let address = Address::of(&bytes);
-        let decoded = Node::from_built(address, bytes, node.count)?;
-        debug_assert_eq!(decoded.level(), node.level);
-        debug_assert_eq!(decoded.subtree_count(), node.count);
+        self.queue(address, bytes, node.count, node.level)
+    }
+
+    /// Queues the node `bytes` encode, at `address`, and returns the address.
+    fn queue(
+        &mut self,
+        address: Address,
+        bytes: Chunk,
+        count: u64,
+        level: u8,
+    ) -> MerkleResult<Address> {
+        let decoded = Node::from_built(address, bytes, count)?;
+        debug_assert_eq!(decoded.level(), level);
+        debug_assert_eq!(decoded.subtree_count(), count);
         self.store
             .counters
             .nodes_written
