@@ -14,7 +14,7 @@ use crate::db::keys::keyed_edits;
 use crate::db::snapshot::{unknown_relation, Snapshot};
 use crate::db::{refs, update_base_indexes, Database};
 use crate::delta::{delta_of_diff, Delta, Maintainer};
-use crate::eval::engine::{plan_program, relation_types, ProgramPlans};
+use crate::eval::engine::{relation_types, shared_plans, ProgramPlans};
 use crate::eval::read::decode_stored;
 use crate::lang::change::{check_change_slice, Change, Sign};
 use crate::lang::check::Program;
@@ -140,7 +140,10 @@ impl Database {
             .map_err(|e| DbError::user(e.to_string()))?;
         let mut by_relation: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
         for change in changes {
-            by_relation.entry(&change.relation).or_default().push(change);
+            by_relation
+                .entry(&change.relation)
+                .or_default()
+                .push(change);
         }
         // The base stat counts the reads by key of upserts and deletes by key too.
         let started = self.nodes.counters();
@@ -292,7 +295,7 @@ impl Database {
         state.clock = clock;
         let mut counts = Vec::new();
         let mut deltas: BTreeMap<String, Delta> = BTreeMap::new();
-        let plans = plan_program(&head.program);
+        let plans = shared_plans(&head.program);
         for (relation, old_tree, new_tree) in changed {
             if old_tree == new_tree {
                 continue;

@@ -7,6 +7,7 @@ use crate::lang::syntax::ast::RelationKind;
 use crate::{DbError, DbResult};
 use rnt_merkle::{Commit, RelationEntry, State, Tree};
 use rnt_store::{Address, ChunkStore};
+use std::sync::{Arc, Mutex};
 
 /// A state of the database with everything needed to read it.
 #[derive(Clone, Debug)]
@@ -17,8 +18,8 @@ pub struct Snapshot {
     pub state_address: Address,
     /// The state object.
     pub state: State,
-    /// The state's program, checked.
-    pub program: Program,
+    /// The state's program, checked (shared: states with one program text share it).
+    pub program: Arc<Program>,
 }
 
 impl Snapshot {
@@ -31,7 +32,7 @@ impl Snapshot {
             clock: None,
         };
         let program =
-            compile("").map_err(|_| DbError::internal("the empty program does not compile"))?;
+            compiled("").map_err(|_| DbError::internal("the empty program does not compile"))?;
         Ok(Snapshot {
             commit: None,
             state_address: Address::of(&state.encode()),
@@ -83,7 +84,7 @@ impl Snapshot {
                 ));
             }
         }
-        let program = compile(&state.program).map_err(|diagnostics| {
+        let program = compiled(&state.program).map_err(|diagnostics| {
             corrupted_state(
                 &state_address,
                 format!(
@@ -199,6 +200,23 @@ pub fn unknown_relation(snapshot: &Snapshot, name: &str) -> DbError {
             known.join(", ")
         ))
     }
+}
+
+/// `compile(text)`, shared: the last program compiled is kept (states of one branch mostly
+/// share their program), so loading a state does not compile the same text again.
+pub(crate) fn compiled(
+    text: &str,
+) -> Result<Arc<Program>, Vec<crate::lang::diagnostic::Diagnostic>> {
+    static LAST: Mutex<Option<(String, Arc<Program>)>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((kept, program)) = last.as_ref() {
+        if kept == text {
+            return Ok(Arc::clone(program));
+        }
+    }
+    let program = Arc::new(compile(text)?);
+    *last = Some((text.to_string(), Arc::clone(&program)));
+    Ok(program)
 }
 
 #[cfg(test)]

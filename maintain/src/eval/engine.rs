@@ -91,6 +91,23 @@ impl ProgramPlans {
     }
 }
 
+/// [`plan_program`] of a shared program, shared: the plans of the last program asked for
+/// are kept, so commits on one program do not plan it again.
+pub fn shared_plans(program: &std::sync::Arc<Program>) -> std::sync::Arc<ProgramPlans> {
+    use std::sync::{Arc, Mutex};
+    type Last = Option<(Arc<Program>, Arc<ProgramPlans>)>;
+    static LAST: Mutex<Last> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((kept, plans)) = last.as_ref() {
+        if Arc::ptr_eq(kept, program) {
+            return Arc::clone(plans);
+        }
+    }
+    let plans = Arc::new(plan_program(program));
+    *last = Some((Arc::clone(program), Arc::clone(&plans)));
+    plans
+}
+
 /// Plans every rule of `program` and derives the indexes from the plans' read sets.
 pub fn plan_program(program: &Program) -> ProgramPlans {
     let mut plans = ProgramPlans::default();
