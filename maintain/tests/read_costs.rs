@@ -206,6 +206,15 @@ fn order_text(sign: char, [i, c, d, a]: [i64; 4]) -> String {
     format!("{sign}orders({i}, {c}, {d}, {a})\n")
 }
 
+/// Customers 0..1,000, customer `c` on plan `plan{c % plans}`.
+fn import_customers(db: &Database, plans: i64) {
+    import(
+        db,
+        "customers",
+        (0..1_000i64).map(|c| vec![Value::Int(c), Value::Str(format!("plan{}", c % plans))]),
+    );
+}
+
 /// W7's shape, `orders(_, c, _)` read only to count a customer's orders: 1,000 customers
 /// on 5 plans and `per_customer` orders each.
 fn counted_db(per_customer: i64) -> Database {
@@ -223,11 +232,7 @@ fn counted_db(per_customer: i64) -> Database {
         "define",
     )
     .unwrap();
-    import(
-        &db,
-        "customers",
-        (0..1_000i64).map(|c| vec![Value::Int(c), Value::Str(format!("plan{}", c % 5))]),
-    );
+    import_customers(&db, 5);
     import(
         &db,
         "orders",
@@ -345,11 +350,7 @@ fn distinct_db(matches: i64) -> Database {
         "define",
     )
     .unwrap();
-    import(
-        &db,
-        "customers",
-        (0..1_000i64).map(|c| vec![Value::Int(c), Value::Str(format!("plan{}", c % 500))]),
-    );
+    import_customers(&db, 500);
     import(
         &db,
         "orders",
