@@ -25,7 +25,7 @@
 //!   are its distinct values in byte order: its concatenation joins them. `groups` holds
 //!   nothing for `concat`, so a head without it has the bytes it had before.
 
-use crate::eval::join::run_plan;
+use crate::eval::join::run_plan_weighted;
 use crate::eval::limit::{check_group_row, group_too_large};
 use crate::eval::plan::{HeadColumn, RulePlan};
 use crate::eval::read::{Flow, Relations};
@@ -442,7 +442,9 @@ pub fn groups_from_scratch(
     let distinct_columns = shape.distinct_columns();
     let concat_columns = shape.concat_columns();
     let mut groups: BTreeMap<Tuple, GroupState> = BTreeMap::new();
-    run_plan(plan, sources, &mut bindings, &mut |b| {
+    // A count index's entry stands for its count's matches: each is folded in once,
+    // weighted (`run_plan_weighted`).
+    run_plan_weighted(plan, sources, &mut bindings, &mut |b, weight| {
         let group = groups.entry(shape.key_of(b)).or_insert_with(|| GroupState {
             matches: 0,
             sums: vec![0; sum_columns.len()],
@@ -450,25 +452,25 @@ pub fn groups_from_scratch(
             distinct: vec![BTreeMap::new(); distinct_columns.len()],
             concat: vec![BTreeMap::new(); concat_columns.len()],
         });
-        group.matches += 1;
+        group.matches += weight;
         for (slot, &column) in sum_columns.iter().enumerate() {
             if let Some(Value::Int(x)) = shape.argument(column, b) {
-                group.sums[slot] += i128::from(x);
+                group.sums[slot] += i128::from(x) * i128::from(weight);
             }
         }
         for (slot, &column) in extreme_columns.iter().enumerate() {
             if let Some(value) = shape.argument(column, b) {
-                *group.values[slot].entry(value).or_default() += 1;
+                *group.values[slot].entry(value).or_default() += weight;
             }
         }
         for (slot, &column) in distinct_columns.iter().enumerate() {
             if let Some(value) = shape.argument(column, b) {
-                *group.distinct[slot].entry(value).or_default() += 1;
+                *group.distinct[slot].entry(value).or_default() += weight;
             }
         }
         for (slot, &column) in concat_columns.iter().enumerate() {
             if let Some(value) = shape.argument(column, b) {
-                *group.concat[slot].entry(value).or_default() += 1;
+                *group.concat[slot].entry(value).or_default() += weight;
             }
         }
         Ok(Flow::Continue)
