@@ -452,11 +452,10 @@ impl Snapshot {
         // (`delta::terms::negation_terms`).
         let flip = driver.and_then(|i| match &rule.rule.body[i] {
             Literal::Negative { atom, .. } => {
-                let read = AtomRead {
-                    relation: atom.relation.name.clone(),
-                    literal: i,
-                    columns: atom
-                        .terms
+                let read = AtomRead::new(
+                    atom.relation.name.clone(),
+                    i,
+                    atom.terms
                         .iter()
                         .map(|t| match &t.kind {
                             TermKind::Const(c) => Column::Const(c.clone()),
@@ -464,7 +463,7 @@ impl Snapshot {
                             TermKind::Wildcard => Column::Ignore,
                         })
                         .collect(),
-                };
+                );
                 Some(StepExplanation {
                     op: "flip",
                     literal: literal_text(&rule.rule, &rule.rule.body[i]),

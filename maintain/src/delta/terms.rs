@@ -12,7 +12,7 @@
 use super::{Delta, Maintainer};
 use crate::eval::join::run_plan_weighted;
 use crate::eval::memory::MemRelation;
-use crate::eval::plan::{Column, RulePlan, Step};
+use crate::eval::plan::{RulePlan, Step};
 use crate::eval::read::{Flow, Relations, Visit};
 use crate::lang::syntax::ast::{Atom, TermKind};
 use crate::lang::value::Value;
@@ -194,9 +194,7 @@ fn cancel_unread(plan: &RulePlan, i: usize, delta: &Delta) -> Option<Delta> {
         Step::Join(read) if read.literal == i => Some(read),
         _ => None,
     })?;
-    let used: Vec<usize> = (0..read.columns.len())
-        .filter(|&c| !matches!(read.columns[c], Column::Ignore))
-        .collect();
+    let used: Vec<usize> = (0..read.used.len()).filter(|&c| read.used[c]).collect();
     if used.len() == read.columns.len() || delta.inserted.is_empty() || delta.deleted.is_empty() {
         return None;
     }

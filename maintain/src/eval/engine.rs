@@ -16,7 +16,7 @@ use crate::eval::join::{project, project_stored};
 use crate::eval::memory::MemRelation;
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
-    plan_rule, plan_with_bound, AtomRead, Column, HeadColumn, RulePlan,
+    plan_rule, plan_with_bound, AtomRead, HeadColumn, RulePlan,
 };
 use crate::eval::read::{
     count_columns, index_permutation, Flow, Relations, StoredRelation, Visit, WeightedVisit,
@@ -79,11 +79,10 @@ impl ProgramPlans {
             .indexes
             .get(&read.relation)
             .is_some_and(|kept| kept.contains(&permutation));
-        let used = ReadShape::of(read).used;
-        if indexed || !counts_only(&bound, &used) {
+        if indexed || !counts_only(&bound, &read.used) {
             return None;
         }
-        let columns = count_columns(&bound, &used);
+        let columns = count_columns(&bound, &read.used);
         self.counts
             .get(&read.relation)?
             .contains(&columns)
@@ -292,11 +291,7 @@ impl ReadShape {
         ReadShape {
             relation: read.relation.clone(),
             bound: read.bound_columns(),
-            used: read
-                .columns
-                .iter()
-                .map(|column| !matches!(column, Column::Ignore))
-                .collect(),
+            used: read.used.clone(),
         }
     }
 }

@@ -59,6 +59,7 @@ fn exec(
     };
     match current {
         Step::Join(read) => {
+            debug_assert!(read.used_matches_columns());
             let pattern = pattern_of(&read.columns, bindings);
             let source = sources[read.literal];
             // The visitor needs the bindings mutably while the source is borrowed: copy
@@ -87,20 +88,16 @@ fn exec(
                 unbind(&read.columns, bindings);
                 Ok(flow)
             };
-            source.read_used(
-                &read.relation,
-                &pattern,
-                &used_of(&read.columns),
-                &mut visit,
-            )
+            source.read_used(&read.relation, &pattern, &read.used, &mut visit)
         }
         Step::Not(read) => {
+            debug_assert!(read.used_matches_columns());
             let pattern = pattern_of(&read.columns, bindings);
             let mut found = false;
             sources[read.literal].read_used(
                 &read.relation,
                 &pattern,
-                &used_of(&read.columns),
+                &read.used,
                 &mut |_, _| {
                     found = true;
                     Ok(Flow::Stop)
@@ -175,14 +172,6 @@ fn pattern_of(columns: &[Column], bindings: &[Option<Value>]) -> Vec<Option<Valu
             Column::Var(v) => bindings[v.index()].clone(),
             _ => None,
         })
-        .collect()
-}
-
-/// The columns a read looks at: all but the `_` ones.
-fn used_of(columns: &[Column]) -> Vec<bool> {
-    columns
-        .iter()
-        .map(|column| !matches!(column, Column::Ignore))
         .collect()
 }
 

@@ -49,9 +49,37 @@ pub struct AtomRead {
     pub literal: usize,
     /// One entry per column.
     pub columns: Vec<Column>,
+    /// Per column, whether the read looks at it: all but the `_` ones (derived from
+    /// `columns` once, for the reads that a count index may answer). *Invariant:
+    /// `used[i]` is `columns[i] != Column::Ignore`; whoever rewrites a column updates it.*
+    pub used: Vec<bool>,
 }
 
 impl AtomRead {
+    /// A read of `relation` (literal `literal`) with `columns`.
+    pub fn new(relation: String, literal: usize, columns: Vec<Column>) -> AtomRead {
+        let used = columns
+            .iter()
+            .map(|column| !matches!(column, Column::Ignore))
+            .collect();
+        AtomRead {
+            relation,
+            literal,
+            columns,
+            used,
+        }
+    }
+
+    /// Whether `used` says of each column what `columns` does (the field's invariant).
+    pub fn used_matches_columns(&self) -> bool {
+        self.used.len() == self.columns.len()
+            && self
+                .columns
+                .iter()
+                .zip(&self.used)
+                .all(|(column, &used)| used == !matches!(column, Column::Ignore))
+    }
+
     /// The bound columns, ascending: the access pattern an index must serve.
     pub fn bound_columns(&self) -> Vec<usize> {
         self.columns
@@ -489,13 +517,15 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
         if let Step::Join(read) = step {
             if read.literal == input {
                 let mut next = hidden.iter();
-                for column in &mut read.columns {
+                for (column, used) in read.columns.iter_mut().zip(&mut read.used) {
                     if *column == Column::Ignore {
                         if let Some(&var) = next.next() {
                             *column = Column::Bind(var);
+                            *used = true;
                         }
                     }
                 }
+                debug_assert!(read.used_matches_columns());
             }
         }
     }
@@ -841,11 +871,7 @@ fn atom_read(atom: &Atom, literal: usize, bound: &mut [bool]) -> AtomRead {
         };
         columns.push(column);
     }
-    AtomRead {
-        relation: atom.relation.name.clone(),
-        literal,
-        columns,
-    }
+    AtomRead::new(atom.relation.name.clone(), literal, columns)
 }
 
 fn expr_bound(expr: &Expr, bound: &[bool]) -> bool {
