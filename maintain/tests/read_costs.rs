@@ -20,6 +20,19 @@ use rnt_merkle::OperatorStat;
 use rnt_store::MemoryStore;
 use std::sync::Arc;
 
+/// The rows of `running(customer, id, total)` for one customer's orders `[id, customer,
+/// amount]` in id order: each order with the sum of the amounts up to it.
+fn running_rows(orders: &[[i64; 3]]) -> Vec<Vec<Value>> {
+    let mut total = 0;
+    orders
+        .iter()
+        .map(|[i, c, a]| {
+            total += a;
+            vec![Value::Int(*c), Value::Int(*i), Value::Int(total)]
+        })
+        .collect()
+}
+
 fn commit(db: &Database, text: &str) -> Vec<OperatorStat> {
     stats_of(
         db.commit(parse_changes(text, None).expect("parse"), "test")
@@ -556,14 +569,7 @@ fn windows_read_the_touched_partitions_not_the_relation() {
             .filter(|[_, c, _]| *c == 5)
             .collect();
         mine.insert(0, [-1, 5, 0]);
-        let mut total = 0;
-        let expected: Vec<Vec<Value>> = mine
-            .iter()
-            .map(|[i, c, a]| {
-                total += a;
-                vec![Value::Int(*c), Value::Int(*i), Value::Int(total)]
-            })
-            .collect();
+        let expected = running_rows(&mine);
         let rows = db.tuples(&head, "running").unwrap();
         let got: Vec<Vec<Value>> = rows.into_iter().filter(|r| r[0] == Value::Int(5)).collect();
         assert_eq!(got, expected);
@@ -712,14 +718,7 @@ fn a_running_append_reads_the_tail_not_the_partition() {
             .chain([[orders, 5, 4], [last_five, 5, 1000]])
             .collect();
         mine.sort();
-        let mut total = 0;
-        let expected: Vec<Vec<Value>> = mine
-            .iter()
-            .map(|[i, c, a]| {
-                total += a;
-                vec![Value::Int(*c), Value::Int(*i), Value::Int(total)]
-            })
-            .collect();
+        let expected = running_rows(&mine);
         let got: Vec<Vec<Value>> = after
             .into_iter()
             .filter(|r| r[0] == Value::Int(5))
