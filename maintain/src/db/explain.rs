@@ -5,7 +5,7 @@
 use crate::db::snapshot::{unknown_relation, Snapshot};
 use crate::delta::{operator_of, Operator, RecursionCost, RecursionMode};
 use crate::eval::aggregate::{distinct_label, extremes_label, values_label, GROUPS_LABEL};
-use crate::eval::engine::plan_program;
+use crate::eval::engine::{plan_program, shared_plans};
 use crate::eval::plan::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
     plan_rule, AtomRead, Column, RulePlan, Step,
@@ -576,7 +576,7 @@ impl Snapshot {
         } else {
             Access::Prefix
         };
-        if let Some(columns) = plan_program(&self.program).count_index_for(read) {
+        if let Some(columns) = shared_plans(&self.program).count_index_for(read) {
             return ServedBy::Index(count_label(&columns), access);
         }
         match index_permutation(&bound, read.columns.len()) {
