@@ -135,11 +135,11 @@ impl Body {
                     };
                     Lit::Cmp(Expr::Var(a), Self::cmp_op(ch), Expr::Var(b))
                 }
-                1 => Lit::Cmp(
-                    Expr::Var(ch.pick(&self.bound)),
-                    Self::cmp_op(ch),
-                    Expr::Const(ch.value()),
-                ),
+                1 => {
+                    let term = Expr::Var(ch.pick(&self.bound));
+                    let c = ch.value();
+                    constant_comparison(ch, term, c)
+                }
                 2 => Lit::Cmp(self.expr(ch, 2), Self::cmp_op(ch), self.expr(ch, 2)),
                 // An equality on a bound variable compares.
                 _ => Lit::Cmp(Expr::Var(ch.pick(&self.bound)), CmpOp::Eq, self.expr(ch, 1)),
@@ -178,6 +178,17 @@ impl Body {
         } else {
             HeadTerm::Var(ch.pick(&self.bound))
         }
+    }
+}
+
+/// `term OP c` or, as often, `c OP term`: every rewrite that moves a constant to the
+/// other side of a comparison meets both forms (issue 28: `2 <= k` was read as `k <= 2`).
+pub(crate) fn constant_comparison(ch: &mut Choices, term: Expr, c: i64) -> Lit {
+    let op = Body::cmp_op(ch);
+    if ch.percent(50) {
+        Lit::Cmp(Expr::Const(c), op, term)
+    } else {
+        Lit::Cmp(term, op, Expr::Const(c))
     }
 }
 
@@ -544,16 +555,19 @@ pub(crate) fn denial_unit(ch: &mut Choices, p: &mut Program) {
 /// result.
 pub(crate) fn window_unit(ch: &mut Choices, p: &mut Program) {
     let sources = sources_of(p);
-    let mut body = Body::default();
     let rel = ch.pick(&sources);
+    window_unit_over(ch, p, rel);
+}
+
+/// [`window_unit`] over the relation `rel`.
+pub(crate) fn window_unit_over(ch: &mut Choices, p: &mut Program, rel: usize) {
+    let mut body = Body::default();
     body.atom(ch, p, rel);
     let vars = body.atom_vars.clone();
     if !vars.is_empty() && ch.percent(25) {
-        let lit = Lit::Cmp(
-            Expr::Var(ch.pick(&vars)),
-            Body::cmp_op(ch),
-            Expr::Const(ch.below(5) as i64 - 1),
-        );
+        let c = ch.below(5) as i64 - 1;
+        let term = Expr::Var(ch.pick(&vars));
+        let lit = constant_comparison(ch, term, c);
         body.lits.push(lit);
     }
     let partition: Vec<usize> = vars.iter().copied().filter(|_| ch.percent(40)).collect();
@@ -588,10 +602,12 @@ pub(crate) fn window_unit(ch: &mut Choices, p: &mut Program) {
         partition,
         order,
     }));
+    // QUALIFY: any operator, the constant on either side (a top-k bound is `k <= C`,
+    // `k < C`, `k = C`, `C >= k` or `C > k`; the others filter).
     if ch.percent(40) {
-        let op = ch.pick(&[CmpOp::Le, CmpOp::Lt, CmpOp::Eq, CmpOp::Gt]);
-        let bound = Expr::Const(1 + ch.below(3) as i64);
-        body.lits.push(Lit::Cmp(Expr::Var(result), op, bound));
+        let c = 1 + ch.below(3) as i64;
+        let lit = constant_comparison(ch, Expr::Var(result), c);
+        body.lits.push(lit);
     }
     let mut terms = Vec::new();
     for _ in 0..1 + ch.below(3) {
@@ -607,6 +623,50 @@ pub(crate) fn window_unit(ch: &mut Choices, p: &mut Program) {
         terms,
         body: body.lits,
     });
+}
+
+/// A relation over the window view just made (the last relation): a plain rule that joins
+/// it with another relation or filters it, an aggregate of it, or a second window over it.
+/// Wrong rows in a window view show in every view that reads it.
+pub(crate) fn chain_unit(ch: &mut Choices, p: &mut Program) {
+    let window = p.rels.len() - 1;
+    match ch.below(3) {
+        0 => window_unit_over(ch, p, window),
+        choice => {
+            let sources = sources_of(p);
+            let mut body = Body::default();
+            body.atom(ch, p, window);
+            if ch.percent(40) {
+                let other = ch.pick(&sources);
+                body.atom(ch, p, other);
+            }
+            body.extras(ch, p, &sources);
+            let terms: Vec<HeadTerm> = if choice == 1 {
+                let mut terms: Vec<HeadTerm> =
+                    (0..ch.below(2)).map(|_| body.head_term(ch)).collect();
+                let aggregate = match body.bound.is_empty() {
+                    true => HeadTerm::Agg(AggFn::Count, None),
+                    false => HeadTerm::Agg(
+                        ch.pick(&[AggFn::Count, AggFn::Sum, AggFn::Min, AggFn::Max]),
+                        Some(ch.pick(&body.bound)),
+                    ),
+                };
+                terms.push(match aggregate {
+                    HeadTerm::Agg(AggFn::Count, _) => HeadTerm::Agg(AggFn::Count, None),
+                    other => other,
+                });
+                terms
+            } else {
+                (0..1 + ch.below(2)).map(|_| body.head_term(ch)).collect()
+            };
+            let head = p.add_rel(terms.len(), derived_kind(ch));
+            p.rules.push(Rule {
+                head,
+                terms,
+                body: body.lits,
+            });
+        }
+    }
 }
 
 /// A random program without the clock (merges and reverts, whose clocks the commit time
@@ -633,7 +693,12 @@ fn random_program_of(ch: &mut Choices, clock: bool) -> Program {
             0 => plain_unit(ch, &mut p),
             1 => closure_unit(ch, &mut p),
             2 => mutual_unit(ch, &mut p),
-            4 => window_unit(ch, &mut p),
+            4 => {
+                window_unit(ch, &mut p);
+                if ch.percent(40) {
+                    chain_unit(ch, &mut p);
+                }
+            }
             5 => clock_unit(ch, &mut p, false),
             // At most two aggregates: sums of sums of joins stay far from overflow.
             _ if aggregates < 2 => {
@@ -780,11 +845,18 @@ pub(crate) fn clock_unit(ch: &mut Choices, p: &mut Program, denial: bool) {
         (false, true) => Kind::View,
         (false, false) => Kind::Ephemeral,
     };
-    let counting = kind == Kind::View && ch.percent(30);
+    // Sometimes a count, or the min or max of a variable, per key: a clock step may then
+    // move only the values a `min`/`max` keeps, as a projection's step may move only
+    // derivation counts (issue 28: neither is a commit).
+    let aggregating = kind == Kind::View && ch.percent(40);
     let mut terms: Vec<HeadTerm> = (0..1 + ch.below(2)).map(|_| body.head_term(ch)).collect();
-    if counting {
+    if aggregating {
         terms.truncate(1);
-        terms.push(HeadTerm::Agg(AggFn::Count, None));
+        terms.push(match ch.below(3) {
+            0 => HeadTerm::Agg(AggFn::Count, None),
+            1 => HeadTerm::Agg(AggFn::Min, Some(ch.pick(&vars))),
+            _ => HeadTerm::Agg(AggFn::Max, Some(ch.pick(&vars))),
+        });
     }
     let head = p.add_rel(terms.len(), kind);
     p.rules.push(Rule {

@@ -251,6 +251,22 @@ pub(crate) fn commit_step(
             if next == *base && !moved {
                 return Err("the changes change nothing, yet a commit was made".into());
             }
+            // A clock step alone is a commit only when it moves some view's tuples: one
+            // that moves only derivation counts or `min`/`max` state makes none.
+            if next == *base {
+                let stayed = oracle(program, base, before_clock);
+                let view_moved = program
+                    .rels
+                    .iter()
+                    .enumerate()
+                    .any(|(i, rel)| rel.kind == Kind::View && stayed[i] != expected[i]);
+                if !view_moved {
+                    return Err(format!(
+                        "the clock step {before_clock:?} -> {clock:?} changes no view's \
+                         tuples, yet a commit was made"
+                    ));
+                }
+            }
             let after = db.head().map_err(|e| e.to_string())?;
             if after.commit != Some(commit) {
                 return Err("committed, yet the head is elsewhere".into());

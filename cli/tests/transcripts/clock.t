@@ -49,7 +49,7 @@ recent_count  view          2  0ebe407a3d60
 $ rnt commit -m tick --clock 1767210000 --stats
 committed d672b48e69af (state 313db5b18ed5): -
 clock 1767210000 (2025-12-31T19:40:00Z)
-stats: nodes_written=3 nodes_read=12 nodes_fetched=5 entries_read=5 bytes_written=154
+stats: nodes_written=3 nodes_read=16 nodes_fetched=5 entries_read=6 bytes_written=154
 stats: time-window recent: entries_read=2 nodes_read=1 nodes_written=0
 stats: counting recent: entries_read=1 nodes_read=4 nodes_written=1
 stats: aggregate recent_count: entries_read=1 nodes_read=6 nodes_written=2

@@ -23,7 +23,8 @@ use crate::lang::syntax::ast::RelationKind;
 use crate::lang::tuple::encode_tuple;
 use crate::{DbError, DbResult};
 use rnt_merkle::{
-    ChangeCount, Commit, Counters, DiffEntry, Edit, OperatorStat, RelationEntry, State, Tree,
+    ChangeCount, Commit, Counters, DiffEntry, Edit, NodeStore, OperatorStat, RelationEntry, State,
+    Tree,
 };
 use rnt_store::Address;
 use std::collections::BTreeMap;
@@ -253,7 +254,7 @@ impl Database {
         clock: Option<i64>,
     ) -> DbResult<CommitOutcome> {
         match self.maintain_base_change_of(head, changed, known, started, clock)? {
-            Some(step) if step.changes_relations(head) => {
+            Some(step) if step.changes_relations(&self.nodes, head)? => {
                 self.write_commit(head, step.state, step.counts, step.stats, message)
             }
             _ => Ok(CommitOutcome::NothingToCommit),
@@ -533,11 +534,46 @@ pub(super) struct MaintainedChange {
 }
 
 impl MaintainedChange {
-    /// Whether the change changed some relation of `before` (a base relation, or a view
-    /// or index the clock moved), as opposed to only its clock.
-    pub(super) fn changes_relations(&self, before: &Snapshot) -> bool {
-        !self.counts.is_empty() || self.state.relations != before.state.relations
+    /// Whether the change changed the tuples of some relation of `before`: a base
+    /// relation, or a view whose rows the clock moved. A clock step that moves only a
+    /// view's derivation counts or the state beside it (`min`/`max` values, indexes,
+    /// accumulators) changes no relation, so it makes no commit: the stored entries
+    /// differ, the tuple sets do not.
+    pub(super) fn changes_relations(&self, nodes: &NodeStore, before: &Snapshot) -> DbResult<bool> {
+        if !self.counts.is_empty() {
+            return Ok(true);
+        }
+        debug_assert_eq!(
+            self.state.relations.len(),
+            before.state.relations.len(),
+            "a change of base relations keeps the program's relations"
+        );
+        for (old, new) in before.state.relations.iter().zip(&self.state.relations) {
+            debug_assert_eq!(old.name, new.name, "both states list relations by name");
+            if old.root == new.root {
+                continue;
+            }
+            let (Some(old), Some(new)) = (old.tree(), new.tree()) else {
+                return Ok(true);
+            };
+            if tuple_sets_differ(nodes, &old, &new)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
+}
+
+/// Whether two tuple trees hold different tuples: a key in one only. Every stored
+/// relation keeps its tuples as the keys of its tree (`docs/format.md` §8.1), so a value
+/// that changed (a derivation count) is no change of tuples. Stops at the first.
+fn tuple_sets_differ(nodes: &NodeStore, old: &Tree, new: &Tree) -> DbResult<bool> {
+    for entry in old.diff(nodes, new)? {
+        if !matches!(entry?, DiffEntry::Changed { .. }) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The clock of a new state of `program` made on top of `head` (`rnt commit`, `import`,

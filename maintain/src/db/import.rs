@@ -522,10 +522,9 @@ impl ImportRun<'_> {
         }
         if self.stepwise {
             return match self.steps.finish(self.current.state) {
-                Some(total) if total.changes_relations(head) => {
-                    self.db
-                        .write_commit(head, total.state, total.counts, total.stats, message)
-                }
+                Some(total) if total.changes_relations(&self.db.nodes, head)? => self
+                    .db
+                    .write_commit(head, total.state, total.counts, total.stats, message),
                 _ => Ok(CommitOutcome::NothingToCommit),
             };
         }

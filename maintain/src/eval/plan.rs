@@ -606,13 +606,8 @@ fn top_k(window: &crate::lang::syntax::ast::Window, atom: &Atom, after: &[Step])
             let (op, n) = if c.left.as_var() == Some(result) {
                 (c.op, constant(&c.right)?)
             } else if c.right.as_var() == Some(result) {
-                // `C >= k` is `k <= C`.
-                let flipped = match c.op {
-                    CmpOp::Ge => CmpOp::Le,
-                    CmpOp::Gt => CmpOp::Lt,
-                    other => other,
-                };
-                (flipped, constant(&c.left)?)
+                // `C >= k` is `k <= C`, and `C <= k` is `k >= C`.
+                (c.op.mirrored(), constant(&c.left)?)
             } else {
                 return None;
             };

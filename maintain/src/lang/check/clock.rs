@@ -589,14 +589,7 @@ fn normalize(
         let negated = vars.into_iter().map(|(v, c)| (v, -c)).collect();
         Some((op, negated, -difference.constant))
     } else {
-        let flipped = match op {
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::Le => CmpOp::Ge,
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::Ge => CmpOp::Le,
-            other => other,
-        };
-        Some((flipped, vars, difference.constant))
+        Some((op.mirrored(), vars, difference.constant))
     }
 }
 

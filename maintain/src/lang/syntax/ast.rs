@@ -584,6 +584,21 @@ impl CmpOp {
         !matches!(self, CmpOp::Eq | CmpOp::Ne)
     }
 
+    /// The operator that says the same with its operands swapped: `a op b` holds exactly
+    /// when `b op.mirrored() a` does (`<` ↔ `>`, `<=` ↔ `>=`; `=` and `!=` stay). Every
+    /// rewrite that moves a constant or a term to the other side goes through this one
+    /// function (the top-k bound, the clock's `now OP f(row)`).
+    pub fn mirrored(self) -> CmpOp {
+        match self {
+            CmpOp::Eq => CmpOp::Eq,
+            CmpOp::Ne => CmpOp::Ne,
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+        }
+    }
+
     /// Whether `left op right` holds, given `left.cmp(&right)`.
     pub fn holds(self, ordering: Ordering) -> bool {
         match self {
@@ -701,7 +716,36 @@ impl ArithOp {
 
 #[cfg(test)]
 mod tests {
-    use super::RelationKind;
+    use super::{CmpOp, RelationKind};
+
+    const EVERY_OP: [CmpOp; 6] = [
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+    ];
+
+    /// `a op b` holds exactly when `b op.mirrored() a` does, for all six operators and
+    /// operands below, at and above each other; mirroring twice is the identity.
+    #[test]
+    fn a_mirrored_comparison_says_the_same_with_its_operands_swapped() {
+        for op in EVERY_OP {
+            for a in -2i64..=2 {
+                for b in -2i64..=2 {
+                    assert_eq!(
+                        op.holds(a.cmp(&b)),
+                        op.mirrored().holds(b.cmp(&a)),
+                        "{a} {} {b} against {b} {} {a}",
+                        op.symbol(),
+                        op.mirrored().symbol()
+                    );
+                }
+            }
+            assert_eq!(op.mirrored().mirrored(), op);
+        }
+    }
 
     #[test]
     fn every_kind_round_trips_through_its_code_and_codes_are_distinct() {
