@@ -2,7 +2,7 @@
 //! incrementally. This facade re-exports the public API of the workspace crates.
 //!
 //! ```
-//! use rnt::maintain::{Database, Value};
+//! use rnt::db::{Database, Value};
 //! use rnt::store::MemoryStore;
 //! use std::sync::Arc;
 //!
@@ -11,15 +11,17 @@
 //!            view reach(x: int, y: int).
 //!            reach(x, y) :- edge(x, y).
 //!            reach(x, z) :- reach(x, y), edge(y, z).", "graph.rnt", "define")?;
-//! let edges = rnt::maintain::change::parse_changes("+edge(1, 2)\n+edge(2, 3)", None).unwrap();
+//! let edges = rnt::db::change::parse_changes("+edge(1, 2)\n+edge(2, 3)", None).unwrap();
 //! db.commit(edges, "two edges")?;
 //! let reach = db.tuples(&db.head()?, "reach")?;
 //! assert!(reach.contains(&vec![Value::Int(1), Value::Int(3)]));
-//! # Ok::<(), rnt::maintain::DbError>(())
+//! # Ok::<(), rnt::db::DbError>(())
 //! ```
 
 #![warn(missing_docs)]
 
-pub use rnt_maintain as maintain;
+pub use rnt_db as db;
+pub use rnt_engine as engine;
+pub use rnt_lang as lang;
 pub use rnt_merkle as merkle;
 pub use rnt_store as store;

@@ -7,7 +7,7 @@ mod common;
 
 use common::Rng;
 use proptest::prelude::*;
-use rnt::maintain::{Change, CommitOutcome, Database, Sign, Value};
+use rnt::db::{Change, CommitOutcome, Database, Sign, Value};
 use rnt::store::MemoryStore;
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -7,8 +7,8 @@
 mod common;
 
 use proptest::prelude::*;
-use rnt::maintain::change::parse_changes;
-use rnt::maintain::{CommitOutcome, Database, DiffScope, Sign, Value};
+use rnt::db::change::parse_changes;
+use rnt::db::{CommitOutcome, Database, DiffScope, Sign, Value};
 use rnt::store::MemoryStore;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -192,7 +192,7 @@ fn contents(db: &Database, customers: bool) -> Contents {
     out
 }
 
-fn diff_text(db: &Database, a: &rnt::maintain::Snapshot, b: &rnt::maintain::Snapshot) -> String {
+fn diff_text(db: &Database, a: &rnt::db::Snapshot, b: &rnt::db::Snapshot) -> String {
     db.diff(a, b, &DiffScope::Base)
         .unwrap()
         .iter()
@@ -200,7 +200,7 @@ fn diff_text(db: &Database, a: &rnt::maintain::Snapshot, b: &rnt::maintain::Snap
             let sign = if c.sign == Sign::Insert { "+" } else { "-" };
             format!(
                 "{sign}{}\n",
-                rnt::maintain::tuple::format_tuple(&c.relation, &c.tuple)
+                rnt::db::tuple::format_tuple(&c.relation, &c.tuple)
             )
         })
         .collect()

@@ -8,8 +8,8 @@
 mod common;
 
 use proptest::prelude::*;
-use rnt::maintain::change::parse_changes;
-use rnt::maintain::{CommitOutcome, Database, MergeOutcome, Value};
+use rnt::db::change::parse_changes;
+use rnt::db::{CommitOutcome, Database, MergeOutcome, Value};
 use rnt::store::MemoryStore;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

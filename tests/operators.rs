@@ -13,9 +13,9 @@
 //! rewrites the expectations in place; review the diff.
 
 use expect_test::{expect, Expect};
-use rnt::maintain::change::parse_changes;
-use rnt::maintain::tuple::format_tuple;
-use rnt::maintain::{CommitOutcome, Database, DiffScope, PlanTerm, RecursionMode, Sign, Snapshot};
+use rnt::db::change::parse_changes;
+use rnt::db::tuple::format_tuple;
+use rnt::db::{CommitOutcome, Database, DiffScope, PlanTerm, RecursionMode, Sign, Snapshot};
 use rnt::store::MemoryStore;
 use std::fmt::Write as _;
 use std::sync::Arc;

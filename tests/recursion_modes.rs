@@ -5,8 +5,8 @@
 //! a small stratum and DRed for a large one; and the work counters justify the rule —
 //! recomputing costs O(N), DRed what the change reaches.
 
-use rnt::maintain::change::parse_changes;
-use rnt::maintain::{CommitOutcome, Database, RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
+use rnt::db::change::parse_changes;
+use rnt::db::{CommitOutcome, Database, RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 use rnt::merkle::OperatorStat;
 use rnt::store::{Address, MemoryStore};
 use std::fmt::Write as _;

@@ -7,8 +7,8 @@
 mod common;
 
 use proptest::prelude::*;
-use rnt::maintain::change::parse_changes;
-use rnt::maintain::{CommitOutcome, Database, Value};
+use rnt::db::change::parse_changes;
+use rnt::db::{CommitOutcome, Database, Value};
 use rnt::store::MemoryStore;
 use std::collections::BTreeSet;
 use std::sync::Arc;

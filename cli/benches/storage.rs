@@ -21,8 +21,8 @@ mod common;
 
 use common::reference::{Data, BASE, PLANS, VIEWS};
 use common::{env_or, folder_bytes, median, Rng};
-use rnt_maintain::change::parse_changes;
-use rnt_maintain::{CommitOutcome, Database};
+use rnt_db::change::parse_changes;
+use rnt_db::{CommitOutcome, Database};
 use rnt_store::{open_store, OpenMode};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -15,7 +15,7 @@ mod store_open;
 mod time;
 
 use clap::{Parser, Subcommand};
-use rnt_maintain::DbError;
+use rnt_db::DbError;
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! The memory budget of one `rnt` process: an allocator that counts the bytes it holds,
 //! and the budget (`--memory-budget SIZE`, `RNT_MEMORY_BUDGET`, default half the
-//! machine's memory) that long work checks against (`rnt_maintain::set_memory_budget`).
+//! machine's memory) that long work checks against (`rnt_db::set_memory_budget`).
 
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
@@ -117,7 +117,7 @@ pub fn install_budget(option: Option<&str>) -> Result<(), String> {
         Some(text) => parse_size(text)?,
         None => default_budget(),
     };
-    rnt_maintain::set_memory_budget(held_bytes, limit);
+    rnt_db::set_memory_budget(held_bytes, limit);
     Ok(())
 }
 

@@ -1,8 +1,8 @@
-//! How results are printed: aligned tables, CSV (through `rnt_maintain::csv`), and JSON
+//! How results are printed: aligned tables, CSV (through `rnt_db::csv`), and JSON
 //! with a fixed key order; plus the one-line forms of commit outcomes and errors.
 
 use clap::ValueEnum;
-use rnt_maintain::{CommitOutcome, DbError, Value};
+use rnt_db::{CommitOutcome, DbError, Value};
 use rnt_merkle::{ChangeCount, TransferReport};
 use rnt_store::Address;
 use std::fmt::Write as _;

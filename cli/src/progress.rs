@@ -110,10 +110,10 @@ pub fn human_bytes(bytes: u64) -> String {
 /// A progress line for a transfer (`label`: e.g. `pushing to origin`), and the callback
 /// that feeds it: `label: 1204 chunks, 3.1 MiB`. Call `finish` on the line before printing
 /// the result.
-pub fn transfer(label: &str) -> (Arc<Mutex<Progress>>, rnt_maintain::TransferProgress) {
+pub fn transfer(label: &str) -> (Arc<Mutex<Progress>>, rnt_db::TransferProgress) {
     let line = Arc::new(Mutex::new(Progress::new(label, None)));
     let fed = line.clone();
-    let callback: rnt_maintain::TransferProgress = Arc::new(move |report| {
+    let callback: rnt_db::TransferProgress = Arc::new(move |report| {
         if let Ok(mut line) = fed.lock() {
             line.status(&format!(
                 "{} chunks, {}",

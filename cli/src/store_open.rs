@@ -8,7 +8,7 @@
 //! refused (exit 1), never overwritten.
 
 use anyhow::Context as _;
-use rnt_maintain::{Database, DbError};
+use rnt_db::{Database, DbError};
 use rnt_store::{
     create_store, detect_backend, is_object_store_url, open_store, BackendKind, ChunkStore,
     ObjectChunkStore, OpenMode,
@@ -169,7 +169,7 @@ pub fn remote_location(text: &str) -> anyhow::Result<String> {
     if text.is_empty() || text.contains("://") {
         return Err(DbError::user(format!(
             "`{}` is neither a store folder nor an object-store URL (s3://bucket/prefix)",
-            rnt_maintain::diagnostic::clip(text)
+            rnt_db::diagnostic::clip(text)
         ))
         .into());
     }

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{assert_one_line_error, Shop, SHOP};
-use rnt_maintain::change::parse_changes;
-use rnt_maintain::{CommitOutcome, Database};
+use rnt_db::change::parse_changes;
+use rnt_db::{CommitOutcome, Database};
 use rnt_store::MemoryStore;
 use serde_json::json;
 use std::collections::HashMap;

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{assert_one_line_error, Shop};
-use rnt_maintain::{PlanTerm, Snapshot};
+use rnt_db::{PlanTerm, Snapshot};
 use rnt_store::{Address, PackStore};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,7 +108,7 @@ fn derived(snapshot: &Snapshot) -> Vec<String> {
         .program
         .relations
         .iter()
-        .filter(|(_, r)| r.kind() != rnt_maintain::RelationKind::Relation)
+        .filter(|(_, r)| r.kind() != rnt_db::RelationKind::Relation)
         .map(|(name, _)| name.clone())
         .collect()
 }

@@ -9,8 +9,11 @@ mod common;
 use common::Shop;
 use serde_json::{json, Value};
 
+/// What a comparison operator says of two ints.
+type Holds = fn(i64, i64) -> bool;
+
 /// The six comparison operators and what each says of two ints.
-const OPERATORS: [(&str, fn(i64, i64) -> bool); 6] = [
+const OPERATORS: [(&str, Holds); 6] = [
     ("=", |a, b| a == b),
     ("!=", |a, b| a != b),
     ("<", |a, b| a < b),
@@ -78,7 +81,7 @@ fn every_window_bound_is_read_the_right_way_round_on_both_sides() {
                 }
             };
             let rows = |n: i64| -> Vec<Vec<Value>> {
-                expected(&admits)
+                expected(admits)
                     .into_iter()
                     .filter(|row| row[1].as_i64().is_some_and(|k| k <= n))
                     .collect()

@@ -45,7 +45,7 @@ fn verify_reports_a_wrong_view_with_exit_3_and_the_tuple_diff() {
     let bad_commit = {
         let chunks = PackStore::open(&shop.store()).unwrap();
         let nodes = rnt_merkle::NodeStore::new(std::sync::Arc::new(chunks.clone()));
-        let db = rnt_maintain::Database::new(std::sync::Arc::new(chunks.clone()));
+        let db = rnt_db::Database::new(std::sync::Arc::new(chunks.clone()));
         let head = db.head_commit().unwrap().unwrap();
         let commit = Commit::read(&chunks, &head).unwrap();
         let mut state = State::read(&chunks, &commit.state_address()).unwrap();
@@ -56,12 +56,9 @@ fn verify_reports_a_wrong_view_with_exit_3_and_the_tuple_diff() {
             .unwrap();
         let tree = view.tree().unwrap();
         // order_plan(99, "pro") with derivation count 1.
-        let types = [rnt_maintain::Type::Int, rnt_maintain::Type::Str];
-        let key = rnt_maintain::tuple::encode_tuple(
-            &[
-                rnt_maintain::Value::Int(99),
-                rnt_maintain::Value::Str("pro".into()),
-            ],
+        let types = [rnt_db::Type::Int, rnt_db::Type::Str];
+        let key = rnt_db::tuple::encode_tuple(
+            &[rnt_db::Value::Int(99), rnt_db::Value::Str("pro".into())],
             &types,
         )
         .unwrap();

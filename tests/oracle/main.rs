@@ -67,9 +67,9 @@ pub(crate) use program::*;
 pub(crate) use proptest::prelude::*;
 pub(crate) use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
 pub(crate) use reference::*;
-pub(crate) use rnt::maintain::change::parse_changes;
-pub(crate) use rnt::maintain::tuple::format_tuple;
-pub(crate) use rnt::maintain::{
+pub(crate) use rnt::db::change::parse_changes;
+pub(crate) use rnt::db::tuple::format_tuple;
+pub(crate) use rnt::db::{
     CommitOutcome, Database, DbError, MergeOutcome, RecursionMode, ResetOutcome, Value,
 };
 pub(crate) use rnt::store::MemoryStore;

@@ -329,7 +329,7 @@ pub(crate) fn commit_step(
 
 /// The canonical text the engine stores for `program`.
 pub(crate) fn canonical(program: &Program) -> Result<String, String> {
-    rnt_maintain::check::compile(&program.text(false))
+    rnt_db::check::compile(&program.text(false))
         .map(|p| p.canonical_text())
         .map_err(|e| format!("the generated program does not compile: {e:?}"))
 }

@@ -10,7 +10,7 @@
 use crate::output::{sent_fields, sent_text, Json, ReportFormat};
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{CloneOutcome, DbError};
+use rnt_db::{CloneOutcome, DbError};
 use rnt_store::BackendKind;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -15,8 +15,8 @@
 use crate::output::write_outcome;
 use crate::Context;
 use clap::Args;
-use rnt_maintain::change::{parse_change, parse_changes};
-use rnt_maintain::{Change, CommitOutcome, Database, DbError};
+use rnt_db::change::{parse_change, parse_changes};
+use rnt_db::{Change, CommitOutcome, Database, DbError};
 use rnt_merkle::Counters;
 use std::io::{Read, Write};
 

@@ -3,7 +3,7 @@
 use crate::output::committed_line;
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{CommitOutcome, DbError};
+use rnt_db::{CommitOutcome, DbError};
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -9,8 +9,8 @@
 use crate::line_diff;
 use crate::Context;
 use clap::Args;
-use rnt_maintain::tuple::TupleDisplay;
-use rnt_maintain::{Database, DiffScope, Sign, Snapshot, Tuple, TupleChange};
+use rnt_db::tuple::TupleDisplay;
+use rnt_db::{Database, DiffScope, Sign, Snapshot, Tuple, TupleChange};
 use std::collections::BTreeSet;
 use std::io::Write;
 

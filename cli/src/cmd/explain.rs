@@ -13,7 +13,7 @@ use crate::cmd::snapshot_at;
 use crate::output::{write_table, Json, ReportFormat};
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{Access, Explanation, ServedBy, Snapshot, StepExplanation, TermExplanation};
+use rnt_db::{Access, Explanation, ServedBy, Snapshot, StepExplanation, TermExplanation};
 use std::io::Write;
 
 /// Arguments of `rnt explain`.

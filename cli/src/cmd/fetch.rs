@@ -8,7 +8,7 @@
 use crate::output::{sent_fields, sent_text, Json, ReportFormat, SHORT_HEX_DIGITS};
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{DbError, FetchOutcome};
+use rnt_db::{DbError, FetchOutcome};
 use rnt_store::Address;
 use std::io::Write;
 

@@ -3,7 +3,7 @@
 
 use crate::Context;
 use clap::Args;
-use rnt_maintain::DbError;
+use rnt_db::DbError;
 use std::io::Write;
 
 /// Arguments of `rnt gc`.

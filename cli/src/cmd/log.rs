@@ -7,7 +7,7 @@ use crate::output::{change_summary, write_table, Json, ReportFormat, SHORT_HEX_D
 use crate::time::rfc3339;
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{Database, DbError, Snapshot};
+use rnt_db::{Database, DbError, Snapshot};
 use rnt_merkle::{Commit, RelationEntry, State};
 use rnt_store::Address;
 use std::io::Write;

@@ -8,7 +8,7 @@
 use crate::output::{write_outcome, SHORT_HEX_DIGITS};
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{MergeOutcome, ProgramSide};
+use rnt_db::{MergeOutcome, ProgramSide};
 use std::io::Write;
 
 /// Arguments of `rnt merge`.

@@ -29,7 +29,7 @@ pub mod tag;
 pub mod verify;
 
 use crate::Context;
-use rnt_maintain::{Database, Snapshot};
+use rnt_db::{Database, Snapshot};
 
 /// The snapshot `at` names, or the head's.
 pub fn snapshot_at(db: &Database, at: Option<&str>) -> anyhow::Result<Snapshot> {

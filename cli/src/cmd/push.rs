@@ -11,7 +11,7 @@ use crate::cmd::fetch::move_text;
 use crate::output::{sent_fields, sent_text, Json, ReportFormat};
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{DbError, PushKind};
+use rnt_db::{DbError, PushKind};
 use std::io::Write;
 
 /// Arguments of `rnt push`.

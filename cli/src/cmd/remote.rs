@@ -8,7 +8,7 @@
 use crate::output::{Json, ReportFormat};
 use crate::Context;
 use clap::{Args, Subcommand};
-use rnt_maintain::DbError;
+use rnt_db::DbError;
 use std::io::Write;
 
 /// Arguments of `rnt remote`.

@@ -5,7 +5,7 @@
 use crate::output::SHORT_HEX_DIGITS;
 use crate::Context;
 use clap::Args;
-use rnt_maintain::ResetOutcome;
+use rnt_db::ResetOutcome;
 use std::io::Write;
 
 /// Arguments of `rnt reset`.

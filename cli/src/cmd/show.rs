@@ -4,8 +4,8 @@ use crate::cmd::snapshot_at;
 use crate::output::{cell, write_table, Format, Json};
 use crate::Context;
 use clap::Args;
-use rnt_maintain::csv::write_csv;
-use rnt_maintain::{RelationSchema, Tuple, Type};
+use rnt_db::csv::write_csv;
+use rnt_db::{RelationSchema, Tuple, Type};
 use std::io::Write;
 
 /// Arguments of `rnt show`.
@@ -29,7 +29,7 @@ pub fn run(context: &Context, args: ShowArgs, out: &mut dyn Write) -> anyhow::Re
     let snapshot = snapshot_at(&db, args.at.as_deref())?;
     snapshot.require(&args.relation)?;
     let schema = snapshot.schema(&args.relation).ok_or_else(|| {
-        rnt_maintain::DbError::corrupted(format!("relation `{}` has no schema", args.relation))
+        rnt_db::DbError::corrupted(format!("relation `{}` has no schema", args.relation))
     })?;
     let tuples = db.tuples(&snapshot, &args.relation)?;
     write_tuples(out, &schema, &tuples, args.format)

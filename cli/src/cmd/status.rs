@@ -5,7 +5,7 @@
 use crate::output::{write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
 use crate::Context;
 use clap::Args;
-use rnt_maintain::DbError;
+use rnt_db::DbError;
 use rnt_store::Address;
 use std::io::Write;
 

@@ -9,7 +9,7 @@ use crate::cmd::snapshot_at;
 use crate::output::SHORT_HEX_DIGITS;
 use crate::Context;
 use clap::Args;
-use rnt_maintain::{DbError, RelationKind};
+use rnt_db::{DbError, IsKind, RelationKind};
 use rnt_store::Address;
 use std::io::Write;
 
@@ -36,7 +36,7 @@ pub fn run(context: &Context, args: VerifyArgs, out: &mut dyn Write) -> anyhow::
         .filter(|name| {
             snapshot
                 .entry(name)
-                .is_some_and(|e| e.kind == RelationKind::View)
+                .is_some_and(|e| e.kind.is(RelationKind::View))
         })
         .collect();
     if report.mismatches.is_empty() {

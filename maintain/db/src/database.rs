@@ -1,0 +1,196 @@
+//! [`Database`] over a chunk store — states, commits, the head, and the
+//! operations that move it (`commit`, `import`, `define`) or read it (`diff`, `verify`,
+//! references, snapshots). The commit pipeline is in `commit`; maintenance itself is
+//! `rnt_engine::delta`.
+//!
+//! *Invariant: the head moves only by compare-and-swap, after the state and commit it points
+//! at are durable; a failed or refused operation writes no ref.*
+
+use crate::history::{reference, refs};
+use crate::import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
+use crate::snapshot::Snapshot;
+use crate::{DbError, DbResult};
+use rnt_engine::delta::RecursionMode;
+use rnt_engine::eval::engine::{plan_program, Engine};
+use rnt_engine::eval::query::{query, QueryAnswer, QueryState};
+use rnt_engine::eval::read::decode_stored;
+use rnt_lang::tuple::Tuple;
+use rnt_merkle::{Commit, NodeStore};
+use rnt_store::Address;
+use rnt_store::ChunkStore;
+use std::sync::Arc;
+
+/// A database over a chunk store: states, commits, and the head.
+#[derive(Clone)]
+pub struct Database {
+    pub(crate) chunks: Arc<dyn ChunkStore>,
+    pub(crate) nodes: NodeStore,
+    /// Rows an import maintains per step ([`IMPORT_STEP_ROWS`] unless set).
+    pub(crate) import_step_rows: usize,
+    /// Rows an import sorts and applies per batch ([`IMPORT_BATCH_ROWS`] unless set).
+    pub(crate) import_batch_rows: usize,
+    /// How commits maintain recursive strata of views (by the cost rule unless set).
+    pub(crate) recursion: RecursionMode,
+    /// Told what a transfer (fetch, push, clone) has sent so far (nothing unless set).
+    pub(crate) transfer_progress: TransferProgress,
+}
+
+/// What [`Database::with_transfer_progress`] calls: what a transfer has sent so far.
+pub type TransferProgress = Arc<dyn Fn(&rnt_merkle::TransferReport) + Send + Sync>;
+
+impl Database {
+    /// A database over `chunks` (which may be empty: a new store).
+    pub fn new(chunks: Arc<dyn ChunkStore>) -> Database {
+        let nodes = NodeStore::new(chunks.clone());
+        Database {
+            chunks,
+            nodes,
+            import_step_rows: IMPORT_STEP_ROWS,
+            import_batch_rows: IMPORT_BATCH_ROWS,
+            recursion: RecursionMode::ByCost,
+            transfer_progress: Arc::new(|_| {}),
+        }
+    }
+
+    /// This database, telling `progress` what each transfer (fetch, push, clone) has sent
+    /// so far, after each batch: the CLI draws a progress line with it.
+    #[must_use]
+    pub fn with_transfer_progress(mut self, progress: TransferProgress) -> Database {
+        self.transfer_progress = progress;
+        self
+    }
+
+    /// This database, maintaining recursive strata of views in `mode` instead of by the
+    /// cost rule (`rnt_engine::delta::RECURSION_RECOMPUTE_TUPLES_MAX`): tests and benchmarks
+    /// force each mode to check that both reach the same state.
+    #[must_use]
+    pub fn with_recursion_mode(mut self, mode: RecursionMode) -> Database {
+        self.recursion = mode;
+        self
+    }
+
+    /// This database, importing `rows` rows per maintenance step (at least 1) instead of
+    /// [`IMPORT_STEP_ROWS`], and at most that many per batch: tests use small steps and
+    /// batches to check that they change nothing.
+    #[must_use]
+    pub fn with_import_step_rows(mut self, rows: usize) -> Database {
+        self.import_step_rows = rows.max(1);
+        self.import_batch_rows = IMPORT_BATCH_ROWS.min(rows.max(1));
+        self
+    }
+
+    /// The chunk store.
+    pub fn chunks(&self) -> &Arc<dyn ChunkStore> {
+        &self.chunks
+    }
+
+    /// The node store (with its work counters).
+    pub fn nodes(&self) -> &NodeStore {
+        &self.nodes
+    }
+
+    /// The commit at the current branch's tip (`HEAD`), if the branch has a commit.
+    pub fn head_commit(&self) -> DbResult<Option<Address>> {
+        refs::head_commit(self.chunks.as_ref())
+    }
+
+    /// The name of the current branch.
+    pub fn current_branch(&self) -> DbResult<String> {
+        refs::current_branch(self.chunks.as_ref())
+    }
+
+    /// The commit a branch points at, if the branch exists.
+    pub fn branch(&self, name: &str) -> DbResult<Option<Address>> {
+        Ok(refs::branch_tip(self.chunks.as_ref(), name)?.map(|tip| tip.commit))
+    }
+
+    /// The head's snapshot (the empty state before the first commit).
+    pub fn head(&self) -> DbResult<Snapshot> {
+        match self.head_commit()? {
+            Some(commit) => self.snapshot_of_commit(commit),
+            None => Snapshot::empty(),
+        }
+    }
+
+    /// The snapshot a commit recorded.
+    pub fn snapshot_of_commit(&self, commit: Address) -> DbResult<Snapshot> {
+        Snapshot::of_commit(self.chunks.as_ref(), commit)
+    }
+
+    /// Resolves a user's reference (`HEAD`, `HEAD~n`, branch, hex prefix) to a snapshot.
+    pub fn resolve(&self, reference: &str) -> DbResult<Snapshot> {
+        reference::resolve(self.chunks.as_ref(), self.head_commit()?, reference)
+    }
+
+    /// The history from the head back along first parents, newest first.
+    pub fn log(&self) -> DbResult<Vec<(Address, Commit)>> {
+        self.history(self.head_commit()?)
+    }
+
+    /// The history from commit `from` (none: no history) back along first parents,
+    /// newest first.
+    pub fn history(&self, from: Option<Address>) -> DbResult<Vec<(Address, Commit)>> {
+        let mut out = Vec::new();
+        let mut next = from;
+        while let Some(id) = next {
+            let commit = Commit::read(self.chunks.as_ref(), &id)?;
+            next = commit.parent_addresses().first().copied();
+            out.push((id, commit));
+        }
+        Ok(out)
+    }
+
+    /// The state before `snapshot`'s commit: its first parent's, or the empty state for the
+    /// root commit. A snapshot reached by state hash has no commit, hence no parent.
+    pub fn first_parent(&self, snapshot: &Snapshot) -> DbResult<Snapshot> {
+        let commit = snapshot.commit.ok_or_else(|| {
+            DbError::user(format!(
+                "state {} was named by its hash, not by a commit, so it has no parent",
+                snapshot.state_address.short_hex(12)
+            ))
+        })?;
+        let record = Commit::read(self.chunks.as_ref(), &commit)?;
+        match record.parent_addresses().first() {
+            Some(parent) => self.snapshot_of_commit(*parent),
+            None => Snapshot::empty(),
+        }
+    }
+
+    /// Evaluates ad-hoc rules against `snapshot`; the first rule's head is the answer.
+    pub fn query(&self, snapshot: &Snapshot, text: &str) -> DbResult<QueryAnswer> {
+        let state = QueryState {
+            program: &snapshot.program,
+            text: &snapshot.state.program,
+            relations: &snapshot.state.relations,
+            clock: snapshot.state.clock,
+        };
+        Ok(query(&self.nodes, &state, text)?)
+    }
+
+    /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
+    pub fn tuples(&self, snapshot: &Snapshot, relation: &str) -> DbResult<Vec<Tuple>> {
+        let entry = snapshot.require(relation)?;
+        let types = snapshot
+            .schema(relation)
+            .map(|s| s.types())
+            .unwrap_or_default();
+        let Some(tree) = entry.tree() else {
+            // Ephemeral relations and denials are evaluated when read.
+            let plans = plan_program(&snapshot.program);
+            let engine = Engine::new(
+                &self.nodes,
+                &snapshot.program,
+                &plans,
+                &snapshot.state.relations,
+            )
+            .with_clock(snapshot.state.clock);
+            return Ok(engine.evaluate(relation)?.into_iter().collect());
+        };
+        let mut out = Vec::new();
+        for item in tree.entries(&self.nodes) {
+            let (key, _) = item?;
+            out.push(decode_stored(&key, &types, relation)?);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,99 @@
+//! `diff`: the tuples that differ between two states, from a walk of their trees that
+//! skips every subtree with equal addresses.
+
+use crate::snapshot::{unknown_relation, Snapshot};
+use crate::Database;
+use crate::DbResult;
+use rnt_engine::eval::read::decode_stored;
+use rnt_engine::eval::IsKind;
+use rnt_lang::change::Sign;
+use rnt_lang::syntax::ast::RelationKind;
+use rnt_lang::tuple::Tuple;
+use rnt_merkle::{DiffEntry, RelationEntry, Tree};
+
+/// Which relations a diff lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiffScope {
+    /// Base relations only: the output is a change file that turns one state into the other.
+    Base,
+    /// Every stored relation, derived ones included.
+    All,
+    /// One relation.
+    Relation(String),
+}
+
+/// One tuple that differs between two states.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TupleChange {
+    /// The relation.
+    pub relation: String,
+    /// Inserted (`+`) or deleted (`-`) going from the first state to the second.
+    pub sign: Sign,
+    /// The tuple.
+    pub tuple: Tuple,
+}
+
+impl Database {
+    /// The tuples that differ from `from` to `to`, sorted by relation then tuple.
+    pub fn diff(
+        &self,
+        from: &Snapshot,
+        to: &Snapshot,
+        scope: &DiffScope,
+    ) -> DbResult<Vec<TupleChange>> {
+        if let DiffScope::Relation(name) = scope {
+            if from.entry(name).is_none() && to.entry(name).is_none() {
+                return Err(unknown_relation(to, name));
+            }
+        }
+        let mut names: Vec<&str> = from
+            .state
+            .relations
+            .iter()
+            .chain(&to.state.relations)
+            .map(|r| r.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let mut out = Vec::new();
+        for name in names {
+            let (a, b) = (from.entry(name), to.entry(name));
+            let included = match scope {
+                DiffScope::Base => b.or(a).is_none_or(|e| e.kind.is(RelationKind::Relation)),
+                DiffScope::All => true,
+                DiffScope::Relation(only) => only == name,
+            };
+            if !included {
+                continue;
+            }
+            let from_tree = a.and_then(RelationEntry::tree);
+            let to_tree = b.and_then(RelationEntry::tree);
+            if from_tree == to_tree {
+                continue;
+            }
+            let from_types = from.schema(name).map(|s| s.types()).unwrap_or_default();
+            let to_types = to.schema(name).map(|s| s.types()).unwrap_or_default();
+            // A relation present in one state only diffs against the empty tree.
+            let (x, y) = match (from_tree, to_tree) {
+                (Some(x), Some(y)) => (x, y),
+                (x, y) => {
+                    let empty = Tree::empty(&self.nodes)?;
+                    (x.unwrap_or(empty), y.unwrap_or(empty))
+                }
+            };
+            for entry in x.diff(&self.nodes, &y)? {
+                let (sign, key, types) = match entry? {
+                    DiffEntry::Added { key, .. } => (Sign::Insert, key, &to_types),
+                    DiffEntry::Removed { key, .. } => (Sign::Delete, key, &from_types),
+                    DiffEntry::Changed { .. } => continue,
+                };
+                out.push(TupleChange {
+                    relation: name.to_string(),
+                    sign,
+                    tuple: decode_stored(&key, types, name)?,
+                });
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,343 @@
+//! Aggregates (one rule, `count`/`sum`/`avg`/`min`/`max`/`count_distinct`/`concat` in the
+//! head), from per-group accumulators kept beside the view (layout in
+//! `crate::eval::aggregate`):
+//!
+//! `acc'(g) = acc(g) + Σ signed matches of the delta terms in group g`, and the view's delta
+//! retracts each touched group's old row and inserts its new one (a group whose matches fall
+//! to 0 has no row). One accumulator read per touched group; MIN/MAX read the front of the
+//! group's sorted values (`minmax`); COUNT_DISTINCT reads one match count per touched
+//! (group, value) and steps the accumulator's distinct count (`distinct`); CONCAT re-reads
+//! the touched group's values (`concat`, the fallback).
+
+use super::terms::Mode;
+use super::{aux, encode, stored_tree, Delta, Maintainer};
+use crate::eval::aggregate::{
+    distinct_label, extremes_label, values_label, Accumulator, AggregateShape, GROUPS_LABEL,
+};
+use crate::eval::read::Flow;
+use crate::{EngineError, EngineResult};
+use rnt_lang::tuple::Tuple;
+use rnt_lang::value::Value;
+use rnt_merkle::{Edit, Tree};
+use std::collections::BTreeMap;
+
+/// The signed change the delta terms bring to one group.
+struct GroupChange {
+    matches: i64,
+    sums: Vec<i128>,
+    values: Vec<BTreeMap<Value, i64>>,
+    /// Signed matches per value, per `distinct_columns`.
+    distinct: Vec<BTreeMap<Value, i64>>,
+    /// Signed matches per value, per `concat_columns`.
+    concat: Vec<BTreeMap<Value, i64>>,
+}
+
+/// The aux trees of an aggregating view that a group change reads.
+struct AuxTrees<'a> {
+    groups: &'a Tree,
+    extremes: &'a [Tree],
+    distinct: &'a [Tree],
+    concat: &'a [Tree],
+}
+
+/// The edits to a view's trees that its touched groups make, and the view's delta.
+#[derive(Default)]
+struct Edits {
+    rows: Vec<Edit>,
+    groups: Vec<Edit>,
+    extremes: Vec<Vec<Edit>>,
+    distinct: Vec<Vec<Edit>>,
+    concat: Vec<Vec<Edit>>,
+    delta: Delta,
+}
+
+impl Maintainer<'_> {
+    /// Aggregates: fold the signed matches into the touched groups' accumulators (one read
+    /// per group), update the sorted values of MIN/MAX columns, and retract each touched
+    /// group's old row and insert its new one.
+    pub(super) fn maintain_aggregate(&mut self, view: &str) -> EngineResult<()> {
+        let types = self.types(view);
+        let plan = self
+            .plans
+            .full
+            .get(view)
+            .and_then(|p| p.first())
+            .cloned()
+            .ok_or_else(|| EngineError::internal(format!("aggregate view `{view}` has no plan")))?;
+        let shape = AggregateShape::of(&plan, &types);
+        let changes = self.group_changes(view, &shape)?;
+        let entry = self.entry(view)?;
+        let tree = stored_tree(&entry)?;
+        let groups = aux(&entry, GROUPS_LABEL)?;
+        let extreme_columns = shape.extreme_columns();
+        let extremes: Vec<Tree> = extreme_columns
+            .iter()
+            .map(|&c| aux(&entry, &extremes_label(c)))
+            .collect::<EngineResult<_>>()?;
+        let distinct_columns = shape.distinct_columns();
+        let distinct: Vec<Tree> = distinct_columns
+            .iter()
+            .map(|&c| aux(&entry, &distinct_label(c)))
+            .collect::<EngineResult<_>>()?;
+        let concat_columns = shape.concat_columns();
+        let concat: Vec<Tree> = concat_columns
+            .iter()
+            .map(|&c| aux(&entry, &values_label(c)))
+            .collect::<EngineResult<_>>()?;
+        let mut edits = Edits {
+            extremes: vec![Vec::new(); extreme_columns.len()],
+            distinct: vec![Vec::new(); distinct_columns.len()],
+            concat: vec![Vec::new(); concat_columns.len()],
+            ..Edits::default()
+        };
+        let trees = AuxTrees {
+            groups: &groups,
+            extremes: &extremes,
+            distinct: &distinct,
+            concat: &concat,
+        };
+        for (key, change) in changes {
+            self.apply_group_change(
+                view,
+                &plan.source,
+                &shape,
+                &trees,
+                &key,
+                &change,
+                &mut edits,
+            )?;
+        }
+        edits.rows.sort_by(|a, b| a.0.cmp(&b.0));
+        edits.groups.sort_by(|a, b| a.0.cmp(&b.0));
+        let new_tree = tree.edit(self.nodes, edits.rows)?;
+        let mut extra = vec![(
+            GROUPS_LABEL.to_string(),
+            groups.edit(self.nodes, edits.groups)?,
+        )];
+        for (slot, &column) in extreme_columns.iter().enumerate() {
+            let mut column_edits = std::mem::take(&mut edits.extremes[slot]);
+            column_edits.sort_by(|a, b| a.0.cmp(&b.0));
+            extra.push((
+                extremes_label(column),
+                extremes[slot].edit(self.nodes, column_edits)?,
+            ));
+        }
+        for (slot, &column) in distinct_columns.iter().enumerate() {
+            let mut column_edits = std::mem::take(&mut edits.distinct[slot]);
+            column_edits.sort_by(|a, b| a.0.cmp(&b.0));
+            extra.push((
+                distinct_label(column),
+                distinct[slot].edit(self.nodes, column_edits)?,
+            ));
+        }
+        for (slot, &column) in concat_columns.iter().enumerate() {
+            let mut column_edits = std::mem::take(&mut edits.concat[slot]);
+            column_edits.sort_by(|a, b| a.0.cmp(&b.0));
+            extra.push((
+                values_label(column),
+                concat[slot].edit(self.nodes, column_edits)?,
+            ));
+        }
+        self.store(view, entry, new_tree, edits.delta, extra)
+    }
+
+    /// The signed matches of the delta terms, folded per group key.
+    fn group_changes(
+        &self,
+        view: &str,
+        shape: &AggregateShape,
+    ) -> EngineResult<BTreeMap<Tuple, GroupChange>> {
+        let sum_columns = shape.sum_columns();
+        let extreme_columns = shape.extreme_columns();
+        let distinct_columns = shape.distinct_columns();
+        let concat_columns = shape.concat_columns();
+        let mut changes: BTreeMap<Tuple, GroupChange> = BTreeMap::new();
+        self.delta_terms(
+            view,
+            Mode::Signed,
+            &self.deltas,
+            &self.new,
+            &self.old,
+            &mut |_, b, sign| {
+                let change = changes
+                    .entry(shape.key_of(b))
+                    .or_insert_with(|| GroupChange {
+                        matches: 0,
+                        sums: vec![0; sum_columns.len()],
+                        values: vec![BTreeMap::new(); extreme_columns.len()],
+                        distinct: vec![BTreeMap::new(); distinct_columns.len()],
+                        concat: vec![BTreeMap::new(); concat_columns.len()],
+                    });
+                change.matches += sign;
+                for (slot, &column) in sum_columns.iter().enumerate() {
+                    if let Some(Value::Int(x)) = shape.argument(column, b) {
+                        change.sums[slot] += i128::from(sign) * i128::from(x);
+                    }
+                }
+                for (slot, &column) in extreme_columns.iter().enumerate() {
+                    if let Some(value) = shape.argument(column, b) {
+                        *change.values[slot].entry(value).or_default() += sign;
+                    }
+                }
+                for (slot, &column) in distinct_columns.iter().enumerate() {
+                    if let Some(value) = shape.argument(column, b) {
+                        *change.distinct[slot].entry(value).or_default() += sign;
+                    }
+                }
+                for (slot, &column) in concat_columns.iter().enumerate() {
+                    if let Some(value) = shape.argument(column, b) {
+                        *change.concat[slot].entry(value).or_default() += sign;
+                    }
+                }
+                Ok(Flow::Continue)
+            },
+        )?;
+        Ok(changes)
+    }
+
+    /// One touched group: its accumulator `acc' = acc + change`, its MIN/MAX fronts, its
+    /// COUNT_DISTINCT steps, its CONCAT values re-read, and the retraction of its old row and insertion of its new one
+    /// when they differ.
+    #[allow(clippy::too_many_arguments)] // the group's parts, each read once; a struct would only rename them
+    fn apply_group_change(
+        &self,
+        view: &str,
+        rule: &str,
+        shape: &AggregateShape,
+        trees: &AuxTrees<'_>,
+        key: &Tuple,
+        change: &GroupChange,
+        edits: &mut Edits,
+    ) -> EngineResult<()> {
+        let types = &shape.head_types;
+        let sum_count = shape.sum_columns().len();
+        let distinct_count = shape.distinct_columns().len();
+        let group_key = shape.encode_key(key, rule)?;
+        let old = match trees.groups.get(self.nodes, &group_key)? {
+            Some(bytes) => Accumulator::decode(&bytes, sum_count, distinct_count)?,
+            None => Accumulator::empty(sum_count, distinct_count),
+        };
+        let negative = |what: &str| {
+            EngineError::corrupted(format!(
+                "maintaining `{view}`: a group's {what} went negative"
+            ))
+        };
+        let mut new = Accumulator {
+            matches: step(old.matches, change.matches).ok_or_else(|| negative("match count"))?,
+            sums: old
+                .sums
+                .iter()
+                .zip(&change.sums)
+                .map(|(a, b)| a + b)
+                .collect(),
+            distincts: Vec::with_capacity(distinct_count),
+        };
+        for (slot, &old_distinct) in old.distincts.iter().enumerate() {
+            let (distinct_step, column_edits) = self.distinct_change(
+                shape,
+                &trees.distinct[slot],
+                (key, &group_key),
+                &change.distinct[slot],
+                (view, rule),
+            )?;
+            new.distincts
+                .push(step(old_distinct, distinct_step).ok_or_else(|| negative("distinct count"))?);
+            edits.distinct[slot].extend(column_edits);
+        }
+        // A group has a value exactly when it has a match, and no more values than matches.
+        let inconsistent = |d: u64| (d == 0) != (new.matches == 0) || d > new.matches;
+        if new.distincts.iter().any(|&d| inconsistent(d)) {
+            return Err(EngineError::corrupted(format!(
+                "maintaining `{view}`: a group has {} matches but distinct counts {:?}",
+                new.matches, new.distincts
+            )));
+        }
+        let mut old_front = Vec::new();
+        let mut new_front = Vec::new();
+        for (slot, &column) in shape.extreme_columns().iter().enumerate() {
+            let (old, new, column_edits) = self.extreme_fronts(
+                shape,
+                &trees.extremes[slot],
+                (key, &group_key),
+                column,
+                &change.values[slot],
+                (view, rule),
+            )?;
+            old_front.push(old);
+            new_front.push(new);
+            edits.extremes[slot].extend(column_edits);
+        }
+        let mut old_joined = Vec::new();
+        let mut new_joined = Vec::new();
+        for (slot, &column) in shape.concat_columns().iter().enumerate() {
+            let joined = self.concat_change(
+                shape,
+                &trees.concat[slot],
+                (key, &group_key),
+                column,
+                &change.concat[slot],
+                (view, rule),
+            )?;
+            // A group has a value exactly when it has a match.
+            if joined.new.is_some() != (new.matches > 0) {
+                return Err(EngineError::corrupted(format!(
+                    "maintaining `{view}`: a group has {} matches but {} concat values",
+                    new.matches,
+                    if joined.new.is_some() { "some" } else { "no" }
+                )));
+            }
+            old_joined.push(joined.old);
+            new_joined.push(joined.new);
+            edits.concat[slot].extend(joined.edits);
+        }
+        let row =
+            |accumulator: &Accumulator, front: Vec<Option<Value>>, joined: Vec<Option<String>>| {
+                if accumulator.matches == 0 {
+                    return Ok(None);
+                }
+                let front = unwrap_all(front, view)?;
+                let joined = unwrap_all(joined, view)?;
+                shape
+                    .output_row(key, accumulator, (&front, &joined), rule)
+                    .map(Some)
+            };
+        let old_row = row(&old, old_front, old_joined)?;
+        let new_row = row(&new, new_front, new_joined)?;
+        let accumulator = (new.matches > 0).then(|| new.encode());
+        edits.groups.push((group_key, accumulator));
+        if old_row != new_row {
+            if let Some(row) = old_row {
+                edits.rows.push((encode(&row, types, view)?, None));
+                edits.delta.deleted.insert(row);
+            }
+            if let Some(row) = new_row {
+                edits
+                    .rows
+                    .push((encode(&row, types, view)?, Some(Vec::new())));
+                edits.delta.inserted.insert(row);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `count + change`, or `None` when it would go below zero (or past `u64::MAX`).
+fn step(count: u64, change: i64) -> Option<u64> {
+    i64::try_from(count)
+        .ok()
+        .and_then(|c| c.checked_add(change))
+        .and_then(|c| u64::try_from(c).ok())
+}
+
+fn unwrap_all<T>(values: Vec<Option<T>>, view: &str) -> EngineResult<Vec<T>> {
+    values
+        .into_iter()
+        .map(|v| {
+            v.ok_or_else(|| {
+                EngineError::internal(format!(
+                    "`{view}`: a group with matches has no extreme or concat value"
+                ))
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,534 @@
+//! Aggregate views: per-group accumulators kept in the state, so a change reads one entry
+//! per touched group (SUM, COUNT, AVG), the front of the group's sorted values (MIN, MAX),
+//! one entry per touched (group, value) (COUNT_DISTINCT), or the touched group's values
+//! (CONCAT).
+//!
+//! Layout (every tree content-addressed like the view itself):
+//! - the view's tree holds the output rows;
+//! - aux `groups`: key = the group key tuple encoded; value = the number of body matches
+//!   (u64 LE) followed by, for each `sum`/`avg` column in head order, the exact sum
+//!   (i128 LE), then, for each `count_distinct` column in head order, the number of distinct
+//!   values (u64 LE) — a head without `count_distinct` has exactly the bytes it had before
+//!   the aggregate existed;
+//! - aux `extremes I` for each `min`/`max` column at head position I: key = the group key
+//!   encoded, then the value encoded (for `max`, every byte of the value's encoding
+//!   complemented, so the largest value sorts first); value = its multiplicity (u64 LE).
+//!   The group's extreme is the first entry under the group's prefix;
+//! - aux `distinct I` for each `count_distinct` column at head position I: key = the group
+//!   key encoded, then the value encoded (the argument's own type); value = the number of
+//!   the group's matches with that value (u64 LE, never 0: an entry goes when its count
+//!   does). The group's distinct count is the number of its entries, kept in `groups` so
+//!   that no change has to count them;
+//! - aux `values I` for each `concat` column at head position I: the same layout as
+//!   `distinct I` (key = the group key encoded, then the str value encoded; value = the
+//!   group's matches with that value, u64 LE, never 0). The group's entries, one prefix scan,
+//!   are its distinct values in byte order: its concatenation joins them. `groups` holds
+//!   nothing for `concat`, so a head without it has the bytes it had before.
+
+use crate::eval::join::run_plan_weighted;
+use crate::eval::limit::{check_group_row, group_too_large};
+use crate::eval::plan::{HeadColumn, RulePlan};
+use crate::eval::read::{Flow, Relations};
+use crate::{EngineError, EngineResult};
+use rnt_lang::syntax::ast::AggregateFn;
+use rnt_lang::tuple::{
+    decode_tuple, encode_tuple, encoded_bytes, fits_limit, Tuple, TUPLE_BYTES_MAX,
+};
+use rnt_lang::value::{Type, Value};
+use std::collections::BTreeMap;
+
+/// Label of the accumulator tree.
+pub const GROUPS_LABEL: &str = "groups";
+
+/// Label of the sorted-values tree of the `min`/`max` column at head position `column`.
+pub fn extremes_label(column: usize) -> String {
+    format!("extremes {column}")
+}
+
+/// Label of the per-(group, value) match counts of the `count_distinct` column at head
+/// position `column`.
+pub fn distinct_label(column: usize) -> String {
+    format!("distinct {column}")
+}
+
+/// Label of the per-(group, value) match counts of the `concat` column at head position
+/// `column`.
+pub fn values_label(column: usize) -> String {
+    format!("values {column}")
+}
+
+/// How an aggregating head splits into group key and aggregates.
+#[derive(Clone, Debug)]
+pub struct AggregateShape {
+    /// Head positions of the group key columns, in order.
+    pub key_columns: Vec<usize>,
+    /// Types of the group key columns.
+    pub key_types: Vec<Type>,
+    /// Every head column's type.
+    pub head_types: Vec<Type>,
+    /// The head's columns.
+    pub columns: Vec<HeadColumn>,
+}
+
+impl AggregateShape {
+    /// The shape of `plan`'s head, given the view's column types.
+    pub fn of(plan: &RulePlan, head_types: &[Type]) -> AggregateShape {
+        let key_columns: Vec<usize> = plan
+            .head_columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !matches!(c, HeadColumn::Aggregate(..)))
+            .map(|(i, _)| i)
+            .collect();
+        AggregateShape {
+            key_types: key_columns.iter().map(|&i| head_types[i]).collect(),
+            key_columns,
+            head_types: head_types.to_vec(),
+            columns: plan.head_columns.clone(),
+        }
+    }
+
+    /// Head positions of the `sum`/`avg` columns, in order.
+    pub fn sum_columns(&self) -> Vec<usize> {
+        self.aggregate_columns(|f| matches!(f, AggregateFn::Sum | AggregateFn::Avg))
+    }
+
+    /// Head positions of the `min`/`max` columns, in order.
+    pub fn extreme_columns(&self) -> Vec<usize> {
+        self.aggregate_columns(|f| matches!(f, AggregateFn::Min | AggregateFn::Max))
+    }
+
+    /// Head positions of the `count_distinct` columns, in order.
+    pub fn distinct_columns(&self) -> Vec<usize> {
+        self.aggregate_columns(|f| matches!(f, AggregateFn::CountDistinct))
+    }
+
+    /// Head positions of the `concat` columns, in order.
+    pub fn concat_columns(&self) -> Vec<usize> {
+        self.aggregate_columns(|f| matches!(f, AggregateFn::Concat))
+    }
+
+    /// The separator of the `concat` column at head position `column`.
+    pub fn separator(&self, column: usize) -> &str {
+        match &self.columns[column] {
+            HeadColumn::Aggregate(_, _, Some(separator)) => separator,
+            _ => "",
+        }
+    }
+
+    /// The concatenation of the `concat` column at head position `column` over a group's
+    /// distinct values, given in byte order.
+    pub fn join<'v>(&self, column: usize, values: impl IntoIterator<Item = &'v str>) -> String {
+        let separator = self.separator(column);
+        let mut joined = String::new();
+        for (i, value) in values.into_iter().enumerate() {
+            if i > 0 {
+                joined.push_str(separator);
+            }
+            joined.push_str(value);
+        }
+        joined
+    }
+
+    fn aggregate_columns(&self, want: impl Fn(AggregateFn) -> bool) -> Vec<usize> {
+        self.columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c, HeadColumn::Aggregate(f, ..) if want(*f)))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The group key of a body match.
+    pub fn key_of(&self, bindings: &[Option<Value>]) -> Tuple {
+        self.key_columns
+            .iter()
+            .map(|&i| match &self.columns[i] {
+                HeadColumn::Var(v) => bindings[v.index()].clone().unwrap_or(Value::Int(0)),
+                HeadColumn::Const(value) => value.clone(),
+                HeadColumn::Aggregate(..) => Value::Int(0),
+            })
+            .collect()
+    }
+
+    /// The aggregated value of head column `column` in a body match.
+    pub fn argument(&self, column: usize, bindings: &[Option<Value>]) -> Option<Value> {
+        match &self.columns[column] {
+            HeadColumn::Aggregate(_, Some(v), _) => bindings[v.index()].clone(),
+            _ => None,
+        }
+    }
+
+    /// Encodes the group key `key` of `rule`; an error naming both when it outgrows the
+    /// tuple limit.
+    pub fn encode_key(&self, key: &[Value], rule: &str) -> EngineResult<Vec<u8>> {
+        if !fits_limit(key) {
+            return Err(group_too_large(rule, key, "its key", encoded_bytes(key)));
+        }
+        encode_tuple(key, &self.key_types)
+            .map_err(|e| EngineError::internal(format!("rule `{rule}`: group key: {e}")))
+    }
+
+    /// The key of `value` in the sorted-values tree of column `column`, under the encoded
+    /// group key `group` (of the group `key` of `rule`, named when the key outgrows the
+    /// tuple limit).
+    pub fn extreme_key(
+        &self,
+        group: &[u8],
+        key: &[Value],
+        column: usize,
+        value: &Value,
+        rule: &str,
+    ) -> EngineResult<Vec<u8>> {
+        let encoded = encode_tuple(std::slice::from_ref(value), &[self.head_types[column]])
+            .map_err(|e| EngineError::internal(format!("rule `{rule}`: aggregate value: {e}")))?;
+        let bytes = group.len() + encoded.len();
+        if bytes > TUPLE_BYTES_MAX {
+            return Err(group_too_large(rule, key, "its min/max key", bytes));
+        }
+        let mut key = Vec::with_capacity(bytes);
+        key.extend_from_slice(group);
+        if matches!(
+            self.columns[column],
+            HeadColumn::Aggregate(AggregateFn::Max, ..)
+        ) {
+            key.extend(encoded.iter().map(|b| !b));
+        } else {
+            key.extend_from_slice(&encoded);
+        }
+        Ok(key)
+    }
+
+    /// The key of `value` in the per-(group, value) counts of the `count_distinct` column,
+    /// under the encoded group key `group` (of the group `key` of `rule`, named when the key
+    /// outgrows the tuple limit). The value is encoded with its own type, the argument's:
+    /// the column's head type is int whatever it counts.
+    pub fn distinct_key(
+        &self,
+        group: &[u8],
+        key: &[Value],
+        value: &Value,
+        rule: &str,
+    ) -> EngineResult<Vec<u8>> {
+        value_key(group, key, value, rule, "its count_distinct key")
+    }
+
+    /// The key of `value` in the per-(group, value) counts of a `concat` column (the layout
+    /// of [`AggregateShape::distinct_key`]).
+    pub fn concat_key(
+        &self,
+        group: &[u8],
+        key: &[Value],
+        value: &Value,
+        rule: &str,
+    ) -> EngineResult<Vec<u8>> {
+        value_key(group, key, value, rule, "its concat key")
+    }
+
+    /// Decodes the str value of a `values I` key under the encoded group key `group`.
+    pub fn concat_value(&self, group: &[u8], key: &[u8]) -> EngineResult<String> {
+        let bytes = key.get(group.len()..).unwrap_or_default();
+        match decode_tuple(bytes, &[Type::Str]) {
+            Ok(mut tuple) => match tuple.pop() {
+                Some(Value::Str(value)) => Ok(value),
+                _ => Err(EngineError::corrupted("a concat value is not a str")),
+            },
+            Err(e) => Err(EngineError::corrupted(format!(
+                "a concat value does not decode: {e}"
+            ))),
+        }
+    }
+
+    /// Decodes the value part of a sorted-values key under `group`.
+    pub fn extreme_value(&self, group: &[u8], column: usize, key: &[u8]) -> EngineResult<Value> {
+        let mut bytes = key.get(group.len()..).unwrap_or_default().to_vec();
+        if matches!(
+            self.columns[column],
+            HeadColumn::Aggregate(AggregateFn::Max, ..)
+        ) {
+            bytes.iter_mut().for_each(|b| *b = !*b);
+        }
+        let mut tuple = decode_tuple(&bytes, &[self.head_types[column]]).map_err(|e| {
+            EngineError::corrupted(format!("an aggregate's sorted value does not decode: {e}"))
+        })?;
+        tuple
+            .pop()
+            .ok_or_else(|| EngineError::corrupted("empty aggregate value"))
+    }
+
+    /// The output row of a group with `matches` body matches, the given sums (per
+    /// `sum_columns`), extremes (per `extreme_columns`), distinct counts (per
+    /// `distinct_columns`) and concatenations (per `concat_columns`). A row over the tuple
+    /// limit (a long concatenation, say) is refused naming the rule and the group.
+    pub fn output_row(
+        &self,
+        key: &[Value],
+        accumulator: &Accumulator,
+        (extremes, joined): (&[Value], &[String]),
+        rule: &str,
+    ) -> EngineResult<Tuple> {
+        let Accumulator {
+            matches,
+            sums,
+            distincts,
+        } = accumulator;
+        let matches = *matches;
+        debug_assert!(matches > 0);
+        debug_assert!(
+            distincts.iter().all(|&d| 0 < d && d <= matches),
+            "a group with {matches} matches has distinct counts {distincts:?}"
+        );
+        let sum_columns = self.sum_columns();
+        let extreme_columns = self.extreme_columns();
+        let distinct_columns = self.distinct_columns();
+        let concat_columns = self.concat_columns();
+        let mut key_values = key.iter();
+        let mut row = Vec::with_capacity(self.columns.len());
+        for (i, column) in self.columns.iter().enumerate() {
+            let value = match column {
+                HeadColumn::Var(_) | HeadColumn::Const(_) => {
+                    key_values.next().cloned().unwrap_or(Value::Int(0))
+                }
+                HeadColumn::Aggregate(AggregateFn::Count, ..) => {
+                    int_result(i128::from(matches), rule)?
+                }
+                HeadColumn::Aggregate(AggregateFn::Sum, ..) => {
+                    int_result(sums[position(&sum_columns, i)], rule)?
+                }
+                HeadColumn::Aggregate(AggregateFn::Avg, ..) => {
+                    int_result(sums[position(&sum_columns, i)] / i128::from(matches), rule)?
+                }
+                HeadColumn::Aggregate(AggregateFn::Min | AggregateFn::Max, ..) => {
+                    extremes[position(&extreme_columns, i)].clone()
+                }
+                HeadColumn::Aggregate(AggregateFn::CountDistinct, ..) => {
+                    int_result(i128::from(distincts[position(&distinct_columns, i)]), rule)?
+                }
+                HeadColumn::Aggregate(AggregateFn::Concat, ..) => {
+                    Value::Str(joined[position(&concat_columns, i)].clone())
+                }
+            };
+            row.push(value);
+        }
+        check_group_row(rule, key, &row)?;
+        Ok(row)
+    }
+}
+
+/// `group` then `value` encoded with its own type: a per-(group, value) key, refused naming
+/// the rule and the group when it outgrows the tuple limit (`what` says whose key).
+fn value_key(
+    group: &[u8],
+    key: &[Value],
+    value: &Value,
+    rule: &str,
+    what: &str,
+) -> EngineResult<Vec<u8>> {
+    let encoded = encode_tuple(std::slice::from_ref(value), &[value.ty()])
+        .map_err(|e| EngineError::internal(format!("rule `{rule}`: aggregate value: {e}")))?;
+    let bytes = group.len() + encoded.len();
+    if bytes > TUPLE_BYTES_MAX {
+        return Err(group_too_large(rule, key, what, bytes));
+    }
+    let mut out = Vec::with_capacity(bytes);
+    out.extend_from_slice(group);
+    out.extend_from_slice(&encoded);
+    Ok(out)
+}
+
+fn position(columns: &[usize], column: usize) -> usize {
+    columns.iter().position(|&c| c == column).unwrap_or(0)
+}
+
+fn int_result(value: i128, rule: &str) -> EngineResult<Value> {
+    i64::try_from(value)
+        .map(Value::Int)
+        .map_err(|_| EngineError::user(format!("rule `{rule}`: aggregate {value} overflows int")))
+}
+
+/// One group's accumulator, as `groups` stores it: its body matches, its exact sums (per
+/// `sum_columns`) and its distinct counts (per `distinct_columns`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Accumulator {
+    /// Body matches.
+    pub matches: u64,
+    /// Exact sums per `sum_columns`.
+    pub sums: Vec<i128>,
+    /// Distinct values per `distinct_columns`.
+    pub distincts: Vec<u64>,
+}
+
+impl Accumulator {
+    /// The accumulator of a group with no match.
+    pub fn empty(sums: usize, distincts: usize) -> Accumulator {
+        Accumulator {
+            matches: 0,
+            sums: vec![0; sums],
+            distincts: vec![0; distincts],
+        }
+    }
+
+    /// Encodes the accumulator: matches, then sums, then distinct counts.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(8 + 16 * self.sums.len() + 8 * self.distincts.len());
+        out.extend_from_slice(&self.matches.to_le_bytes());
+        for sum in &self.sums {
+            out.extend_from_slice(&sum.to_le_bytes());
+        }
+        for distinct in &self.distincts {
+            out.extend_from_slice(&distinct.to_le_bytes());
+        }
+        out
+    }
+
+    /// Decodes an accumulator holding `sums` sums and `distincts` distinct counts.
+    pub fn decode(bytes: &[u8], sums: usize, distincts: usize) -> EngineResult<Accumulator> {
+        let corrupt = || {
+            EngineError::corrupted(format!(
+                "an aggregate accumulator of {} bytes does not decode",
+                bytes.len()
+            ))
+        };
+        if bytes.len() != 8 + 16 * sums + 8 * distincts {
+            return Err(corrupt());
+        }
+        let u64_at = |at: usize| -> EngineResult<u64> {
+            Ok(u64::from_le_bytes(
+                bytes[at..at + 8].try_into().map_err(|_| corrupt())?,
+            ))
+        };
+        let mut sum_values = Vec::with_capacity(sums);
+        for i in 0..sums {
+            let at = 8 + 16 * i;
+            sum_values.push(i128::from_le_bytes(
+                bytes[at..at + 16].try_into().map_err(|_| corrupt())?,
+            ));
+        }
+        let distinct_at = 8 + 16 * sums;
+        Ok(Accumulator {
+            matches: u64_at(0)?,
+            sums: sum_values,
+            distincts: (0..distincts)
+                .map(|i| u64_at(distinct_at + 8 * i))
+                .collect::<EngineResult<_>>()?,
+        })
+    }
+}
+
+/// One group's state computed from scratch.
+#[derive(Default)]
+pub struct GroupState {
+    /// Body matches.
+    pub matches: u64,
+    /// Sums per `sum_columns`.
+    pub sums: Vec<i128>,
+    /// Value multiplicities per `extreme_columns`.
+    pub values: Vec<BTreeMap<Value, u64>>,
+    /// Matches per value, per `distinct_columns`.
+    pub distinct: Vec<BTreeMap<Value, u64>>,
+    /// Matches per value, per `concat_columns` (byte order: `Value`'s order on strs).
+    pub concat: Vec<BTreeMap<Value, u64>>,
+}
+
+/// Runs an aggregating plan from scratch and returns every group's state.
+pub fn groups_from_scratch(
+    plan: &RulePlan,
+    shape: &AggregateShape,
+    sources: &[&dyn Relations],
+    mut bindings: Vec<Option<Value>>,
+) -> EngineResult<BTreeMap<Tuple, GroupState>> {
+    let sum_columns = shape.sum_columns();
+    let extreme_columns = shape.extreme_columns();
+    let distinct_columns = shape.distinct_columns();
+    let concat_columns = shape.concat_columns();
+    let mut groups: BTreeMap<Tuple, GroupState> = BTreeMap::new();
+    // A count index's entry stands for its count's matches: each is folded in once,
+    // weighted (`run_plan_weighted`).
+    run_plan_weighted(plan, sources, &mut bindings, &mut |b, weight| {
+        let group = groups.entry(shape.key_of(b)).or_insert_with(|| GroupState {
+            matches: 0,
+            sums: vec![0; sum_columns.len()],
+            values: vec![BTreeMap::new(); extreme_columns.len()],
+            distinct: vec![BTreeMap::new(); distinct_columns.len()],
+            concat: vec![BTreeMap::new(); concat_columns.len()],
+        });
+        group.matches += weight;
+        for (slot, &column) in sum_columns.iter().enumerate() {
+            if let Some(Value::Int(x)) = shape.argument(column, b) {
+                group.sums[slot] += i128::from(x) * i128::from(weight);
+            }
+        }
+        for (slot, &column) in extreme_columns.iter().enumerate() {
+            if let Some(value) = shape.argument(column, b) {
+                *group.values[slot].entry(value).or_default() += weight;
+            }
+        }
+        for (slot, &column) in distinct_columns.iter().enumerate() {
+            if let Some(value) = shape.argument(column, b) {
+                *group.distinct[slot].entry(value).or_default() += weight;
+            }
+        }
+        for (slot, &column) in concat_columns.iter().enumerate() {
+            if let Some(value) = shape.argument(column, b) {
+                *group.concat[slot].entry(value).or_default() += weight;
+            }
+        }
+        Ok(Flow::Continue)
+    })?;
+    Ok(groups)
+}
+
+/// The output row of a group computed from scratch.
+pub fn row_from_state(
+    shape: &AggregateShape,
+    key: &[Value],
+    group: &GroupState,
+    rule: &str,
+) -> EngineResult<Tuple> {
+    let extremes: Vec<Value> = shape
+        .extreme_columns()
+        .iter()
+        .enumerate()
+        .map(|(slot, &column)| {
+            let values = &group.values[slot];
+            let max = matches!(
+                shape.columns[column],
+                HeadColumn::Aggregate(AggregateFn::Max, ..)
+            );
+            let pick = if max {
+                values.keys().next_back()
+            } else {
+                values.keys().next()
+            };
+            pick.cloned().unwrap_or(Value::Int(0))
+        })
+        .collect();
+    let joined: Vec<String> = shape
+        .concat_columns()
+        .iter()
+        .enumerate()
+        .map(|(slot, &column)| {
+            let values = group.concat[slot].keys().map(|value| match value {
+                Value::Str(s) => s.as_str(),
+                _ => "",
+            });
+            shape.join(column, values)
+        })
+        .collect();
+    shape.output_row(key, &group.accumulator(), (&extremes, &joined), rule)
+}
+
+impl GroupState {
+    /// The group's accumulator, as `groups` stores it.
+    pub fn accumulator(&self) -> Accumulator {
+        Accumulator {
+            matches: self.matches,
+            sums: self.sums.clone(),
+            distincts: self
+                .distinct
+                .iter()
+                .map(|values| values.len() as u64)
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! Window literals from scratch: a windowed rule's body matches (its one input atom after
+//! the comparisons and assignments that do not read the window: SQL's WHERE) are split
+//! into partitions by the partition variables, each partition ordered, each row given its
+//! window value, and the rest of the body (what reads the window: SQL's QUALIFY) run per
+//! row.
+//!
+//! Order within a partition: the order terms (`desc` reversing one), then the input atom's
+//! other columns in declaration order, ascending — the atom's wildcards are read into
+//! hidden variables for this — so the order is total: two rows of a partition are two
+//! distinct tuples of the input. `rank` and `dense_rank` tie on the order terms alone.
+//!
+//! The same function serves the fallback's maintenance (`crate::delta::window`): one
+//! touched partition's rows, before and after, through [`window_rows`].
+
+use crate::eval::expr::{eval_comparison, eval_expr};
+use crate::eval::join::run_plan;
+use crate::eval::plan::{RulePlan, Step};
+use crate::eval::read::{Flow, Relations};
+use crate::{EngineError, EngineResult};
+use rnt_lang::check::Program;
+use rnt_lang::syntax::ast::{VarId, WindowFn};
+use rnt_lang::tuple::encode_prefix;
+use rnt_lang::value::{Type, Value};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+/// A body match: the bindings of every variable of the plan (hidden ones included).
+pub type Row = Vec<Option<Value>>;
+
+/// Sees one partition's key and rows before they are windowed.
+pub type PartitionObserver<'o> = dyn FnMut(&[Value], &[Row]) -> EngineResult<()> + 'o;
+
+/// How a windowed rule's plan computes its window once its input rows are known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowPlan {
+    /// The function.
+    pub function: WindowFn,
+    /// The variable the window binds.
+    pub result: VarId,
+    /// The variable `sum`, `lag` and `lead` read.
+    pub argument: Option<VarId>,
+    /// `lag`/`lead`'s row offset (0 for the others).
+    pub offset: usize,
+    /// `lag`/`lead`'s default.
+    pub default: Option<Value>,
+    /// The partition variables.
+    pub partition: Vec<VarId>,
+    /// The order terms: a variable, and whether it is descending.
+    pub order: Vec<(VarId, bool)>,
+    /// The input atom's other columns' variables in declaration order (hidden variables for
+    /// its wildcards): the tie-break that makes the order total.
+    pub tie: Vec<VarId>,
+    /// The body literal of the input atom.
+    pub input: usize,
+    /// The window literal's canonical text.
+    pub text: String,
+    /// The steps after the window (filters and assignments that read its result).
+    pub after: Vec<Step>,
+    /// The canonical text of each step after the window.
+    pub after_texts: Vec<String>,
+    /// When the window is a top-k (below), how to read a partition's front.
+    pub top: Option<TopK>,
+    /// When the window is running (below), how to read a partition from a row on.
+    pub running: Option<RunningIndex>,
+}
+
+/// A running window: a running `sum`/`count` or a `lag`/`lead`, over order terms that are
+/// all ascending (or none). A row's value depends only on the rows before it (`lead`: the
+/// `n` rows after it), so a change leaves every row before its first changed row as it was
+/// and reads its partition from there on (`crate::delta::running`): an append at the tail
+/// reads next to nothing. The index over [`RunningIndex::permutation`] — the partition
+/// columns, the order columns, then the others in declaration order, as a top-k's —
+/// holds each partition in exactly the window's order. A running `sum`/`count` keeps each
+/// partition's total beside the view ([`RUNNING_LABEL`]), so the value just before the
+/// first changed row is the total less the rows read from there on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunningIndex {
+    /// The column order of the index the partition is read from.
+    pub permutation: Vec<usize>,
+    /// The variables at the permutation's leading (partition) columns, in its order.
+    pub prefix: Vec<VarId>,
+}
+
+/// The auxiliary tree of a running `sum`/`count` window view: key = the partition's values
+/// at [`RunningIndex::prefix`] encoded as a tuple prefix (§7); value = a
+/// [`PartitionTotal`]. A partition with no row has no entry.
+pub const RUNNING_LABEL: &str = "running";
+
+/// What a running `sum`/`count` window keeps per partition: its rows and the sum of the
+/// `sum`'s argument over them (0 for `count`) — the running value of its last row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartitionTotal {
+    /// The partition's rows (those the steps before the window let through).
+    pub rows: u64,
+    /// The sum of the argument over them.
+    pub sum: i64,
+}
+
+impl PartitionTotal {
+    /// `rows` as `u64 LE`, then `sum` as `i64 LE`.
+    pub fn encode(self) -> Vec<u8> {
+        let mut bytes = self.rows.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&self.sum.to_le_bytes());
+        bytes
+    }
+
+    /// The total [`PartitionTotal::encode`] wrote, or `None` for bytes of another length.
+    pub fn decode(bytes: &[u8]) -> Option<PartitionTotal> {
+        let rows: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
+        let sum: [u8; 8] = bytes.get(8..)?.try_into().ok()?;
+        Some(PartitionTotal {
+            rows: u64::from_le_bytes(rows),
+            sum: i64::from_le_bytes(sum),
+        })
+    }
+
+    /// The running value of the partition's last row: `sum` for a `sum`, `rows` for a
+    /// `count` (as an int).
+    pub fn value(self, function: WindowFn) -> i64 {
+        match function {
+            WindowFn::Sum => self.sum,
+            _ => i64::try_from(self.rows).unwrap_or(i64::MAX),
+        }
+    }
+}
+
+/// A top-k window: a ranking function (`row_number`, `rank`, `dense_rank`) whose order
+/// terms are all ascending or all descending, and a filter after it that bounds its value
+/// by a constant (`k <= C`, `k < C`, `k = C`). Its rows are a prefix of each partition in
+/// window order, so a read of the partition in that order may stop once past the bound:
+/// the index over [`TopK::permutation`] — the partition columns, the order columns, then
+/// the others in declaration order — holds each partition in exactly the window's order
+/// when it is ascending; read backward, in the order of its peer groups (rows equal on the
+/// order terms) when it is descending, each group's rows reversed. So the read stops at a
+/// peer group's first row, and [`window_rows`] orders the groups' rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopK {
+    /// The greatest value a row that passes the filter may have.
+    pub bound: i64,
+    /// The column order of the index that serves the front reads.
+    pub permutation: Vec<usize>,
+    /// The variables at the permutation's leading (partition) columns, in its order.
+    pub prefix: Vec<VarId>,
+    /// The order terms are descending: the index is read backward.
+    pub descending: bool,
+}
+
+impl WindowPlan {
+    /// The partition key of a row.
+    pub fn partition_of(&self, row: &[Option<Value>]) -> Vec<Value> {
+        debug_assert!(
+            self.partition.iter().all(|v| row[v.index()].is_some()),
+            "a partition variable is unbound: the checker makes them the input atom's"
+        );
+        self.partition
+            .iter()
+            .map(|v| row[v.index()].clone().unwrap_or(Value::Bool(false)))
+            .collect()
+    }
+
+    /// The order of rows within a partition: order terms, then the tie-break columns.
+    fn compare(&self, a: &[Option<Value>], b: &[Option<Value>]) -> Ordering {
+        for &(var, descending) in &self.order {
+            let ordering = a[var.index()].cmp(&b[var.index()]);
+            let ordering = if descending {
+                ordering.reverse()
+            } else {
+                ordering
+            };
+            if ordering != Ordering::Equal {
+                return ordering;
+            }
+        }
+        self.tie
+            .iter()
+            .map(|var| a[var.index()].cmp(&b[var.index()]))
+            .find(|o| *o != Ordering::Equal)
+            .unwrap_or(Ordering::Equal)
+    }
+
+    /// Whether two rows are peers (equal on the order terms).
+    fn peers(&self, a: &[Option<Value>], b: &[Option<Value>]) -> bool {
+        self.order
+            .iter()
+            .all(|&(var, _)| a[var.index()] == b[var.index()])
+    }
+}
+
+/// The running index of `plan`'s window when the view is maintained as running: a running
+/// window ([`RunningIndex`]) whose input is stored (an ephemeral input has no index to read
+/// in window order, so its view takes the fallback).
+pub fn stored_running<'p>(program: &Program, plan: &'p RulePlan) -> Option<&'p RunningIndex> {
+    let running = plan.window.as_ref()?.running.as_ref()?;
+    let input = plan.reads().next()?;
+    program
+        .relation(&input.relation)
+        .is_some_and(|r| r.kind().is_stored())
+        .then_some(running)
+}
+
+/// Whether `plan`'s view keeps per-partition totals ([`RUNNING_LABEL`]): a running `sum` or
+/// `count` over a stored input.
+pub fn keeps_totals(program: &Program, plan: &RulePlan) -> bool {
+    stored_running(program, plan).is_some()
+        && plan
+            .window
+            .as_ref()
+            .is_some_and(|w| matches!(w.function, WindowFn::Sum | WindowFn::Count))
+}
+
+/// The [`RUNNING_LABEL`] key of the partition holding `row`: its values at the running
+/// index's leading columns, encoded as a prefix of the index's keys. `types` are the input
+/// relation's column types.
+pub fn totals_key(
+    running: &RunningIndex,
+    row: &[Option<Value>],
+    types: &[Type],
+) -> EngineResult<Vec<u8>> {
+    let mut values = Vec::with_capacity(running.prefix.len());
+    for var in &running.prefix {
+        values.push(row[var.index()].clone().ok_or_else(|| {
+            EngineError::internal(
+                "a partition variable is unbound: the checker makes them the input atom's",
+            )
+        })?);
+    }
+    let prefix_types: Vec<Type> = running.permutation[..running.prefix.len()]
+        .iter()
+        .map(|&c| types[c])
+        .collect();
+    encode_prefix(&values, &prefix_types)
+        .map_err(|e| EngineError::internal(format!("a partition key does not encode: {e}")))
+}
+
+/// Rows of one partition in window order (a top-k's front read), taken while the ranking
+/// value stays within the bound: returns `Flow::Stop` at the first row past it, which the
+/// caller's read stops on. Values are non-decreasing along the order, so no later row can
+/// pass the filter, and a ranking value depends only on the rows before it.
+pub struct FrontReader<'w> {
+    window: &'w WindowPlan,
+    bound: i64,
+    rows: Vec<Row>,
+    value: i64,
+}
+
+impl<'w> FrontReader<'w> {
+    /// A reader for `window`'s top-k bound.
+    pub fn new(window: &'w WindowPlan, top: &TopK) -> FrontReader<'w> {
+        FrontReader {
+            window,
+            bound: top.bound,
+            rows: Vec::new(),
+            value: 0,
+        }
+    }
+
+    /// Takes the next row (in window order up to the order within peer groups), or says
+    /// to stop: at the first row of a peer group whose value passes the bound (values are
+    /// the same within a group for `rank` and `dense_rank`, and `row_number`'s are at least
+    /// the group's first), so what is taken is whole peer groups, a prefix of the order.
+    pub fn take(&mut self, row: &[Option<Value>]) -> Flow {
+        let peer = self
+            .rows
+            .last()
+            .is_some_and(|last| self.window.peers(last, row));
+        if !peer {
+            let count = i64::try_from(self.rows.len()).unwrap_or(i64::MAX);
+            let first = match self.window.function {
+                WindowFn::DenseRank => self.value + 1,
+                _ => count + 1,
+            };
+            if first > self.bound {
+                return Flow::Stop;
+            }
+            self.value = first;
+        }
+        self.rows.push(row.to_vec());
+        Flow::Continue
+    }
+
+    /// The rows taken, in window order.
+    pub fn rows(self) -> Vec<Row> {
+        self.rows
+    }
+}
+
+/// Runs `plan` and emits the bindings of every match: a windowed plan's matches are
+/// gathered, partitioned and windowed first ([`window_rows`] per partition).
+pub fn run_windowed(
+    plan: &RulePlan,
+    sources: &[&dyn Relations],
+    bindings: &mut [Option<Value>],
+    emit: &mut dyn FnMut(&[Option<Value>]) -> EngineResult<Flow>,
+) -> EngineResult<Flow> {
+    run_windowed_observed(plan, sources, bindings, emit, &mut |_, _| Ok(()))
+}
+
+/// [`run_windowed`], showing `observe` each partition's key and rows (in no particular
+/// order) before they are windowed: a running `sum`/`count` view's totals are built so.
+pub fn run_windowed_observed(
+    plan: &RulePlan,
+    sources: &[&dyn Relations],
+    bindings: &mut [Option<Value>],
+    emit: &mut dyn FnMut(&[Option<Value>]) -> EngineResult<Flow>,
+    observe: &mut PartitionObserver<'_>,
+) -> EngineResult<Flow> {
+    let Some(window) = &plan.window else {
+        return run_plan(plan, sources, bindings, emit);
+    };
+    let mut partitions: BTreeMap<Vec<Value>, Vec<Row>> = BTreeMap::new();
+    run_plan(plan, sources, bindings, &mut |b| {
+        crate::budget::check(|| format!("windowing the matches of `{}`", plan.source))?;
+        partitions
+            .entry(window.partition_of(b))
+            .or_default()
+            .push(b.to_vec());
+        Ok(Flow::Continue)
+    })?;
+    for (key, rows) in partitions {
+        observe(&key, &rows)?;
+        if window_rows(plan, window, rows, emit)? == Flow::Stop {
+            return Ok(Flow::Stop);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// One partition's rows windowed: ordered, each given the window's value, and the steps
+/// after the window run on it; `emit` sees every row that passes them.
+pub fn window_rows(
+    plan: &RulePlan,
+    window: &WindowPlan,
+    mut rows: Vec<Row>,
+    emit: &mut dyn FnMut(&[Option<Value>]) -> EngineResult<Flow>,
+) -> EngineResult<Flow> {
+    rows.sort_by(|a, b| window.compare(a, b));
+    debug_assert!(
+        rows.windows(2)
+            .all(|pair| window.compare(&pair[0], &pair[1]) == Ordering::Less),
+        "rule `{}`: two rows of a partition tie on every column",
+        plan.source
+    );
+    let values = window_values(plan, window, &rows)?;
+    for (mut row, value) in rows.into_iter().zip(values) {
+        row[window.result.index()] = Some(value);
+        if after(plan, window, 0, &mut row, emit)? == Flow::Stop {
+            return Ok(Flow::Stop);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// The window's value at each row of one ordered partition.
+fn window_values(plan: &RulePlan, window: &WindowPlan, rows: &[Row]) -> EngineResult<Vec<Value>> {
+    let argument = |row: &Row| argument(plan, window, row);
+    let position = |i: usize| Value::Int(i64::try_from(i + 1).unwrap_or(i64::MAX));
+    let mut values = Vec::with_capacity(rows.len());
+    match window.function {
+        WindowFn::RowNumber | WindowFn::Count => {
+            values.extend((0..rows.len()).map(position));
+        }
+        WindowFn::Rank | WindowFn::DenseRank => {
+            let (mut rank, mut dense) = (0, 0);
+            for (i, row) in rows.iter().enumerate() {
+                if i == 0 || !window.peers(&rows[i - 1], row) {
+                    rank = i + 1;
+                    dense += 1;
+                }
+                let value = if window.function == WindowFn::Rank {
+                    rank
+                } else {
+                    dense
+                };
+                values.push(Value::Int(i64::try_from(value).unwrap_or(i64::MAX)));
+            }
+        }
+        WindowFn::Sum => {
+            let mut total: i64 = 0;
+            for row in rows {
+                total = total
+                    .checked_add(int_argument(plan, window, row)?)
+                    .ok_or_else(|| running_sum_overflow(plan))?;
+                values.push(Value::Int(total));
+            }
+        }
+        WindowFn::Lag | WindowFn::Lead => {
+            let default = window.default.clone().ok_or_else(|| {
+                EngineError::internal(format!(
+                    "rule `{}`: lag/lead without a default",
+                    plan.source
+                ))
+            })?;
+            for i in 0..rows.len() {
+                let other = if window.function == WindowFn::Lag {
+                    i.checked_sub(window.offset)
+                } else {
+                    i.checked_add(window.offset).filter(|&j| j < rows.len())
+                };
+                values.push(match other {
+                    Some(j) => argument(&rows[j])?,
+                    None => default.clone(),
+                });
+            }
+        }
+    }
+    Ok(values)
+}
+
+/// The value of the window's argument (`sum`'s `x`, `lag`/`lead`'s `x`) at `row`.
+pub fn argument(
+    plan: &RulePlan,
+    window: &WindowPlan,
+    row: &[Option<Value>],
+) -> EngineResult<Value> {
+    window
+        .argument
+        .and_then(|v| row[v.index()].clone())
+        .ok_or_else(|| {
+            EngineError::internal(format!(
+                "rule `{}`: the window's argument is unbound (planner bug)",
+                plan.source
+            ))
+        })
+}
+
+/// The int value of `sum`'s argument at `row`.
+pub fn int_argument(
+    plan: &RulePlan,
+    window: &WindowPlan,
+    row: &[Option<Value>],
+) -> EngineResult<i64> {
+    match argument(plan, window, row)? {
+        Value::Int(x) => Ok(x),
+        _ => Err(EngineError::internal(format!(
+            "rule `{}`: `sum` over a non-int (checker bug)",
+            plan.source
+        ))),
+    }
+}
+
+/// The error of a running sum that leaves the int range (a user error: the data did it).
+pub fn running_sum_overflow(plan: &RulePlan) -> EngineError {
+    EngineError::user(format!(
+        "rule `{}`: the running sum overflows int",
+        plan.source
+    ))
+}
+
+/// A running `sum`/`count` partition's total: its rows, and the sum of the argument over
+/// them (0 for `count`). The rows are one partition's, in any order.
+pub fn partition_total(
+    plan: &RulePlan,
+    window: &WindowPlan,
+    rows: &[Row],
+) -> EngineResult<PartitionTotal> {
+    let mut total = PartitionTotal::default();
+    for row in rows {
+        total.rows += 1;
+        if window.function == WindowFn::Sum {
+            total.sum = total
+                .sum
+                .checked_add(int_argument(plan, window, row)?)
+                .ok_or_else(|| running_sum_overflow(plan))?;
+        }
+    }
+    Ok(total)
+}
+
+/// Gives `row` the window's `value` and runs the steps after the window on it; `emit` sees
+/// it when it passes them.
+pub fn finish_row(
+    plan: &RulePlan,
+    window: &WindowPlan,
+    row: &mut Row,
+    value: Value,
+    emit: &mut dyn FnMut(&[Option<Value>]) -> EngineResult<Flow>,
+) -> EngineResult<Flow> {
+    row[window.result.index()] = Some(value);
+    after(plan, window, 0, row, emit)
+}
+
+/// The steps after the window, from `step` on, on one row.
+fn after(
+    plan: &RulePlan,
+    window: &WindowPlan,
+    step: usize,
+    row: &mut Row,
+    emit: &mut dyn FnMut(&[Option<Value>]) -> EngineResult<Flow>,
+) -> EngineResult<Flow> {
+    let Some(current) = window.after.get(step) else {
+        return emit(row);
+    };
+    match current {
+        Step::Filter(comparison) => {
+            if eval_comparison(comparison, row, &plan.source)? {
+                after(plan, window, step + 1, row, emit)
+            } else {
+                Ok(Flow::Continue)
+            }
+        }
+        Step::Assign { variable, value } => {
+            let computed = eval_expr(value, row, &plan.source)?;
+            match &row[variable.index()] {
+                Some(existing) if *existing == computed => after(plan, window, step + 1, row, emit),
+                Some(_) => Ok(Flow::Continue),
+                None => {
+                    row[variable.index()] = Some(computed);
+                    let flow = after(plan, window, step + 1, row, emit);
+                    row[variable.index()] = None;
+                    flow
+                }
+            }
+        }
+        Step::Join(_) | Step::Not(_) | Step::Clock { .. } => Err(EngineError::internal(format!(
+            "rule `{}`: an atom read after the window (planner bug)",
+            plan.source
+        ))),
+    }
+}

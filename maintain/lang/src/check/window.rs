@@ -1,0 +1,186 @@
+//! Checks of window literals (`v = F over (partition P… order O…)`, DESIGN.md "The operator
+//! catalogue"): a rule with a window reads exactly one positive atom, its input, and has no
+//! `not` and no aggregate; it derives a view, the view's only rule; `partition` and `order`
+//! list variables of that atom; the result is a new variable (int, or `lag`/`lead`'s
+//! default's type); `sum` reads an int, `lag`/`lead` a variable of their default's type.
+//!
+//! Decisions beyond DESIGN.md: at most one window per rule (a second reads its own view);
+//! windows only in views — an ephemeral relation, a denial or a query would need a window
+//! delta of their own, and a denial or a query over a window view says the same thing.
+
+use super::{Checker, Need, RuleChecker};
+use crate::canonical::{atom_text, window_text};
+use crate::diagnostic::Diagnostic;
+use crate::syntax::ast::{Declaration, Literal, RelationKind, Rule, TermKind, WindowFn};
+use crate::value::Type;
+
+impl<'p> Checker<'p> {
+    /// The structural checks of a rule's window literals (see the module documentation).
+    pub(super) fn window_shape(&mut self, rule: &'p Rule, head: Option<&Declaration>) {
+        let mut windows = rule.windows();
+        let Some(window) = windows.next() else {
+            return;
+        };
+        for extra in windows {
+            let message = "a rule has at most one window literal";
+            let help = "compute the first window in a view of its own, then window over it";
+            self.error(
+                Diagnostic::error(extra.span, message)
+                    .with_help(help)
+                    .with_note(window.span, "the first window"),
+            );
+        }
+        if let Some(head) = head.filter(|d| d.kind.is_derived() && d.kind != RelationKind::View) {
+            let message = format!(
+                "a window literal may appear only in a view's rule, but `{}` is {} {}",
+                head.name.name,
+                if head.kind == RelationKind::Ephemeral {
+                    "an"
+                } else {
+                    "a"
+                },
+                head.kind
+            );
+            let help = "declare a view with the window, and read that view here";
+            self.error(Diagnostic::error(window.span, message).with_help(help));
+        }
+        if let Some(aggregate) = rule.head.aggregates().next() {
+            let message = "a rule with a window literal cannot aggregate in its head";
+            let help = "aggregate over the window's view in a rule of its own";
+            self.error(
+                Diagnostic::error(aggregate.span, message)
+                    .with_help(help)
+                    .with_note(window.span, "the window"),
+            );
+        }
+        for literal in &rule.body {
+            if let Literal::Negative { span, .. } = literal {
+                let message = "a rule with a window literal has no `not`";
+                let help = "filter the input in a view of its own, then window over that view";
+                self.error(
+                    Diagnostic::error(*span, message)
+                        .with_help(help)
+                        .with_note(window.span, "the window"),
+                );
+            }
+        }
+        let atoms: Vec<_> = rule.positive_atoms().collect();
+        if atoms.len() != 1 {
+            let message = format!(
+                "a rule with a window literal reads exactly one positive atom, its input, \
+                 but this one reads {}",
+                atoms.len()
+            );
+            let help = "join first in a view of its own, then window over that view";
+            self.error(Diagnostic::error(window.span, message).with_help(help));
+            return;
+        }
+        let atom = atoms[0];
+        let in_atom = |id| {
+            atom.terms
+                .iter()
+                .any(|t| matches!(t.kind, TermKind::Var(v) if v == id))
+        };
+        let input = atom_text(rule, atom);
+        if in_atom(window.result.id) {
+            let name = rule.variable_name(window.result.id);
+            let message = format!(
+                "the result of a window is a new variable, but `{name}` is bound by `{input}`"
+            );
+            self.error(Diagnostic::error(window.result.span, message));
+        }
+        let listed = window
+            .partition
+            .iter()
+            .map(|v| (v, "partition"))
+            .chain(window.order.iter().map(|t| (&t.variable, "order")));
+        for (variable, list) in listed {
+            if !in_atom(variable.id) {
+                let name = rule.variable_name(variable.id);
+                let message =
+                    format!("`{name}` in `{list}` is not a variable of the input `{input}`");
+                let help = "`partition` and `order` list variables of the rule's positive atom";
+                self.error(Diagnostic::error(variable.span, message).with_help(help));
+            }
+        }
+        if window.argument.is_some_and(|a| a.id == window.result.id) {
+            let name = rule.variable_name(window.result.id);
+            let message = format!("`{name}` is the window's result, so it cannot be its argument");
+            self.error(Diagnostic::error(window.span, message));
+        }
+    }
+
+    /// A view with a window literal has exactly one rule.
+    pub(super) fn single_window_rule(&mut self, name: &str, rules: &[&'p Rule]) {
+        if rules.len() > 1 && rules.iter().any(|r| r.is_windowed()) {
+            let message = format!(
+                "`{name}` has a window literal in a rule, so it must have exactly one rule, \
+                 but it has {}",
+                rules.len()
+            );
+            let second = rules[1].head.relation.span;
+            let first = rules[0].head.relation.span;
+            self.error(Diagnostic::error(second, message).with_note(first, "its first rule"));
+        }
+    }
+}
+
+impl RuleChecker<'_> {
+    /// Binds and types each window's result, before comparisons are classified: a
+    /// comparison that reads it is then a filter (applied after the window) or an
+    /// assignment that reads it.
+    pub(super) fn bind_window_results(&mut self) {
+        let rule = self.rule;
+        for window in rule.windows() {
+            self.bound[window.result.id.index()] = true;
+            let ty = match (&window.function, &window.default) {
+                (WindowFn::Lag | WindowFn::Lead, Some(default)) => match &default.kind {
+                    TermKind::Const(value) => Some(value.ty()),
+                    _ => None,
+                },
+                _ => Some(Type::Int),
+            };
+            if let Some(ty) = ty {
+                let origin = format!("`{}`", window_text(rule, window));
+                self.unify(window.result, ty, origin);
+            }
+        }
+    }
+
+    /// Each window's argument must be bound (by the atom or an assignment) and of the type
+    /// its function reads.
+    pub(super) fn check_window_arguments(&mut self) {
+        let rule = self.rule;
+        for window in rule.windows() {
+            let Some(argument) = window.argument else {
+                continue;
+            };
+            self.needs.push((argument, Need::Window));
+            let Some(ty) = self.types[argument.id.index()].as_ref().map(|t| t.ty) else {
+                continue;
+            };
+            let name = rule.variable_name(argument.id);
+            let wanted = match (&window.function, &window.default) {
+                (WindowFn::Sum, _) => Some(Type::Int),
+                (_, Some(default)) => match &default.kind {
+                    TermKind::Const(value) => Some(value.ty()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(wanted) = wanted.filter(|&w| w != ty) {
+                let message = match window.function {
+                    WindowFn::Sum => {
+                        format!("type mismatch: `sum` needs an int, but `{name}` is {ty}")
+                    }
+                    function => format!(
+                        "type mismatch: `{}`'s default is {wanted}, but `{name}` is {ty}",
+                        function.name()
+                    ),
+                };
+                self.diagnostics
+                    .push(Diagnostic::error(argument.span, message));
+            }
+        }
+    }
+}

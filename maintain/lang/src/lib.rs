@@ -1,0 +1,29 @@
+//! rnt's language: what users write and what tuples are. Values and their
+//! order-preserving tuple encoding, schemas, change files, CSV, and the rule language —
+//! syntax (lexer, parser, tree), checks (types, safety, stratification, query head
+//! inference), strata and the canonical program text.
+//!
+//! *Invariant: `rnt-lang` depends on no crate of ours (Cargo enforces it): parsing and
+//! checking a program needs no store. Each part has its own error type or returns
+//! diagnostics.*
+
+#![warn(missing_docs)]
+
+pub mod canonical;
+pub mod change;
+pub mod check;
+pub mod csv;
+pub mod diagnostic;
+pub mod literal;
+pub mod schema;
+pub mod strata;
+pub mod syntax;
+pub mod tuple;
+pub mod value;
+
+pub use change::{Change, ChangeError, ChangeSet, Sign};
+pub use csv::CsvError;
+pub use schema::{Attribute, RelationSchema};
+pub use syntax::ast::RelationKind;
+pub use tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
+pub use value::{Type, Value};

@@ -1,0 +1,138 @@
+//! Guards the tuple encoding's contract: byte order is tuple order, decode inverts encode,
+//! leading columns encode to a key prefix, and decoding arbitrary bytes never panics.
+
+use proptest::prelude::*;
+use rnt_lang::tuple::{
+    decode_permuted, decode_tuple, encode_permuted, encode_prefix, encode_tuple, Tuple,
+};
+use rnt_lang::{Type, Value};
+
+fn arb_type() -> impl Strategy<Value = Type> {
+    prop_oneof![Just(Type::Int), Just(Type::Str), Just(Type::Bool)]
+}
+
+/// Values from small domains (so tuples often share leading columns) plus the extremes.
+fn arb_value(ty: Type) -> BoxedStrategy<Value> {
+    match ty {
+        Type::Int => prop_oneof![
+            -2i64..3,
+            Just(i64::MIN),
+            Just(i64::MAX),
+            Just(-256),
+            Just(255),
+            any::<i64>(),
+        ]
+        .prop_map(Value::Int)
+        .boxed(),
+        Type::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
+        Type::Str => prop::collection::vec(
+            prop_oneof![
+                Just('\0'),
+                Just('\u{1}'),
+                Just('a'),
+                Just('b'),
+                Just('\u{ff}'),
+                Just('\u{e9}'),
+                any::<char>(),
+            ],
+            0..5,
+        )
+        .prop_map(String::from_iter)
+        .prop_map(Value::Str)
+        .boxed(),
+    }
+}
+
+fn arb_tuple(types: &[Type]) -> Vec<BoxedStrategy<Value>> {
+    types.iter().map(|&ty| arb_value(ty)).collect()
+}
+
+/// A schema and two tuples of it.
+fn arb_pair() -> impl Strategy<Value = (Vec<Type>, Tuple, Tuple)> {
+    prop::collection::vec(arb_type(), 0..5).prop_flat_map(|types| {
+        let a = arb_tuple(&types);
+        let b = arb_tuple(&types);
+        (Just(types), a, b)
+    })
+}
+
+/// A schema, a tuple of it and a permutation of its columns.
+fn arb_permuted() -> impl Strategy<Value = (Vec<Type>, Tuple, Tuple, Vec<usize>)> {
+    arb_pair().prop_flat_map(|(types, a, b)| {
+        let order = Just((0..types.len()).collect::<Vec<usize>>()).prop_shuffle();
+        (Just(types), Just(a), Just(b), order)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn byte_order_is_tuple_order((types, a, b) in arb_pair()) {
+        let ea = encode_tuple(&a, &types).unwrap();
+        let eb = encode_tuple(&b, &types).unwrap();
+        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b), "{:?} vs {:?}", a, b);
+    }
+
+    #[test]
+    fn decode_inverts_encode((types, a, _b) in arb_pair()) {
+        let bytes = encode_tuple(&a, &types).unwrap();
+        prop_assert_eq!(decode_tuple(&bytes, &types).unwrap(), a);
+    }
+
+    #[test]
+    fn leading_columns_are_a_key_prefix((types, a, b) in arb_pair()) {
+        let ea = encode_tuple(&a, &types).unwrap();
+        let eb = encode_tuple(&b, &types).unwrap();
+        for k in 0..=types.len() {
+            let prefix = encode_prefix(&a[..k], &types).unwrap();
+            prop_assert_eq!(&prefix, &encode_prefix(&a[..k], &types[..k]).unwrap());
+            prop_assert!(ea.starts_with(&prefix));
+            // A prefix scan finds exactly the tuples with these leading values.
+            prop_assert_eq!(eb.starts_with(&prefix), b[..k] == a[..k], "k = {}", k);
+        }
+    }
+
+    #[test]
+    fn index_keys_follow_the_permuted_order((types, a, b, order) in arb_permuted()) {
+        let ka = encode_permuted(&a, &types, &order).unwrap();
+        let kb = encode_permuted(&b, &types, &order).unwrap();
+        let permute = |t: &Tuple| order.iter().map(|&c| t[c].clone()).collect::<Tuple>();
+        prop_assert_eq!(ka.cmp(&kb), permute(&a).cmp(&permute(&b)));
+        prop_assert_eq!(decode_permuted(&ka, &types, &order).unwrap(), a);
+    }
+
+    #[test]
+    fn decoding_random_bytes_never_panics(
+        types in prop::collection::vec(arb_type(), 0..5),
+        bytes in prop::collection::vec(
+            prop_oneof![Just(0u8), Just(1u8), Just(0xffu8), any::<u8>()], 0..40),
+    ) {
+        // Whatever it returns, an accepted input is the canonical encoding of its tuple.
+        if let Ok(tuple) = decode_tuple(&bytes, &types) {
+            prop_assert_eq!(encode_tuple(&tuple, &types).unwrap(), bytes);
+        }
+    }
+
+    #[test]
+    fn decoding_damaged_encodings_never_panics(
+        (types, a, _b) in arb_pair(),
+        cut in any::<prop::sample::Index>(),
+        flip in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let bytes = encode_tuple(&a, &types).unwrap();
+        if !bytes.is_empty() {
+            let truncated = &bytes[..cut.index(bytes.len())];
+            prop_assert!(decode_tuple(truncated, &types).is_err());
+            let mut damaged = bytes.clone();
+            damaged[flip.index(bytes.len())] = byte;
+            if let Ok(tuple) = decode_tuple(&damaged, &types) {
+                prop_assert_eq!(encode_tuple(&tuple, &types).unwrap(), damaged);
+            }
+        }
+        let mut longer = bytes;
+        longer.push(byte);
+        prop_assert!(decode_tuple(&longer, &types).is_err());
+    }
+}
