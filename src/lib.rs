@@ -12,7 +12,7 @@
 //!            reach(x, y) :- edge(x, y).
 //!            reach(x, z) :- reach(x, y), edge(y, z).", "graph.rnt", "define")?;
 //! let edges = rnt::db::change::parse_changes("+edge(1, 2)\n+edge(2, 3)", None).unwrap();
-//! db.commit(edges, "two edges")?;
+//! db.commit(edges, "two edges", None)?;
 //! let reach = db.tuples(&db.head()?, "reach")?;
 //! assert!(reach.contains(&vec![Value::Int(1), Value::Int(3)]));
 //! # Ok::<(), rnt::db::DbError>(())

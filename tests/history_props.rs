@@ -99,7 +99,7 @@ fn commit_history(
                 .collect();
             batch_rows.clear();
             match db
-                .commit(changes, "step")
+                .commit(changes, "step", None)
                 .expect("a valid change set commits")
             {
                 CommitOutcome::Committed { .. } | CommitOutcome::NothingToCommit => {}

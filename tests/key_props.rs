@@ -164,7 +164,7 @@ fn database() -> Database {
 
 fn commit(db: &Database, text: &str) {
     let changes = parse_changes(text, None).unwrap();
-    match db.commit(changes, "step") {
+    match db.commit(changes, "step", None) {
         Ok(CommitOutcome::Committed { .. } | CommitOutcome::NothingToCommit) => {}
         Err(e) => panic!("{text}: {e}"),
     }

@@ -82,7 +82,7 @@ fn commit(db: &Database, model: &mut Model, changes: &Changes, message: &str) ->
     }
     let parsed = parse_changes(&text, None).expect("the change text parses");
     match db
-        .commit(parsed, message)
+        .commit(parsed, message, None)
         .expect("a keyed change set commits")
     {
         CommitOutcome::Committed { .. } => true,
@@ -120,7 +120,7 @@ fn fresh_state(contents: &[BTreeSet<(i64, String)>; 2]) -> rnt::store::Address {
         }
     }
     if !text.is_empty() {
-        db.commit(parse_changes(&text, None).expect("parses"), "all")
+        db.commit(parse_changes(&text, None).expect("parses"), "all", None)
             .expect("commit");
     }
     db.head().expect("head").state_address

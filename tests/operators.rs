@@ -44,13 +44,13 @@ fn check_commit_at(
         .expect("the program defines");
     if !base.trim().is_empty() {
         let changes = parse_changes(base, Some("base")).expect("the base parses");
-        db.commit_with_clock(changes, "base", before_clock)
+        db.commit(changes, "base", before_clock)
             .expect("the base commits");
     }
     let before = db.head().expect("the head");
     let changes = parse_changes(change, Some("change")).expect("the change parses");
     let mut out = String::new();
-    match db.commit_with_clock(changes, "change", after_clock) {
+    match db.commit(changes, "change", after_clock) {
         Ok(CommitOutcome::NothingToCommit) => out.push_str("nothing to commit\n"),
         Ok(CommitOutcome::Committed { stats, .. }) => {
             let after = db.head().expect("the new head");

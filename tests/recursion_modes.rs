@@ -51,7 +51,7 @@ fn database(mode: RecursionMode) -> Database {
 /// Commits `text`; returns the new state's address and the commit's operator stats.
 fn commit(db: &Database, text: &str) -> (Address, Vec<OperatorStat>) {
     let changes = parse_changes(text, Some("change")).expect("the change parses");
-    match db.commit(changes, "step").expect("the commit") {
+    match db.commit(changes, "step", None).expect("the commit") {
         CommitOutcome::Committed { state, stats, .. } => (state, stats),
         CommitOutcome::NothingToCommit => panic!("`{text}` commits nothing"),
     }

@@ -73,7 +73,7 @@ fn database(step_rows: usize) -> Database {
 
 fn commit(db: &Database, text: &str) {
     let changes = parse_changes(text, None).unwrap();
-    db.commit(changes, "changes").unwrap();
+    db.commit(changes, "changes", None).unwrap();
 }
 
 fn orders_text(rows: &BTreeSet<Row>) -> String {

@@ -152,7 +152,7 @@ fn measure(
         let changes = parse_changes(tick, None).unwrap();
         let started = Instant::now();
         let before = db.nodes().counters();
-        let outcome = db.commit(changes, "tick").unwrap();
+        let outcome = db.commit(changes, "tick", None).unwrap();
         in_process.push(started.elapsed().as_secs_f64() * 1e3);
         if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
             let spent = db.nodes().counters() - before;

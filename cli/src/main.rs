@@ -11,6 +11,7 @@ mod line_diff;
 mod memory;
 mod output;
 mod progress;
+mod settings;
 mod store_open;
 mod time;
 

@@ -85,13 +85,13 @@ pub fn open_at(path: &Path, writer: bool) -> anyhow::Result<Database> {
         // No lock on an object store: writers serialize on the manifest's ETag.
         let _ = writer;
         let store = ObjectChunkStore::open(url).map_err(DbError::from)?;
-        return Ok(Database::new(Arc::new(store)));
+        return Ok(crate::settings::database(Arc::new(store)));
     }
     if !is_store(path) {
         return Err(DbError::user(format!("no rnt store at {}", path.display())).into());
     }
     let store = open_store(path, mode(writer)).map_err(DbError::from)?;
-    Ok(Database::new(store))
+    Ok(crate::settings::database(store))
 }
 
 /// Finds and opens the store for reading.

@@ -330,7 +330,7 @@ fn an_ambiguous_reference() {
                 text += &format!("-customers({}, \"p\")\n", i - 1);
             }
             let outcome = db
-                .commit(parse_changes(&text, None).unwrap(), "step")
+                .commit(parse_changes(&text, None).unwrap(), "step", None)
                 .unwrap();
             let CommitOutcome::Committed { state, .. } = outcome else {
                 panic!("{outcome:?}")

@@ -217,7 +217,7 @@ fn check_merge(
     }
     let changes = parse_changes(&all.text(merged_program), None).map_err(|e| e.to_string())?;
     fresh
-        .commit(changes, "all")
+        .commit(changes, "all", None)
         .map_err(|e| format!("fresh commit: {e}"))?;
     let (merged_state, fresh_state) = (
         db.head().map_err(|e| e.to_string())?.state_address,

@@ -234,7 +234,7 @@ pub(crate) fn commit_step(
     let head = db.head().map_err(|e| e.to_string())?;
     let (before, before_clock) = (head.commit, head.state.clock);
     let changes = parse_changes(&set.text(program), None).map_err(|e| e.to_string())?;
-    let result = db.commit_with_clock(changes, "step", clock);
+    let result = db.commit(changes, "step", clock);
     if !violated.is_empty() {
         check_refusal(db, result, &violated, before, "commit")?;
         stats.refused += 1;
@@ -544,7 +544,7 @@ pub(crate) fn run_program(
     }
     let changes = parse_changes(&all.text(&active), None).map_err(|e| e.to_string())?;
     fresh
-        .commit_with_clock(changes, "all", clock)
+        .commit(changes, "all", clock)
         .map_err(|e| format!("fresh commit: {e}"))?;
     let (ours, theirs) = (
         db.head().map_err(|e| e.to_string())?,

@@ -61,7 +61,7 @@ pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::
     }
     let db = context.open_for_writing()?;
     let before = db.nodes().counters();
-    let outcome = db.commit_with_clock(changes, &args.message, args.clock)?;
+    let outcome = db.commit(changes, &args.message, args.clock)?;
     write_outcome(out, &outcome)?;
     if matches!(outcome, CommitOutcome::Committed { .. }) {
         write_clock_line(out, &db)?;

@@ -21,7 +21,7 @@ committed 0da9282660dd (state d353db8ef9ae): define clock.rnt
 clock 1767200000 (2025-12-31T16:53:20Z)
 
 $ rnt commit -m orders -f orders_at.txt --clock 1767200000
-committed 09c10690386a (state 1a1c0fa8eaf4): deadlines +1 -0, orders_at +4 -0
+committed d3277d880f52 (state 1a1c0fa8eaf4): deadlines +1 -0, orders_at +4 -0
 clock 1767200000 (2025-12-31T16:53:20Z)
 
 $ rnt show recent
@@ -33,7 +33,7 @@ id  customer
 
 $ rnt status
 branch  main
-commit  09c10690386a8aac2398e1cac6f34090e264b5ff642fff59baa727df2de2d177
+commit  d3277d880f5295291a8c5d2cdc432347584e131de0fb6d4260e24de7008538eb
 state   1a1c0fa8eaf49cb19e6c966762f3251eb5306efbd068c675c4de5b840c030f55
 clock   1767200000 (2025-12-31T16:53:20Z)
 
@@ -47,7 +47,7 @@ recent_count  view          2  0ebe407a3d60
 
 # A commit with only `--clock` moves time: order 2 (1766600000) leaves the window.
 $ rnt commit -m tick --clock 1767210000 --stats
-committed d672b48e69af (state 313db5b18ed5): -
+committed 544b57fcff3e (state 313db5b18ed5): -
 clock 1767210000 (2025-12-31T19:40:00Z)
 stats: nodes_written=3 nodes_read=16 nodes_fetched=5 entries_read=6 bytes_written=154
 stats: time-window recent: entries_read=2 nodes_read=1 nodes_written=0
@@ -73,29 +73,29 @@ $ rnt commit -m back --clock 1767000000
 # Without `--clock`, a commit takes the later of the head's clock and its commit time
 # (2026-01-01T00:00:00Z here).
 $ rnt commit -m "a late order" '+orders_at(5, 7, 1767220000)'
-committed 814446737b2b (state 7961c6ab372b): orders_at +1 -0
+committed 46dfa98ef33b (state 7961c6ab372b): orders_at +1 -0
 clock 1767225600 (2026-01-01T00:00:00Z)
 
 $ rnt log
 commit        state         time                  clock       message           changes
-814446737b2b  7961c6ab372b  2026-01-01T00:00:00Z  1767225600  a late order      orders_at +1 -0
-d672b48e69af  313db5b18ed5  2026-01-01T00:00:00Z  1767210000  tick              -
-09c10690386a  1a1c0fa8eaf4  2026-01-01T00:00:00Z  1767200000  orders            deadlines +1 -0, orders_at +4 -0
+46dfa98ef33b  7961c6ab372b  2026-01-01T00:00:00Z  1767225600  a late order      orders_at +1 -0
+544b57fcff3e  313db5b18ed5  2026-01-01T00:00:00Z  1767210000  tick              -
+d3277d880f52  1a1c0fa8eaf4  2026-01-01T00:00:00Z  1767200000  orders            deadlines +1 -0, orders_at +4 -0
 0da9282660dd  d353db8ef9ae  2026-01-01T00:00:00Z  1767200000  define clock.rnt  -
 
 $ rnt log -n 1 --format json
 [
   {
-    "commit": "814446737b2b70abdc0792620ffdb2520436fd619811d8af9913f96e69aa345c",
+    "commit": "46dfa98ef33b239bb2c7bb9e3f63b0355c7a8f4343a05c736621180a4474a37c",
     "state": "7961c6ab372b028b32bc5c3fb2c1ff14dff00b924a12e70228ce371693ad64e4",
-    "parents": ["d672b48e69afddfabe67fc289dc992424c82ba023f6eb320abfc01b25b36d8a9"],
+    "parents": ["544b57fcff3efbab3cd45ef143b3227688be8434e3a6b36427bbada7d99d3636"],
     "time": "2026-01-01T00:00:00Z",
     "message": "a late order",
     "changes": {
       "orders_at": {"inserted": 1, "deleted": 0}
     },
     "stats": [
-      {"relation": "orders_at", "operator": "base", "entries_read": 9, "nodes_read": 10, "nodes_written": 2},
+      {"relation": "orders_at", "operator": "base", "entries_read": 9, "nodes_read": 9, "nodes_written": 2},
       {"relation": "recent", "operator": "time-window", "entries_read": 1, "nodes_read": 1, "nodes_written": 0},
       {"relation": "recent", "operator": "counting", "entries_read": 0, "nodes_read": 4, "nodes_written": 1},
       {"relation": "recent_count", "operator": "aggregate", "entries_read": 0, "nodes_read": 6, "nodes_written": 2},
@@ -112,13 +112,13 @@ $ rnt commit -m tick --clock 1767400000
 [exit 2]
 
 $ rnt commit -m "task 1 done" '+done(1)' --clock 1767400000
-committed ecf6d943127c (state c8f5448c58e1): done +1 -0
+committed 00cbec7352fe (state c8f5448c58e1): done +1 -0
 clock 1767400000 (2026-01-03T00:26:40Z)
 
 $ rnt status --format json
 {
   "branch": "main",
-  "commit": "ecf6d943127cda62d51e5d09a339b0d14f3650e8342b7cab167a8ae2d14b8350",
+  "commit": "00cbec7352fe7a60f3487d7cfb26959a91a04182de99c440eb51af6c7385c9aa",
   "state": "c8f5448c58e14a178f6a585215e65d5a57fb6a1d288b8b80b639d5e67f5ee309",
   "clock": 1767400000,
   "relations": [
@@ -155,7 +155,7 @@ i
 # A program without `now` carries no clock: the define drops it, and there is none to
 # set.
 $ rnt define no_clock.rnt
-committed cf7c4c2d721d (state c56aa189c488): define no_clock.rnt
+committed e7d6c497bf34 (state c56aa189c488): define no_clock.rnt
 
 $ rnt commit -m tick --clock 1767500000
 ! error: the program does not mention `now`, so its states carry no clock to set
@@ -163,7 +163,7 @@ $ rnt commit -m tick --clock 1767500000
 
 $ rnt status
 branch  main
-commit  cf7c4c2d721de29a3e127c00654fb3f6f5f8a6ef58a02046cfca83ea03daf910
+commit  e7d6c497bf3403fa7b9bd2b6522790f737dd896a01c1e2489f608b70cb2bb1b9
 state   c56aa189c4885aa46e570223c779ef51703d32785b5dc04ed0df7bed785f1c8c
 
 relation   kind      count  root

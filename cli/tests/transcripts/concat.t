@@ -38,7 +38,7 @@ $ rnt import customers customers.csv
 committed ebd50cb6c665 (state 4b531433fdb1): customers +3 -0
 
 $ rnt commit -m "notes" '+notes(1, 7, "late")' '+notes(2, 7, "gift")' '+notes(3, 8, "late")' '+notes(4, 9, "bulk")'
-committed 4595a698951f (state 3d2d6603edd8): notes +4 -0
+committed f98ad57c2706 (state 3d2d6603edd8): notes +4 -0
 
 $ rnt show plan_notes
 plan  notes       n  distinct
@@ -49,7 +49,7 @@ team  bulk        1         1
 
 # A note customer 7 already has: one more note, the same concatenation.
 $ rnt commit -m "again" '+notes(5, 7, "late")'
-committed 52aa8ee2b634 (state 466b75d72476): notes +1 -0
+committed 74cc8cf8da75 (state 466b75d72476): notes +1 -0
 
 $ rnt show plan_notes
 plan  notes       n  distinct
@@ -61,7 +61,7 @@ team  bulk        1         1
 # "hurry" sorts between "gift" and "late"; customer 8's only note goes, and with it the
 # "free" group; the empty note sorts first.
 $ rnt commit -m "change" '+notes(6, 7, "hurry")' '-notes(3, 8, "late")' '+notes(7, 9, "")'
-committed 66d262225ae7 (state 89be1bdd4199): notes +2 -1
+committed b60cfba5e2ca (state 89be1bdd4199): notes +2 -1
 
 $ rnt show plan_notes --format json
 [
@@ -86,7 +86,7 @@ bulk"
 
 # An update: note 2 is now "Gift", and capitals sort before lower case (byte order).
 $ rnt commit -m "update" '-notes(2, 7, "gift")' '+notes(2, 7, "Gift")'
-committed 469bcbe3ea83 (state d2dbc52b2c12): notes +1 -1
+committed c86b9da974b8 (state d2dbc52b2c12): notes +1 -1
 
 $ rnt show customer_notes
 customer  notes
@@ -102,7 +102,7 @@ free|pro|team
 
 # A view added over the data is backfilled by define, and verify recomputes it.
 $ rnt define backfill.rnt
-committed 4600114ad441 (state 7a81a69ef475): define backfill.rnt
+committed e8d746ec3b2a (state 7a81a69ef475): define backfill.rnt
 
 $ rnt show quoted --format json
 [

@@ -47,7 +47,7 @@ customer  plans
 # Customer 7 orders again at an amount it already paid: one more order for "pro", the same
 # buyers and amounts.
 $ rnt commit -m "again" '+orders(10, 7, 60)'
-committed e044bac38be8 (state 0af378a0a017): orders +1 -0
+committed d3121fd376b2 (state 0af378a0a017): orders +1 -0
 
 $ rnt show plan_reach
 plan  buyers  amounts  n
@@ -58,7 +58,7 @@ team       1        2  2
 
 # A new amount for "pro"; customer 8's only order goes, and with it the "free" group.
 $ rnt commit -m "change" '+orders(11, 7, 75)' '-orders(3, 8, 15)'
-committed 05f6a129611b (state ca532179c10e): orders +1 -1
+committed e79b349fea7c (state ca532179c10e): orders +1 -1
 
 $ rnt show plan_reach --format json
 [
@@ -73,7 +73,7 @@ $ rnt diff HEAD~1 HEAD plan_reach
 
 # A second "pro" customer at an amount "pro" already has: one more buyer, the same amounts.
 $ rnt commit -m "new customer" '+customers(10, "pro")' '+orders(12, 10, 60)'
-committed 931b773c51dd (state b974f1f01dc5): customers +1 -0, orders +1 -0
+committed 88f1172b263b (state b974f1f01dc5): customers +1 -0, orders +1 -0
 
 $ rnt show plan_reach
 plan  buyers  amounts  n
@@ -83,7 +83,7 @@ team       1        2  2
 
 # Customer 9 on a second plan: a second distinct plan for 9, and "basic" reached by 9.
 $ rnt commit -m "second plan" '+customers(9, "basic")'
-committed cfabb55fa6ba (state 111b769d993c): customers +1 -0
+committed f702f9c20089 (state 111b769d993c): customers +1 -0
 
 $ rnt show plans_of
 customer  plans
@@ -107,7 +107,7 @@ count_distinct
 
 # A view added over the data is backfilled by define, and verify recomputes it.
 $ rnt define backfill.rnt
-committed 4d9cd89f2a10 (state f0c1948d96ec): define backfill.rnt
+committed b7dfde30937d (state f0c1948d96ec): define backfill.rnt
 
 $ rnt show amounts_of
 customer  n

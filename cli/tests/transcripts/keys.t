@@ -33,7 +33,7 @@ committed 8492f338a7cb (state b3b5013432a1): orders +5 -0
 
 # An insert replaces the tuple with its key: the delta holds the old tuple's deletion.
 $ rnt commit -m upgrade '+customers(7, "team")' '+tags("vip", 7)'
-committed 92a8eea240c0 (state f6ca48dd0c91): customers +1 -1, tags +1 -0
+committed e363fedc9c9f (state f6ca48dd0c91): customers +1 -1, tags +1 -0
 
 $ rnt show customers
 id  plan
@@ -54,7 +54,7 @@ nothing to commit
 
 # A delete by key, and a no-op exact delete of a tuple the key does not hold.
 $ rnt commit -m "drop 9" '-customers(9, _)' '-customers(8, "pro")'
-committed 0c9c5349555b (state 3c1b8887d4a0): customers +0 -1
+committed 73b3cd417835 (state 3c1b8887d4a0): customers +0 -1
 
 $ rnt commit -m bad '-orders(2, _, _)'
 ! error: argument 1, line 1: `_` (value 2 of orders) is allowed only in a delete from a keyed relation, and orders has no key: a delete names the whole tuple
@@ -74,7 +74,7 @@ $ rnt commit -m bad -f twice_changes.txt
 
 # The explicit update form stays a change file: -old plus +new of one key.
 $ rnt commit -m update -f keyed_changes.txt
-committed eca47f9920a2 (state 2ef41a596198): customers +1 -0
+committed b6d0ea5c5a23 (state 2ef41a596198): customers +1 -0
 
 $ rnt show customers
 id  plan
@@ -85,7 +85,7 @@ id  plan
 
 # import upserts into a keyed relation.
 $ rnt import customers upgrade.csv
-committed 5d11873c2c0b (state ba485c9ef61d): customers +3 -2
+committed 9899e0c15a52 (state ba485c9ef61d): customers +3 -2
 
 $ rnt import customers twice.csv
 ! error: rows 1 and 3 give key id=20 of `customers` different values (a keyed relation holds one tuple per key; rows count from 1 after the header)
@@ -101,7 +101,7 @@ $ rnt diff HEAD~3 HEAD
 
 # --replace makes the relation hold exactly the file's rows; the delta is the tree diff.
 $ rnt import customers all_customers.csv --replace
-committed fd7fd311f9b5 (state 0ee131d25922): customers +3 -3
+committed a0a2fd2a959a (state 0ee131d25922): customers +3 -3
 
 $ rnt show customers
 id  plan
@@ -112,7 +112,7 @@ id  plan
 (4 tuples)
 
 $ rnt import orders orders_changed.csv --replace -m "one amount changed, one order gone"
-committed 8106e5e62ab7 (state 345ca01481ce): orders +1 -2
+committed 9b1420fa8358 (state 345ca01481ce): orders +1 -2
 
 # The same file again: nothing to commit.
 $ rnt import orders orders_changed.csv --replace
@@ -137,9 +137,9 @@ $ rnt define rekeyed.rnt
 $ rnt log --format json -n 2
 [
   {
-    "commit": "8106e5e62ab75650bb17aa9442c94bd61704a34b4cd5a900ebb1dc043d0c2bea",
+    "commit": "9b1420fa8358f62b6eaae90c462c67feafde75ce19a8a307c5b8e697e136fa6a",
     "state": "345ca01481ce65c660f8a14712c9f861ebffe6a7adbc093cf2061c8b48c235c7",
-    "parents": ["fd7fd311f9b5dcd85853d9c725ea4c501ae284fc48cdf01253c14ffb57692369"],
+    "parents": ["a0a2fd2a959a0634d4ae529d34e04e12b26f4551c25086eab6cafb54b959524f"],
     "time": "2026-01-01T00:00:00Z",
     "message": "one amount changed, one order gone",
     "changes": {
@@ -152,9 +152,9 @@ $ rnt log --format json -n 2
     ]
   },
   {
-    "commit": "fd7fd311f9b5dcd85853d9c725ea4c501ae284fc48cdf01253c14ffb57692369",
+    "commit": "a0a2fd2a959a0634d4ae529d34e04e12b26f4551c25086eab6cafb54b959524f",
     "state": "0ee131d2592270cc1dab840b04d928e27123585f62b2c7047ed0f2f31cca2a45",
-    "parents": ["5d11873c2c0b14b56cec038dfbc2c8cc952f4463490d0d13dcd4fbcaa3eaafb1"],
+    "parents": ["9899e0c15a523243df6dd176b24235ba3b1f1ffbc6a81754cdc576d4a1997056"],
     "time": "2026-01-01T00:00:00Z",
     "message": "replace customers with all_customers.csv",
     "changes": {

@@ -72,7 +72,7 @@ customer  id  total
 # A new biggest order for "team", and a tie for "pro" (both rank 1): only those partitions
 # are re-read.
 $ rnt commit -m "orders" '+orders(7, 9, 5000)' '+orders(8, 7, 120)'
-committed 6a3d1419cdfc (state 5d195685853f): orders +2 -0
+committed c0bc06e1c3f1 (state 5d195685853f): orders +2 -0
 
 $ rnt show top2
 plan  id  amount  k
@@ -92,7 +92,7 @@ customer  id
 
 # An order before customer 7's first: its running totals all move.
 $ rnt commit -m "early" '+orders(1, 7, 10)'
-committed 2b7430ffed3c (state b411f5f02391): orders +1 -0
+committed d430be113da0 (state b411f5f02391): orders +1 -0
 
 $ rnt show running --format csv
 customer,id,total
@@ -120,16 +120,16 @@ customer  id  prev
 $ rnt log -n 1 --format json
 [
   {
-    "commit": "2b7430ffed3c93fec0cbb2887c7b09ed7a9e15845bdc13957361981de6135d0b",
+    "commit": "d430be113da019800d2a6147e22df3a756f5e84228cc6c9a72e2b4d9c9134576",
     "state": "b411f5f023918ab080d6930003cf4bad35c8a225bf261bad5498adc5c1f2129b",
-    "parents": ["6a3d1419cdfcb87863d58a6c5077b58d07013087afc71d5120055dc1bf6b818c"],
+    "parents": ["c0bc06e1c3f13f0eb471956713f60acf2f1a7f655ff0fa5ff1c2db55f54bde1c"],
     "time": "2026-01-01T00:00:00Z",
     "message": "early",
     "changes": {
       "orders": {"inserted": 1, "deleted": 0}
     },
     "stats": [
-      {"relation": "orders", "operator": "base", "entries_read": 15, "nodes_read": 10, "nodes_written": 2},
+      {"relation": "orders", "operator": "base", "entries_read": 15, "nodes_read": 9, "nodes_written": 2},
       {"relation": "first_order", "operator": "window", "entries_read": 5, "nodes_read": 7, "nodes_written": 1},
       {"relation": "gaps", "operator": "window", "entries_read": 3, "nodes_read": 8, "nodes_written": 1},
       {"relation": "plan_orders", "operator": "counting", "entries_read": 2, "nodes_read": 7, "nodes_written": 2},

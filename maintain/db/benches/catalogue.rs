@@ -87,7 +87,7 @@ fn run(name: &'static str, program: &str, relation: &'static str, orders: i64) -
     for _ in 0..ticks {
         let changes = tick(&mut data, &mut rng, false);
         let started = Instant::now();
-        let outcome = db.commit(changes, "tick").expect("commit");
+        let outcome = db.commit(changes, "tick", None).expect("commit");
         samples.record(&label, started, &outcome);
     }
     let recompute_ms = median(
@@ -171,9 +171,7 @@ fn run_w8(orders: i64) -> Row {
         clock += step;
         let changes = parse_changes(&text, None).expect("the tick parses");
         let started = Instant::now();
-        let outcome = db
-            .commit_with_clock(changes, "tick", Some(clock))
-            .expect("commit");
+        let outcome = db.commit(changes, "tick", Some(clock)).expect("commit");
         samples.record(&label, started, &outcome);
     }
     let recompute_ms = median(

@@ -83,17 +83,17 @@ fn main() {
         // An ordinary commit of ~210 changes on main.
         let changes = commit_changes(&mut data, &mut rng);
         let commit = measure(&db, || {
-            let outcome = db.commit(changes, "commit").expect("commit");
+            let outcome = db.commit(changes, "commit", None).expect("commit");
             assert!(matches!(outcome, CommitOutcome::Committed { .. }));
         });
         // Fork; ~110 changes on each side; merge the branch into main.
         let branch = format!("side{round}");
         db.create_branch(&branch, None).expect("branch");
         db.switch(&branch).expect("switch to the branch");
-        db.commit(side_changes(&mut data, &mut rng), "theirs")
+        db.commit(side_changes(&mut data, &mut rng), "theirs", None)
             .expect("commit on the branch");
         db.switch("main").expect("switch to main");
-        db.commit(side_changes(&mut data, &mut rng), "ours")
+        db.commit(side_changes(&mut data, &mut rng), "ours", None)
             .expect("commit on main");
         let merge = measure(&db, || {
             let outcome = db.merge(&branch, None).expect("merge");

@@ -38,7 +38,7 @@ fn commit_through_ephemerals(n: usize) -> Duration {
     db.define(&program, "chain.rnt", "define").expect("define");
     let changes = parse_changes("+base(1)", None).expect("a change");
     let started = Instant::now();
-    db.commit(changes, "one tuple").expect("commit");
+    db.commit(changes, "one tuple", None).expect("commit");
     started.elapsed()
 }
 

@@ -51,7 +51,7 @@ fn run(
         let changes = tick(&mut data, &mut rng, edges);
         let before = db.nodes().counters();
         let started = Instant::now();
-        let outcome = db.commit(changes, "tick").expect("commit");
+        let outcome = db.commit(changes, "tick", None).expect("commit");
         if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
             let spent = db.nodes().counters() - before;
             eprintln!(

@@ -1,31 +1,30 @@
-//! The commit pipeline (seed 003, "When maintenance runs"): apply the change set to the
-//! base relations with batch edits; take each changed relation's tuple deltas — the diff of
-//! its old and new trees, which for a change set is exactly the edits that changed
-//! something, as the edit reports them (a no-op insert or delete vanishes there; debug
-//! builds compare the two), so no changed leaf is read twice; keep the base
-//! relations' indexes; maintain every view that reads a changed relation and judge the
-//! denials (`crate::delta`); write the state and the commit, make them durable, and advance
-//! the head by compare-and-swap.
+//! The commit pipeline (seed 003, "When maintenance runs"), one path for every writer:
+//! a change set is checked against the head's schemas and turned into sorted edits per
+//! base relation ([`Database::commit`]); the engine applies them — each changed
+//! relation's tuple delta, change counts and indexes (`rnt_engine::delta::base`) — and
+//! maintains every view that reads a changed relation and judges the denials
+//! ([`Database::maintain`]); the state and the commit are written, made durable, and the
+//! branch moves by compare-and-swap ([`Database::write_commit`]). Import, merge and revert
+//! come through `maintain` and `write_commit` too; define writes its state with
+//! `write_commit`.
 //!
 //! *Invariant: a commit that fails or is refused at any step writes no ref, so the head
 //! never points at a partial state.*
 
+use crate::history::refs;
 use crate::keys::keyed_edits;
-use crate::snapshot::{unknown_relation, Snapshot};
-use crate::{history::refs, update_base_indexes, Database};
+use crate::snapshot::Snapshot;
+use crate::Database;
 use crate::{DbError, DbResult};
-use rnt_engine::delta::{delta_of_diff, Delta, Maintainer};
-use rnt_engine::eval::engine::{relation_types, shared_plans, ProgramPlans};
-use rnt_engine::eval::read::decode_stored;
+use rnt_engine::delta::base::{apply_base, BaseEdit};
+use rnt_engine::delta::Maintainer;
+use rnt_engine::eval::engine::shared_plans;
 use rnt_lang::change::{check_change_slice, Change, Sign};
 use rnt_lang::check::Program;
 use rnt_lang::schema::RelationSchema;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::encode_tuple;
-use rnt_merkle::{
-    ChangeCount, Commit, Counters, DiffEntry, Edit, NodeStore, OperatorStat, RelationEntry, State,
-    Tree,
-};
+use rnt_merkle::{ChangeCount, Commit, Counters, DiffEntry, NodeStore, OperatorStat, State, Tree};
 use rnt_store::Address;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -61,24 +60,19 @@ const COMMIT_RETRY_PAUSE_MAX_MS: u64 = 200;
 impl Database {
     /// Commits a change set against the head. Changes are checked against the head's
     /// schemas (unknown relation, arity, types, a tuple named twice, a derived relation)
-    /// before anything is written. A program that mentions `now` takes the later of the
-    /// head's clock and the commit time as its clock.
+    /// before anything is written. A program that mentions `now` takes `clock` as its
+    /// clock (`rnt commit --clock T`) — refused when earlier than the head's (the clock
+    /// never goes back) or when the program does not mention `now` — and by default the
+    /// later of the head's clock and the commit time. With no changes, a commit only moves
+    /// the clock: it is made when some view's tuples enter or leave a time window, and is
+    /// "nothing to commit" otherwise.
     ///
     /// When another writer moved the branch meanwhile (the compare-and-swap failed), the
     /// change set is applied again on the new head — checked against its schemas, the views
     /// maintained, the denials judged — up to [`COMMIT_ATTEMPTS_MAX`] times; a change that no
     /// longer applies fails as it would have on that head (exit 1, or 2 for a denial), and a
     /// branch that kept moving is a conflict (exit 1). Nothing is ever overwritten.
-    pub fn commit(&self, changes: Vec<Change>, message: &str) -> DbResult<CommitOutcome> {
-        self.commit_with_clock(changes, message, None)
-    }
-
-    /// [`Database::commit`] with the clock set to `clock` when given (`rnt commit --clock
-    /// T`): refused when it is earlier than the head's clock (the clock never goes back)
-    /// or when the program does not mention `now` (its states carry no clock). With no
-    /// changes, the commit only moves the clock: it is made when some relation changes
-    /// (a view's rows enter or leave a time window), and is "nothing to commit" otherwise.
-    pub fn commit_with_clock(
+    pub fn commit(
         &self,
         changes: Vec<Change>,
         message: &str,
@@ -103,7 +97,7 @@ impl Database {
         ))
     }
 
-    /// One attempt of [`Database::commit_with_clock`] on the head as it is now.
+    /// One attempt of [`Database::commit`] on the head as it is now.
     fn commit_on_head(
         &self,
         changes: &[Change],
@@ -111,27 +105,8 @@ impl Database {
         clock: Option<i64>,
     ) -> DbResult<CommitOutcome> {
         let head = self.head()?;
-        let clock = next_clock(&head, &head.program, clock)?;
-        // Each relation once, at its first change (the one an error names).
-        let mut judged: Vec<&str> = Vec::new();
-        for change in changes {
-            if judged.contains(&change.relation.as_str()) {
-                continue;
-            }
-            judged.push(&change.relation);
-            if let Some(entry) = head.entry(&change.relation) {
-                let kind = head.kind_of(entry)?;
-                if kind != RelationKind::Relation {
-                    return Err(DbError::user(format!(
-                        "{}line {}: `{}` is a {}: derived relations change only through their rules",
-                        change.source.as_deref().map(|s| format!("{s}, ")).unwrap_or_default(),
-                        change.line,
-                        change.relation,
-                        kind.keyword()
-                    )));
-                }
-            }
-        }
+        let clock = self.next_clock(&head, &head.program, clock)?;
+        refuse_derived_changes(&head, changes)?;
         let schemas: BTreeMap<String, RelationSchema> = head
             .schemas()
             .into_iter()
@@ -139,6 +114,37 @@ impl Database {
             .collect();
         check_change_slice(changes, |name| schemas.get(name))
             .map_err(|e| DbError::user(e.to_string()))?;
+        // The base stat counts the reads by key of upserts and deletes by key too.
+        let started = self.nodes.counters();
+        let edits = self.base_edits(&head, &schemas, changes)?;
+        let step = self.maintain(&head, edits, clock, started)?;
+        self.commit_if_changed(&head, step, message)
+    }
+
+    /// Commits `step` on top of `head` when it changes some relation's tuples (see
+    /// [`MaintainedChange::changes_relations`]); "nothing to commit" otherwise.
+    pub(crate) fn commit_if_changed(
+        &self,
+        head: &Snapshot,
+        step: Option<MaintainedChange>,
+        message: &str,
+    ) -> DbResult<CommitOutcome> {
+        match step {
+            Some(step) if step.changes_relations(&self.nodes, head)? => {
+                self.write_commit(head, NewCommit::of(step, message))
+            }
+            _ => Ok(CommitOutcome::NothingToCommit),
+        }
+    }
+
+    /// A checked change set as sorted edits per base relation. A keyed relation's upserts
+    /// and deletes by key read the current tuple of each key named.
+    fn base_edits(
+        &self,
+        head: &Snapshot,
+        schemas: &BTreeMap<String, RelationSchema>,
+        changes: &[Change],
+    ) -> DbResult<Vec<(String, BaseEdit)>> {
         let mut by_relation: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
         for change in changes {
             by_relation
@@ -146,226 +152,62 @@ impl Database {
                 .or_default()
                 .push(change);
         }
-        // The base stat counts the reads by key of upserts and deletes by key too.
-        let started = self.nodes.counters();
-        let mut edits: Vec<(String, Vec<Edit>)> = Vec::new();
+        let mut edits = Vec::new();
         for (relation, changes) in by_relation {
             let schema = &schemas[relation];
-            if schema.key_columns().is_some() {
-                // Upserts and deletes by key read the current tuple of each key named.
-                edits.push((
-                    relation.to_string(),
-                    keyed_edits(&self.nodes, &head, schema, &changes)?,
-                ));
-                continue;
-            }
-            let types = schema.types();
-            let mut relation_edits: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
-            for change in changes {
-                let key = encode_tuple(&change.values, &types).map_err(|e| {
-                    DbError::user(format!("line {}: {}: {e}", change.line, change.relation))
-                })?;
-                let value = match change.sign {
-                    Sign::Insert => Some(Vec::new()),
-                    Sign::Delete => None,
-                };
-                relation_edits.insert(key, value);
-            }
-            edits.push((relation.to_string(), relation_edits.into_iter().collect()));
-        }
-        self.apply_base_edits(&head, edits, started, message, clock)
-    }
-
-    /// Applies per-relation sorted edits to the head's base relations and commits, at
-    /// `clock`.
-    pub(super) fn apply_base_edits(
-        &self,
-        head: &Snapshot,
-        edits: Vec<(String, Vec<Edit>)>,
-        started: Counters,
-        message: &str,
-        clock: Option<i64>,
-    ) -> DbResult<CommitOutcome> {
-        let mut changed = Vec::new();
-        let mut deltas = BTreeMap::new();
-        for (relation, relation_edits) in edits {
-            let entry = head.require(&relation)?;
-            let old_tree = entry
-                .tree()
-                .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no tree")))?;
-            let (new_tree, delta) =
-                self.edit_base_relation(&head.program, &relation, &old_tree, &relation_edits)?;
-            deltas.insert(relation.clone(), delta);
-            changed.push((relation, old_tree, new_tree));
-        }
-        self.finish_base_commit_of(head, changed, deltas, started, message, clock)
-    }
-
-    /// Applies sorted `edits` to base relation `relation`'s tree `old` and returns the new
-    /// tree with its tuple delta: the edits that changed something — an insert of an
-    /// absent tuple, a delete of a present one — as the edit reports them, which is
-    /// exactly the diff of the two trees without reading every entry of each changed leaf
-    /// twice.
-    pub(super) fn edit_base_relation(
-        &self,
-        program: &Program,
-        relation: &str,
-        old: &Tree,
-        edits: &[Edit],
-    ) -> DbResult<(Tree, Delta)> {
-        let (new, changed_by) = old.edit_reporting(&self.nodes, edits)?;
-        let types = relation_types(program, relation).unwrap_or_default();
-        let mut delta = Delta::default();
-        for ((key, value), _) in edits.iter().zip(changed_by).filter(|(_, changed)| *changed) {
-            let tuple = decode_stored(key, &types, relation)?;
-            if value.is_some() {
-                delta.inserted.insert(tuple);
-            } else {
-                delta.deleted.insert(tuple);
-            }
-        }
-        Ok((new, delta))
-    }
-
-    /// Takes the tuple deltas of changed base relations from the diff of their trees,
-    /// maintains the views and judges the denials at `clock`, writes the new state and
-    /// commit, and advances the head; "nothing to commit" when no relation changed (a
-    /// clock that moved and changed no relation makes no commit).
-    pub(super) fn finish_base_commit(
-        &self,
-        head: &Snapshot,
-        changed: Vec<(String, Tree, Tree)>,
-        started: Counters,
-        message: &str,
-        clock: Option<i64>,
-    ) -> DbResult<CommitOutcome> {
-        self.finish_base_commit_of(head, changed, BTreeMap::new(), started, message, clock)
-    }
-
-    /// [`Database::finish_base_commit`], given for some relations their tuple delta
-    /// (`known`; see [`Database::maintain_base_change_of`]).
-    fn finish_base_commit_of(
-        &self,
-        head: &Snapshot,
-        changed: Vec<(String, Tree, Tree)>,
-        known: BTreeMap<String, Delta>,
-        started: Counters,
-        message: &str,
-        clock: Option<i64>,
-    ) -> DbResult<CommitOutcome> {
-        match self.maintain_base_change_of(head, changed, known, started, clock)? {
-            Some(step) if step.changes_relations(&self.nodes, head)? => {
-                self.write_commit(head, step.state, step.counts, step.stats, message)
-            }
-            _ => Ok(CommitOutcome::NothingToCommit),
-        }
-    }
-
-    /// The state after changing base relations from `head` and moving the clock to
-    /// `clock` (`None` for a program that does not mention `now`): the base relations'
-    /// tuple deltas taken from the diff of their trees, their indexes updated, every view
-    /// that reads them or the clock maintained and every denial judged. `None` when no
-    /// base relation changed and the clock stays. Writes no commit.
-    pub(super) fn maintain_base_change(
-        &self,
-        head: &Snapshot,
-        changed: Vec<(String, Tree, Tree)>,
-        started: Counters,
-        clock: Option<i64>,
-    ) -> DbResult<Option<MaintainedChange>> {
-        self.maintain_base_change_of(head, changed, BTreeMap::new(), started, clock)
-    }
-
-    /// [`Database::maintain_base_change`], given for some relations the tuple delta from
-    /// the old tree to the new one (`known`, from the edits that took one to the other):
-    /// no diff is read for those.
-    pub(super) fn maintain_base_change_of(
-        &self,
-        head: &Snapshot,
-        changed: Vec<(String, Tree, Tree)>,
-        mut known: BTreeMap<String, Delta>,
-        started: Counters,
-        clock: Option<i64>,
-    ) -> DbResult<Option<MaintainedChange>> {
-        debug_assert_eq!(
-            clock.is_some(),
-            head.program.mentions_now(),
-            "a state carries a clock exactly when its program mentions `now`"
-        );
-        let mut state = head.state.clone();
-        state.clock = clock;
-        let mut counts = Vec::new();
-        let mut deltas: BTreeMap<String, Delta> = BTreeMap::new();
-        let plans = shared_plans(&head.program);
-        for (relation, old_tree, new_tree) in changed {
-            if old_tree == new_tree {
-                continue;
-            }
-            let new_count = new_tree.count(&self.nodes)?;
-            let slot = state
-                .relations
-                .iter_mut()
-                .find(|r| r.name == relation)
-                .ok_or_else(|| unknown_relation(head, &relation))?;
-            slot.root = Some(*new_tree.root().as_bytes());
-            slot.count = Some(new_count);
-            let (count, delta) = match known.remove(&relation) {
-                Some(delta) => {
-                    self.known_delta(head, &plans, relation, delta, (&old_tree, &new_tree))?
-                }
-                None => self.base_delta(head, &plans, relation, &old_tree, &new_tree, new_count)?,
+            let relation_edits = match schema.key_columns() {
+                Some(_) => keyed_edits(&self.nodes, head, schema, &changes)?,
+                None => unkeyed_edits(schema, &changes)?,
             };
-            if let Some(delta) = delta {
-                deltas.insert(count.relation.clone(), delta);
-            }
-            counts.push(count);
+            edits.push((relation.to_string(), BaseEdit::Edits(relation_edits)));
         }
-        if counts.is_empty() && clock == head.state.clock {
+        Ok(edits)
+    }
+
+    /// The one path from base edits to a maintained state: `edits` applied to `head`'s base
+    /// relations at `clock` by the engine (tuple deltas, change counts, indexes), every view
+    /// that reads a changed relation or the clock maintained, every denial judged. `None`
+    /// when no base relation changed and the clock stays. `started` is where the base
+    /// work's counters began (before any reads by key). Writes no commit.
+    pub(crate) fn maintain(
+        &self,
+        head: &Snapshot,
+        edits: Vec<(String, BaseEdit)>,
+        clock: Option<i64>,
+        started: Counters,
+    ) -> DbResult<Option<MaintainedChange>> {
+        let plans = shared_plans(&head.program);
+        let nodes = &self.nodes;
+        let Some(change) = apply_base(nodes, &head.program, &plans, &head.state, edits, clock)?
+        else {
             return Ok(None);
-        }
-        counts.sort_by(|a, b| a.relation.cmp(&b.relation));
-        // Base relations' indexes follow their deltas.
-        let mut by_name: BTreeMap<String, RelationEntry> = state
-            .relations
-            .into_iter()
-            .map(|r| (r.name.clone(), r))
-            .collect();
-        update_base_indexes(
-            &self.nodes,
-            &head.program,
-            &plans,
-            &mut by_name,
-            Some(&deltas),
-        )?;
-        let changed_names: Vec<&str> = counts.iter().map(|c| c.relation.as_str()).collect();
-        // A commit that only moves the clock changes no base relation.
+        };
+        let counts = change.counts.clone();
         let mut stats = Vec::new();
+        // A commit that only moves the clock changes no base relation.
         if !counts.is_empty() {
-            stats.push(stat(
-                "base",
-                &changed_names.join(","),
-                self.nodes.counters() - started,
-            ));
+            let names: Vec<&str> = counts.iter().map(|c| c.relation.as_str()).collect();
+            stats.push(stat("base", &names.join(","), nodes.counters() - started));
         }
-        // Every view that reads a changed relation, maintained from the deltas; then the
-        // denials judged on insert-only deltas.
         let maintainer = Maintainer::new(
-            &self.nodes,
+            nodes,
             &head.program,
             &plans,
-            &head.state.relations,
-            by_name.into_values().collect(),
-            deltas,
+            &head.state,
+            change,
             self.recursion,
-            (head.state.clock, clock),
         );
         let (relations, operator_stats) = maintainer.run()?;
-        state.relations = relations;
         stats.extend(
             operator_stats
                 .into_iter()
                 .map(|s| stat(&s.operator, &s.relation, s.counters)),
         );
+        let state = State {
+            program: head.state.program.clone(),
+            relations,
+            clock,
+        };
         Ok(Some(MaintainedChange {
             state,
             counts,
@@ -373,122 +215,16 @@ impl Database {
         }))
     }
 
-    /// One changed base relation's change counts, and its tuple delta when a rule reads it
-    /// or it keeps an index (a keyed relation's index on its key follows the delta).
-    fn base_delta(
-        &self,
-        head: &Snapshot,
-        plans: &ProgramPlans,
-        relation: String,
-        old_tree: &Tree,
-        new_tree: &Tree,
-        new_count: u64,
-    ) -> DbResult<(ChangeCount, Option<Delta>)> {
-        let keep_delta = head.program.reads(&relation) || plans.keeps_indexes(&relation);
-        // A relation no rule reads needs no tuple delta; filling an empty one (an import)
-        // needs not even the diff to count what went in.
-        if !keep_delta && old_tree.count(&self.nodes)? == 0 {
-            let count = ChangeCount {
-                relation,
-                inserted: new_count,
-                deleted: 0,
-            };
-            return Ok((count, None));
-        }
-        let (mut inserted, mut deleted) = (0u64, 0u64);
-        let mut entries = Vec::new();
-        for entry in old_tree.diff(&self.nodes, new_tree)? {
-            let entry = entry?;
-            match &entry {
-                DiffEntry::Added { .. } => inserted += 1,
-                DiffEntry::Removed { .. } => deleted += 1,
-                DiffEntry::Changed { .. } => {
-                    return Err(DbError::corrupted(format!(
-                        "base relation `{relation}` holds a tuple with a value"
-                    )))
-                }
-            }
-            if keep_delta {
-                entries.push(entry);
-            }
-        }
-        let delta = if keep_delta {
-            let types = relation_types(&head.program, &relation).unwrap_or_default();
-            Some(delta_of_diff(&entries, &types, &relation)?)
-        } else {
-            None
-        };
-        let count = ChangeCount {
-            relation,
-            inserted,
-            deleted,
-        };
-        Ok((count, delta))
-    }
-
-    /// One changed base relation's change counts, and its tuple delta when a rule reads it
-    /// or it keeps an index, from the `delta` known to take `old` to `new`: what a diff of
-    /// the trees gives (debug builds check it against the diff).
-    fn known_delta(
-        &self,
-        head: &Snapshot,
-        plans: &ProgramPlans,
-        relation: String,
-        delta: Delta,
-        (old, new): (&Tree, &Tree),
-    ) -> DbResult<(ChangeCount, Option<Delta>)> {
-        let count = ChangeCount {
-            relation,
-            inserted: delta.inserted.tuples().len() as u64,
-            deleted: delta.deleted.tuples().len() as u64,
-        };
-        if cfg!(debug_assertions) {
-            let new_count = new.count(&self.nodes)?;
-            let diffed =
-                self.base_delta(head, plans, count.relation.clone(), old, new, new_count)?;
-            debug_assert_eq!(diffed.0, count, "the known delta's counts are the diff's");
-            debug_assert!(
-                diffed.1.as_ref().is_none_or(|d| {
-                    d.inserted.tuples() == delta.inserted.tuples()
-                        && d.deleted.tuples() == delta.deleted.tuples()
-                }),
-                "the known delta is the diff's"
-            );
-        }
-        let keep = head.program.reads(&count.relation) || plans.keeps_indexes(&count.relation);
-        Ok((count, keep.then_some(delta)))
-    }
-
-    /// Writes `state` and a commit of it on top of `head`, makes both durable, and moves
-    /// the current branch by compare-and-swap (logging `commit: MESSAGE`).
-    pub(super) fn write_commit(
-        &self,
-        head: &Snapshot,
-        state: State,
-        changes: Vec<ChangeCount>,
-        stats: Vec<OperatorStat>,
-        message: &str,
-    ) -> DbResult<CommitOutcome> {
-        let written = NewCommit {
-            merged: None,
-            state,
-            changes,
-            stats,
-            message,
-            action: &format!("commit: {message}"),
-        };
-        self.write_commit_of(head, written)
-    }
-
     /// Writes a new commit's state and commit on top of `head` (and `merged`, its second
     /// parent, for a merge), makes both durable, and moves the current branch from
     /// `head.commit` to it by compare-and-swap, logging `action`.
-    pub(super) fn write_commit_of(
+    pub(crate) fn write_commit(
         &self,
         head: &Snapshot,
         new: NewCommit<'_>,
     ) -> DbResult<CommitOutcome> {
         let state_address = new.state.write(self.chunks.as_ref())?;
+        let time = self.commit_time();
         let commit = Commit {
             parents: head
                 .commit
@@ -498,13 +234,23 @@ impl Database {
                 .collect(),
             state: *state_address.as_bytes(),
             message: new.message.to_string(),
-            time: commit_time(),
+            time,
             changes: new.changes.clone(),
             stats: new.stats.clone(),
         };
         let id = commit.write(self.chunks.as_ref())?;
         let branch = refs::current_branch(self.chunks.as_ref())?;
-        refs::move_branch(self.chunks.as_ref(), &branch, head.commit, id, new.action)?;
+        let action = new
+            .action
+            .unwrap_or_else(|| format!("commit: {}", new.message));
+        refs::move_branch(
+            self.chunks.as_ref(),
+            &branch,
+            head.commit,
+            id,
+            &action,
+            time,
+        )?;
         Ok(CommitOutcome::Committed {
             commit: id,
             state: state_address,
@@ -512,25 +258,104 @@ impl Database {
             stats: new.stats,
         })
     }
+
+    /// The clock of a new state of `program` made on top of `head` (`rnt commit`, `import`,
+    /// `revert`): `explicit` when given — refused when earlier than the head's clock,
+    /// since the clock never goes back — else the later of the head's clock and the commit
+    /// time. `None` for a program that does not mention `now` (an explicit clock is then
+    /// refused: such states carry none).
+    pub(crate) fn next_clock(
+        &self,
+        head: &Snapshot,
+        program: &Program,
+        explicit: Option<i64>,
+    ) -> DbResult<Option<i64>> {
+        clock_of(head, program, explicit, |previous| {
+            let now = self.commit_time();
+            previous.map_or(now, |p| p.max(now))
+        })
+    }
+}
+
+/// Refuses a change to a derived relation (each relation judged once, at its first change:
+/// the one the error names).
+fn refuse_derived_changes(head: &Snapshot, changes: &[Change]) -> DbResult<()> {
+    let mut judged: Vec<&str> = Vec::new();
+    for change in changes {
+        if judged.contains(&change.relation.as_str()) {
+            continue;
+        }
+        judged.push(&change.relation);
+        let Some(entry) = head.entry(&change.relation) else {
+            continue;
+        };
+        let kind = head.kind_of(entry)?;
+        if kind != RelationKind::Relation {
+            return Err(DbError::user(format!(
+                "{}line {}: `{}` is a {}: derived relations change only through their rules",
+                change
+                    .source
+                    .as_deref()
+                    .map(|s| format!("{s}, "))
+                    .unwrap_or_default(),
+                change.line,
+                change.relation,
+                kind.keyword()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// An unkeyed relation's checked changes as sorted edits: a tuple inserted or deleted.
+fn unkeyed_edits(schema: &RelationSchema, changes: &[&Change]) -> DbResult<Vec<rnt_merkle::Edit>> {
+    let types = schema.types();
+    let mut edits: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
+    for change in changes {
+        let key = encode_tuple(&change.values, &types).map_err(|e| {
+            DbError::user(format!("line {}: {}: {e}", change.line, change.relation))
+        })?;
+        let value = match change.sign {
+            Sign::Insert => Some(Vec::new()),
+            Sign::Delete => None,
+        };
+        edits.insert(key, value);
+    }
+    Ok(edits.into_iter().collect())
 }
 
 /// A commit about to be written: its second parent (for a merge), state, change counts,
-/// operator work, message and the reflog action it is logged with.
-pub(super) struct NewCommit<'a> {
-    pub(super) merged: Option<Address>,
-    pub(super) state: State,
-    pub(super) changes: Vec<ChangeCount>,
-    pub(super) stats: Vec<OperatorStat>,
-    pub(super) message: &'a str,
-    pub(super) action: &'a str,
+/// operator work, message and the reflog action it is logged with (`commit: MESSAGE`
+/// unless given).
+pub(crate) struct NewCommit<'a> {
+    pub(crate) merged: Option<Address>,
+    pub(crate) state: State,
+    pub(crate) changes: Vec<ChangeCount>,
+    pub(crate) stats: Vec<OperatorStat>,
+    pub(crate) message: &'a str,
+    pub(crate) action: Option<String>,
+}
+
+impl<'a> NewCommit<'a> {
+    /// An ordinary commit of a maintained change.
+    pub(crate) fn of(step: MaintainedChange, message: &'a str) -> NewCommit<'a> {
+        NewCommit {
+            merged: None,
+            state: step.state,
+            changes: step.counts,
+            stats: step.stats,
+            message,
+            action: None,
+        }
+    }
 }
 
 /// A state reached by changing base relations, not yet committed: the state, the change
 /// counts per relation and the work per operator.
-pub(super) struct MaintainedChange {
-    pub(super) state: State,
-    pub(super) counts: Vec<ChangeCount>,
-    pub(super) stats: Vec<OperatorStat>,
+pub(crate) struct MaintainedChange {
+    pub(crate) state: State,
+    pub(crate) counts: Vec<ChangeCount>,
+    pub(crate) stats: Vec<OperatorStat>,
 }
 
 impl MaintainedChange {
@@ -539,7 +364,7 @@ impl MaintainedChange {
     /// view's derivation counts or the state beside it (`min`/`max` values, indexes,
     /// accumulators) changes no relation, so it makes no commit: the stored entries
     /// differ, the tuple sets do not.
-    pub(super) fn changes_relations(&self, nodes: &NodeStore, before: &Snapshot) -> DbResult<bool> {
+    pub(crate) fn changes_relations(&self, nodes: &NodeStore, before: &Snapshot) -> DbResult<bool> {
         if !self.counts.is_empty() {
             return Ok(true);
         }
@@ -576,22 +401,6 @@ fn tuple_sets_differ(nodes: &NodeStore, old: &Tree, new: &Tree) -> DbResult<bool
     Ok(false)
 }
 
-/// The clock of a new state of `program` made on top of `head` (`rnt commit`, `import`,
-/// `merge`, `revert`): `explicit` when given — refused when earlier than the head's clock,
-/// since the clock never goes back — else the later of the head's clock and the commit
-/// time. `None` for a program that does not mention `now` (an explicit clock is then
-/// refused: such states carry none).
-pub(super) fn next_clock(
-    head: &Snapshot,
-    program: &Program,
-    explicit: Option<i64>,
-) -> DbResult<Option<i64>> {
-    clock_of(head, program, explicit, |previous| {
-        let now = commit_time();
-        previous.map_or(now, |p| p.max(now))
-    })
-}
-
 /// The clock of a new state of `program` on top of `head`: `explicit` when given and not
 /// earlier than the head's clock (the clock never goes back), else `default` of the head's
 /// clock; `None` for a program that does not mention `now` (refusing an explicit clock).
@@ -626,21 +435,6 @@ fn stat(operator: &str, relation: &str, counters: Counters) -> OperatorStat {
         nodes_read: counters.nodes_read,
         nodes_written: counters.nodes_written,
     }
-}
-
-/// The time recorded in a new commit: `RNT_COMMIT_TIME` (Unix seconds) when set, for
-/// reproducible commit ids; the clock otherwise.
-pub(crate) fn commit_time() -> i64 {
-    if let Some(fixed) = std::env::var("RNT_COMMIT_TIME")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return fixed;
-    }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 /// A random pause before attempt `attempt + 1`: up to `attempt` tenths of

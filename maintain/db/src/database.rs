@@ -33,6 +33,20 @@ pub struct Database {
     pub(crate) recursion: RecursionMode,
     /// Told what a transfer (fetch, push, clone) has sent so far (nothing unless set).
     pub(crate) transfer_progress: TransferProgress,
+    /// The time new commits and reflog entries record, Unix seconds (the system clock
+    /// unless set).
+    pub(crate) commit_time: CommitTime,
+}
+
+/// What [`Database::with_commit_time`] calls: the time, Unix seconds, a new commit records.
+pub type CommitTime = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+/// The system clock, Unix seconds.
+fn system_time() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
 }
 
 /// What [`Database::with_transfer_progress`] calls: what a transfer has sent so far.
@@ -49,7 +63,22 @@ impl Database {
             import_batch_rows: IMPORT_BATCH_ROWS,
             recursion: RecursionMode::ByCost,
             transfer_progress: Arc::new(|_| {}),
+            commit_time: Arc::new(system_time),
         }
+    }
+
+    /// This database, recording `time()` as the time of each new commit and reflog entry
+    /// instead of the system clock: the CLI fixes it for reproducible commit ids
+    /// (`RNT_COMMIT_TIME`), tests for reproducible histories.
+    #[must_use]
+    pub fn with_commit_time(mut self, time: CommitTime) -> Database {
+        self.commit_time = time;
+        self
+    }
+
+    /// The time a commit made now records, Unix seconds.
+    pub fn commit_time(&self) -> i64 {
+        (self.commit_time)()
     }
 
     /// This database, telling `progress` what each transfer (fetch, push, clone) has sent

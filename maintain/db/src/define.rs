@@ -6,6 +6,7 @@
 //! *Invariant: equal programs over equal base contents give equal states, whatever history
 //! led there.*
 
+use crate::commit::NewCommit;
 use crate::snapshot::Snapshot;
 use crate::{rebuild_views, update_base_indexes, CommitOutcome, Database};
 use crate::{DbError, DbResult};
@@ -56,12 +57,20 @@ impl Database {
             errors: diagnostics.len(),
         })?;
         let head = self.head()?;
-        let clock = define_clock(&head, &program, clock)?;
+        let clock = define_clock(&head, &program, clock, self.commit_time())?;
         let state = self.state_for_program(&head, &program, clock, progress)?;
         if state == head.state && head.commit.is_some() {
             return Ok(CommitOutcome::NothingToCommit);
         }
-        self.write_commit(&head, state, Vec::new(), Vec::new(), message)
+        let new = NewCommit {
+            merged: None,
+            state,
+            changes: Vec::new(),
+            stats: Vec::new(),
+            message,
+            action: None,
+        };
+        self.write_commit(&head, new)
     }
 
     /// The state of `program` over `head`'s base contents at `clock`: base relations keep
@@ -189,15 +198,14 @@ impl Database {
 }
 
 /// The clock of the state a define makes (see [`Database::define_with_clock`]): the
-/// head's, or the commit time for a program that starts mentioning `now`.
+/// head's, or `now` for a program that starts mentioning `now`.
 fn define_clock(
     head: &Snapshot,
     program: &Program,
     explicit: Option<i64>,
+    now: i64,
 ) -> DbResult<Option<i64>> {
-    crate::commit::clock_of(head, program, explicit, |previous| {
-        previous.unwrap_or_else(crate::commit::commit_time)
-    })
+    crate::commit::clock_of(head, program, explicit, |previous| previous.unwrap_or(now))
 }
 
 /// A signature per relation that changes exactly when the relation's contents could: its

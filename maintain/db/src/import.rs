@@ -15,11 +15,12 @@
 //!
 //! *Invariant: an import is one commit or none; steps never write a ref.*
 
-use crate::commit::{next_clock, MaintainedChange};
+use crate::commit::MaintainedChange;
 use crate::keys::KeyReader;
 use crate::snapshot::Snapshot;
 use crate::{CommitOutcome, Database};
 use crate::{DbError, DbResult};
+use rnt_engine::delta::base::BaseEdit;
 use rnt_engine::eval::engine::plan_program;
 use rnt_lang::change::key_text;
 use rnt_lang::schema::RelationSchema;
@@ -90,7 +91,7 @@ impl Database {
         I: IntoIterator<Item = DbResult<Tuple>>,
     {
         let head = self.head()?;
-        let clock = next_clock(&head, &head.program, None)?;
+        let clock = self.next_clock(&head, &head.program, None)?;
         let started = self.nodes.counters();
         let entry = head.require(relation)?;
         let kind = head.kind_of(entry)?;
@@ -427,10 +428,15 @@ impl ImportRun<'_> {
     /// without writing a ref, and adds it to the totals.
     fn maintain_step(&mut self, before: Tree) -> DbResult<()> {
         let started = self.db.nodes.counters();
-        let changed = vec![(self.relation.to_string(), before, self.tree)];
-        if let Some(step) =
-            self.db
-                .maintain_base_change(&self.current, changed, started, self.clock)?
+        debug_assert_eq!(
+            self.current.entry(self.relation).and_then(|e| e.tree()),
+            Some(before),
+            "a step starts from the tree the last step left"
+        );
+        let edits = vec![(self.relation.to_string(), BaseEdit::Tree(self.tree))];
+        if let Some(step) = self
+            .db
+            .maintain(&self.current, edits, self.clock, started)?
         {
             self.current = self.current.with_state(step.state.clone());
             self.steps.add(step);
@@ -524,16 +530,12 @@ impl ImportRun<'_> {
             })?;
         }
         if self.stepwise {
-            return match self.steps.finish(self.current.state) {
-                Some(total) if total.changes_relations(&self.db.nodes, head)? => self
-                    .db
-                    .write_commit(head, total.state, total.counts, total.stats, message),
-                _ => Ok(CommitOutcome::NothingToCommit),
-            };
+            let total = self.steps.finish(self.current.state);
+            return self.db.commit_if_changed(head, total, message);
         }
-        let changed = vec![(self.relation.to_string(), old_tree, self.tree)];
-        self.db
-            .finish_base_commit(head, changed, started, message, self.clock)
+        let edits = vec![(self.relation.to_string(), BaseEdit::Tree(self.tree))];
+        let step = self.db.maintain(head, edits, self.clock, started)?;
+        self.db.commit_if_changed(head, step, message)
     }
 }
 

@@ -24,7 +24,7 @@
 //! )?;
 //! let changes = parse_changes("+customers(7, \"pro\")\n+orders(1, 7, 30)\n+orders(2, 7, 12)", None)
 //!     .expect("a valid change file");
-//! let outcome = db.commit(changes, "first orders")?;
+//! let outcome = db.commit(changes, "first orders", None)?;
 //! assert!(matches!(outcome, CommitOutcome::Committed { .. }));
 //!
 //! // The view was maintained from the commit's delta, and equals a recomputation.
@@ -51,7 +51,7 @@ mod snapshot;
 mod verify;
 
 pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
-pub use database::{Database, TransferProgress};
+pub use database::{CommitTime, Database, TransferProgress};
 pub use diff::{DiffScope, TupleChange};
 pub use error::{DbError, DbResult};
 pub use explain::{

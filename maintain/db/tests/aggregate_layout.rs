@@ -13,7 +13,7 @@ use std::sync::Arc;
 fn store(program: &str, changes: &str) -> Database {
     let db = Database::new(Arc::new(MemoryStore::new()));
     db.define(program, "p.rnt", "define").unwrap();
-    db.commit(parse_changes(changes, None).unwrap(), "data")
+    db.commit(parse_changes(changes, None).unwrap(), "data", None)
         .unwrap();
     db
 }
@@ -137,7 +137,7 @@ fn a_count_distinct_key_over_the_tuple_limit_refuses_the_commit() {
     );
     let before = db.head().unwrap();
     let error = db
-        .commit(parse_changes(&text, None).unwrap(), "wide")
+        .commit(parse_changes(&text, None).unwrap(), "wide", None)
         .unwrap_err();
     assert_eq!(error.exit_code(), 1, "{error}");
     let message = error.to_string();
@@ -208,7 +208,7 @@ fn a_concat_row_over_the_tuple_limit_refuses_the_commit_and_the_define() {
     let before = db.head().unwrap();
     let text = format!("+t(1, \"{}\")\n", wide("b"));
     let error = db
-        .commit(parse_changes(&text, None).unwrap(), "wide")
+        .commit(parse_changes(&text, None).unwrap(), "wide", None)
         .unwrap_err();
     assert_eq!(error.exit_code(), 1, "{error}");
     let message = error.to_string();

@@ -25,7 +25,7 @@ fn db() -> Database {
 }
 
 fn commit(db: &Database, changes: &str, clock: i64) -> CommitOutcome {
-    db.commit_with_clock(parse_changes(changes, None).unwrap(), "c", Some(clock))
+    db.commit(parse_changes(changes, None).unwrap(), "c", Some(clock))
         .unwrap()
 }
 
@@ -170,7 +170,7 @@ fn define_keeps_moves_or_drops_the_clock_and_it_never_goes_back() {
     let head = db.head().unwrap().state_address;
     let refused = db.define_with_clock(PROGRAM, "p", "back", Some(T), &mut |_| {});
     assert!(matches!(refused, Err(DbError::User(_))), "{refused:?}");
-    let refused = db.commit_with_clock(Vec::new(), "back", Some(T + 59));
+    let refused = db.commit(Vec::new(), "back", Some(T + 59));
     let message = refused.unwrap_err().to_string();
     assert!(message.contains("never goes back"), "{message}");
     assert_eq!(db.head().unwrap().state_address, head);
@@ -178,6 +178,6 @@ fn define_keeps_moves_or_drops_the_clock_and_it_never_goes_back() {
     let plain = "relation events(id: int, ts: int).\nview all(id: int).\nall(i) :- events(i, _).\n";
     db.define(plain, "plain", "plain").unwrap();
     assert_eq!(db.head().unwrap().state.clock, None);
-    let refused = db.commit_with_clock(Vec::new(), "tick", Some(T + 100));
+    let refused = db.commit(Vec::new(), "tick", Some(T + 100));
     assert!(matches!(refused, Err(DbError::User(_))), "{refused:?}");
 }

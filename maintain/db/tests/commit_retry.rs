@@ -40,7 +40,7 @@ impl Racing {
             };
             let other = Database::new(Arc::new(self.inner.clone()));
             let changes = parse_changes(&change, None).unwrap();
-            other.commit(changes, "the other writer").unwrap();
+            other.commit(changes, "the other writer", None).unwrap();
         }
     }
 }
@@ -95,7 +95,7 @@ fn racing(interloper: &[&str]) -> (Database, Arc<Racing>) {
 }
 
 fn commit(db: &Database, change: &str) -> Result<CommitOutcome, DbError> {
-    db.commit(parse_changes(change, None).unwrap(), "mine")
+    db.commit(parse_changes(change, None).unwrap(), "mine", None)
 }
 
 fn orders(db: &Database) -> Vec<String> {

@@ -36,7 +36,7 @@ fn db() -> Database {
 }
 
 fn commit(db: &Database, text: &str) -> Result<CommitOutcome, DbError> {
-    db.commit(parse_changes(text, None).expect("parse"), "test")
+    db.commit(parse_changes(text, None).expect("parse"), "test", None)
 }
 
 fn show(db: &Database, relation: &str) -> Vec<String> {

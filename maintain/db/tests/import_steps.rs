@@ -28,7 +28,7 @@ fn db(step_rows: usize) -> Database {
     let customers: String = (0..10)
         .map(|c| format!("+customers({c}, \"plan{}\")\n", c % 3))
         .collect();
-    db.commit(parse_changes(&customers, None).unwrap(), "customers")
+    db.commit(parse_changes(&customers, None).unwrap(), "customers", None)
         .unwrap();
     db
 }
@@ -66,7 +66,7 @@ proptest! {
                 .map(|(i, c, a)| format!("+orders({i}, {c}, {a})\n"))
                 .collect()
         };
-        at_once.commit(parse_changes(&text, None).unwrap(), "commit").unwrap();
+        at_once.commit(parse_changes(&text, None).unwrap(), "commit", None).unwrap();
         prop_assert_eq!(state_of(&stepped), state_of(&at_once));
         let log = stepped.log().unwrap();
         prop_assert_eq!(log.len(), 3, "one commit for the whole import");

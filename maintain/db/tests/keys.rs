@@ -28,6 +28,7 @@ fn commit(db: &Database, text: &str) -> Result<CommitOutcome, DbError> {
     db.commit(
         parse_changes(text, None).expect("a valid change file"),
         "test",
+        None,
     )
 }
 

@@ -35,7 +35,7 @@ fn running_rows(orders: &[[i64; 3]]) -> Vec<Vec<Value>> {
 
 fn commit(db: &Database, text: &str) -> Vec<OperatorStat> {
     stats_of(
-        db.commit(parse_changes(text, None).expect("parse"), "test")
+        db.commit(parse_changes(text, None).expect("parse"), "test", None)
             .expect("commit"),
     )
 }
@@ -742,14 +742,14 @@ fn clocked_db(n: i64) -> Database {
     db.define_with_clock(&program, "p.rnt", "define", Some(n), &mut |_| {})
         .unwrap();
     let rows: String = (0..n).map(|i| format!("+orders_at({i}, {i})\n")).collect();
-    db.commit_with_clock(parse_changes(&rows, None).unwrap(), "load", Some(n))
+    db.commit(parse_changes(&rows, None).unwrap(), "load", Some(n))
         .unwrap();
     db
 }
 
 fn commit_at(db: &Database, text: &str, clock: i64) -> Vec<OperatorStat> {
     stats_of(
-        db.commit_with_clock(
+        db.commit(
             parse_changes(text, None).expect("parse"),
             "test",
             Some(clock),

@@ -78,7 +78,7 @@ proptest! {
                     let text: String = (first..first + count)
                         .map(|id| format!("+orders({id}, {})\n", id % 7))
                         .collect();
-                    clones[c].commit(parse_changes(&text, None).unwrap(), "rows").unwrap();
+                    clones[c].commit(parse_changes(&text, None).unwrap(), "rows", None).unwrap();
                 }
                 Op::Push(c, force) => {
                     match clones[c].push("origin", origin_store.as_ref(), "main", force) {

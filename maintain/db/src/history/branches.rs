@@ -64,6 +64,7 @@ impl Database {
             name,
             commit,
             &format!("branch: created from {at}"),
+            self.commit_time(),
         )?;
         Ok(commit)
     }
@@ -122,6 +123,7 @@ impl Database {
             Some(from),
             to,
             &format!("reset: moving to {reference}"),
+            self.commit_time(),
         )?;
         Ok(ResetOutcome::Moved { from, to })
     }
@@ -153,7 +155,7 @@ impl Database {
             })
             .collect();
         let default_message = format!("Revert \"{}\"", record.message);
-        let outcome = self.commit(changes, message.unwrap_or(&default_message))?;
+        let outcome = self.commit(changes, message.unwrap_or(&default_message), None)?;
         Ok(RevertOutcome {
             reverted: commit,
             program_changed,

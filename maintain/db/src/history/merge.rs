@@ -19,12 +19,13 @@
 //! *Invariant: the merged state equals, by address, the state of the same base contents
 //! and program built any other way; a refused merge writes no ref.*
 
-use crate::commit::{commit_time, NewCommit};
+use crate::commit::NewCommit;
 use crate::history::refs;
 use crate::keys::KeyReader;
 use crate::snapshot::Snapshot;
 use crate::{CommitOutcome, Database};
 use crate::{DbError, DbResult};
+use rnt_engine::delta::base::BaseEdit;
 use rnt_engine::eval::read::decode_stored;
 use rnt_engine::eval::IsKind;
 use rnt_lang::change::key_text;
@@ -34,7 +35,7 @@ use rnt_lang::tuple::{encode_tuple, format_tuple, Tuple};
 use rnt_lang::value::Value;
 use rnt_merkle::{ChangeCount, Commit, DiffEntry, Edit, State, Tree};
 use rnt_store::Address;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 /// What `merge` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +96,7 @@ impl Database {
                 None,
                 theirs,
                 &format!("merge {reference}: fast-forward"),
+                self.commit_time(),
             )?;
             return Ok(MergeOutcome::FastForward {
                 from: None,
@@ -113,6 +115,7 @@ impl Database {
                 Some(ours),
                 theirs,
                 &format!("merge {reference}: fast-forward"),
+                self.commit_time(),
             )?;
             return Ok(MergeOutcome::FastForward {
                 from: Some(ours),
@@ -146,29 +149,25 @@ impl Database {
             _ => (head.clone(), &theirs_snapshot),
         };
         let start_is_ours = program_from != Some(ProgramSide::Theirs);
-        let merged = self.merged_base_trees(&start, &base, other, start_is_ours, reference)?;
+        let merged = self.merged_base_edits(&start, &base, other, start_is_ours, reference)?;
         if !merged.conflicts.is_empty() {
             return Err(conflict_error(reference, &merged.conflicts));
         }
         // The merged clock is the later of the two sides' and the commit time: it never
         // goes back from either parent (`None` when the merged program lacks `now`).
+        let now = self.commit_time();
         let clock = start.program.mentions_now().then(|| {
-            [start.state.clock, other.state.clock, Some(commit_time())]
+            [start.state.clock, other.state.clock, Some(now)]
                 .into_iter()
                 .flatten()
                 .max()
-                .unwrap_or_else(commit_time)
+                .unwrap_or(now)
         });
-        let (state, mut changes, stats) = match self.maintain_base_change_of(
-            &start,
-            merged.changed,
-            merged.deltas,
-            started,
-            clock,
-        )? {
-            Some(step) => (step.state, step.counts, step.stats),
-            None => (start.state.clone(), Vec::new(), Vec::new()),
-        };
+        let (state, mut changes, stats) =
+            match self.maintain(&start, merged.edits, clock, started)? {
+                Some(step) => (step.state, step.counts, step.stats),
+                None => (start.state.clone(), Vec::new(), Vec::new()),
+            };
         if program_from == Some(ProgramSide::Theirs) {
             // A commit's change counts are from its first parent: ours.
             changes = self.base_change_counts(&head, &state)?;
@@ -179,7 +178,7 @@ impl Database {
             true => format!("merge {reference}"),
             false => format!("merge {reference}: {message}"),
         };
-        let outcome = self.write_commit_of(
+        let outcome = self.write_commit(
             &start,
             NewCommit {
                 merged: Some(theirs),
@@ -187,7 +186,7 @@ impl Database {
                 changes,
                 stats,
                 message,
-                action: &action,
+                action: Some(action),
             },
         )?;
         Ok(MergeOutcome::Merged {
@@ -222,13 +221,11 @@ impl Database {
     }
 
     /// For each base relation of `start`'s program whose tree differs between `base` and
-    /// `other`: its tree in `start` before and after applying the diff base → other as
-    /// edits. A relation missing from a side, or with another schema there, counts as empty
+    /// `other`: the diff base → other as edits to apply to `start`. A relation missing from a side, or with another schema there, counts as empty
     /// on that side; `other` changing such a relation since the base is refused, since its
     /// changes would be lost. Also every key both sides gave a different tuple
     /// (`start_is_ours` says which side `start` is, for the conflicts' labels).
-    #[allow(clippy::type_complexity)]
-    fn merged_base_trees(
+    fn merged_base_edits(
         &self,
         start: &Snapshot,
         base: &Snapshot,
@@ -236,8 +233,7 @@ impl Database {
         start_is_ours: bool,
         reference: &str,
     ) -> DbResult<MergedBase> {
-        let mut changed = Vec::new();
-        let mut deltas = BTreeMap::new();
+        let mut edits = Vec::new();
         let mut conflicts = Vec::new();
         let empty = Tree::empty(&self.nodes)?;
         // The base-relation tree `side` holds for `name` under `schema` (empty if none).
@@ -274,9 +270,6 @@ impl Database {
             if base_tree == other_tree {
                 continue;
             }
-            let start_tree = entry
-                .tree()
-                .ok_or_else(|| DbError::corrupted(format!("relation `{name}` has no tree")))?;
             // A keyed relation: each tuple the other side added is checked against the
             // tuple `start` holds for its key (a read by key, O(log n)).
             let keyed = match &schema {
@@ -285,7 +278,7 @@ impl Database {
                 }
                 _ => None,
             };
-            let mut edits: Vec<Edit> = Vec::new();
+            let mut relation_edits: Vec<Edit> = Vec::new();
             for item in base_tree.diff(&self.nodes, &other_tree)? {
                 match item? {
                     DiffEntry::Added { key, .. } => {
@@ -302,9 +295,9 @@ impl Database {
                                 conflicts.push(conflict);
                             }
                         }
-                        edits.push((key, Some(Vec::new())));
+                        relation_edits.push((key, Some(Vec::new())));
                     }
-                    DiffEntry::Removed { key, .. } => edits.push((key, None)),
+                    DiffEntry::Removed { key, .. } => relation_edits.push((key, None)),
                     DiffEntry::Changed { .. } => {
                         return Err(DbError::corrupted(format!(
                             "base relation `{name}` holds a tuple with a value"
@@ -312,16 +305,9 @@ impl Database {
                     }
                 }
             }
-            let (merged_tree, delta) =
-                self.edit_base_relation(&start.program, name, &start_tree, &edits)?;
-            deltas.insert(name.clone(), delta);
-            changed.push((name.clone(), start_tree, merged_tree));
+            edits.push((name.clone(), BaseEdit::Edits(relation_edits)));
         }
-        Ok(MergedBase {
-            changed,
-            deltas,
-            conflicts,
-        })
+        Ok(MergedBase { edits, conflicts })
     }
 
     /// The conflict of `added` (a tuple the other side added since the base) with the tuple
@@ -447,11 +433,9 @@ fn conflict_error(reference: &str, conflicts: &[KeyConflict]) -> DbError {
     DbError::MergeConflict(lines.join("\n"))
 }
 
-/// The base relations a merge changes: each one's tree on the side merged into and merged,
-/// its tuple delta between the two (the edits that changed something), and the key
-/// conflicts found.
+/// What a merge does to the base relations of the side merged into: each changed
+/// relation's edits, and the key conflicts found.
 struct MergedBase {
-    changed: Vec<(String, Tree, Tree)>,
-    deltas: BTreeMap<String, rnt_engine::delta::Delta>,
+    edits: Vec<(String, BaseEdit)>,
     conflicts: Vec<KeyConflict>,
 }

@@ -189,6 +189,7 @@ pub fn move_branch(
     expected: Option<Address>,
     new: Address,
     action: &str,
+    time: i64,
 ) -> DbResult<()> {
     check_name(RefKind::Branch, name)?;
     let tip = branch_tip(chunks, name)?;
@@ -207,7 +208,7 @@ pub fn move_branch(
     let record = BranchRecord {
         commit: *new.as_bytes(),
         previous: previous.map(|p| *p.as_bytes()),
-        time: crate::commit::commit_time(),
+        time,
         action: action.to_string(),
     };
     let record_address = record.write(chunks)?;
@@ -237,12 +238,13 @@ pub fn create_branch(
     name: &str,
     at: Address,
     action: &str,
+    time: i64,
 ) -> DbResult<()> {
     check_name(RefKind::Branch, name)?;
     if branch_tip(chunks, name)?.is_some() {
         return Err(DbError::user(format!("branch `{name}` already exists")));
     }
-    move_branch(chunks, name, None, at, action)
+    move_branch(chunks, name, None, at, action, time)
 }
 
 /// Deletes branch `name` (and its reflog), which must exist and not be current; returns the

@@ -203,7 +203,7 @@ impl Database {
                 "the remote holds the pushed commit before its branch moves"
             );
             rnt_store::fault::point(rnt_store::fault::PUSH_MOVE);
-            refs::move_branch(remote, branch, theirs, ours, &push_action(kind)).map_err(|error| {
+            refs::move_branch(remote, branch, theirs, ours, &push_action(kind), self.commit_time()).map_err(|error| {
                 match error {
                     DbError::Conflict(_) => DbError::Conflict(format!(
                         "push of `{branch}` lost a race: the remote's `{branch}` moved while this push ran (another writer landed first); \
@@ -264,7 +264,13 @@ impl Database {
         let action = format!("clone: from {}", rnt_lang::diagnostic::clip(url));
         for update in &fetched.updated {
             if let Some(commit) = update.new {
-                refs::create_branch(self.chunks.as_ref(), &update.branch, commit, &action)?;
+                refs::create_branch(
+                    self.chunks.as_ref(),
+                    &update.branch,
+                    commit,
+                    &action,
+                    self.commit_time(),
+                )?;
             }
         }
         let branch = refs::current_branch(remote)?;

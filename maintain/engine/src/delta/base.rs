@@ -1,15 +1,227 @@
-//! Index upkeep for the base relations of a state (the views' indexes follow their deltas
-//! in `crate::delta`; both call `crate::eval::index::index_trees`).
+//! The base half of a commit (seed 003, "When maintenance runs", steps 1 and 2): each
+//! changed base relation edited — by sorted edits, or replaced by the tree it becomes —
+//! its tuple delta taken, its change counted, and its indexes kept. Every writer of base
+//! relations (commit, import, merge, revert) comes through [`apply_base`]; the views are
+//! then maintained from the [`BaseChange`] by [`crate::delta::Maintainer`].
+//!
+//! A relation's delta is, in every case, the diff of its old and new trees:
+//! `Δr⁺ = new − old`, `Δr⁻ = old − new`. From edits it is the edits that changed
+//! something, as the edit reports them (an insert of an absent tuple, a delete of a
+//! present one; debug builds compare it with the diff), so no changed leaf is read twice.
+//!
+//! *Invariant: a base index holds exactly its relation's tuples permuted, so an edited
+//! index has the address a rebuilt one has.*
 
-use crate::delta::Delta;
+use crate::delta::{delta_of_diff, Delta};
 use crate::eval::engine::{relation_types, ProgramPlans};
 use crate::eval::index::index_trees;
+use crate::eval::read::decode_stored;
 use crate::eval::IsKind;
-use crate::EngineResult;
+use crate::{EngineError, EngineResult};
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;
-use rnt_merkle::{NodeStore, RelationEntry};
+use rnt_merkle::{ChangeCount, DiffEntry, Edit, NodeStore, RelationEntry, State, Tree};
 use std::collections::BTreeMap;
+
+/// How one base relation changes.
+#[derive(Clone, Debug)]
+pub enum BaseEdit {
+    /// Sorted edits to apply (a change set, the other side of a merge).
+    Edits(Vec<Edit>),
+    /// The tree the relation becomes (an import, built from its rows).
+    Tree(Tree),
+}
+
+/// Base relations changed and their indexes kept, the views not yet maintained.
+#[derive(Debug)]
+pub struct BaseChange {
+    /// Every relation's entry after the change: changed base relations with their new
+    /// trees, counts and indexes; everything else as it was.
+    pub entries: Vec<RelationEntry>,
+    /// The tuple delta of each changed base relation that a rule reads or that keeps an
+    /// index.
+    pub deltas: BTreeMap<String, Delta>,
+    /// Tuples inserted and deleted per changed base relation, sorted by relation.
+    pub counts: Vec<ChangeCount>,
+    /// The clock before and after (`None` for a program that does not mention `now`).
+    pub clocks: (Option<i64>, Option<i64>),
+}
+
+/// Applies `edits` (one per base relation, by name) to the base relations of `before`, a
+/// state of `program`, moving its clock to `clock`. `None` when no relation changed and the
+/// clock stays: nothing to maintain or commit.
+pub fn apply_base(
+    nodes: &NodeStore,
+    program: &Program,
+    plans: &ProgramPlans,
+    before: &State,
+    edits: Vec<(String, BaseEdit)>,
+    clock: Option<i64>,
+) -> EngineResult<Option<BaseChange>> {
+    debug_assert_eq!(
+        clock.is_some(),
+        program.mentions_now(),
+        "a state carries a clock exactly when its program mentions `now`"
+    );
+    let mut by_name: BTreeMap<String, RelationEntry> = before
+        .relations
+        .iter()
+        .map(|r| (r.name.clone(), r.clone()))
+        .collect();
+    let mut deltas = BTreeMap::new();
+    let mut counts = Vec::new();
+    for (relation, edit) in edits {
+        let slot = by_name
+            .get_mut(&relation)
+            .filter(|entry| entry.kind.is(RelationKind::Relation))
+            .ok_or_else(|| EngineError::internal(format!("`{relation}` is no base relation")))?;
+        let old = slot
+            .tree()
+            .ok_or_else(|| EngineError::corrupted(format!("relation `{relation}` has no tree")))?;
+        let Some((new, count, delta)) = change_of(nodes, program, plans, &relation, old, edit)?
+        else {
+            continue;
+        };
+        slot.root = Some(*new.root().as_bytes());
+        slot.count = Some(new.count(nodes)?);
+        if let Some(delta) = delta {
+            deltas.insert(relation, delta);
+        }
+        counts.push(count);
+    }
+    if counts.is_empty() && clock == before.clock {
+        return Ok(None);
+    }
+    counts.sort_by(|a, b| a.relation.cmp(&b.relation));
+    update_base_indexes(nodes, program, plans, &mut by_name, Some(&deltas))?;
+    Ok(Some(BaseChange {
+        entries: by_name.into_values().collect(),
+        deltas,
+        counts,
+        clocks: (before.clock, clock),
+    }))
+}
+
+/// One relation's new tree, change counts and (when a rule reads it or it keeps an index)
+/// tuple delta; `None` when the tree is unchanged.
+type RelationChange = (Tree, ChangeCount, Option<Delta>);
+
+/// How `edit` changes base relation `relation`'s tree `old`.
+fn change_of(
+    nodes: &NodeStore,
+    program: &Program,
+    plans: &ProgramPlans,
+    relation: &str,
+    old: Tree,
+    edit: BaseEdit,
+) -> EngineResult<Option<RelationChange>> {
+    let keep = program.reads(relation) || plans.keeps_indexes(relation);
+    let (new, count, delta) = match edit {
+        BaseEdit::Edits(edits) => {
+            let (new, delta) = edited(nodes, program, relation, &old, &edits)?;
+            let count = ChangeCount {
+                relation: relation.to_string(),
+                inserted: delta.inserted.tuples().len() as u64,
+                deleted: delta.deleted.tuples().len() as u64,
+            };
+            debug_assert_diff_agrees(nodes, program, relation, (&old, &new), &count, &delta);
+            (new, count, keep.then_some(delta))
+        }
+        BaseEdit::Tree(new) => {
+            let (count, delta) = diffed(nodes, program, relation, &old, &new, keep)?;
+            (new, count, delta)
+        }
+    };
+    Ok((old != new).then_some((new, count, delta)))
+}
+
+/// Applies sorted `edits` to `relation`'s tree `old`: the new tree, and the edits that
+/// changed something as its delta.
+fn edited(
+    nodes: &NodeStore,
+    program: &Program,
+    relation: &str,
+    old: &Tree,
+    edits: &[Edit],
+) -> EngineResult<(Tree, Delta)> {
+    let (new, changed_by) = old.edit_reporting(nodes, edits)?;
+    let types = relation_types(program, relation).unwrap_or_default();
+    let mut delta = Delta::default();
+    for ((key, value), _) in edits.iter().zip(changed_by).filter(|(_, changed)| *changed) {
+        let tuple = decode_stored(key, &types, relation)?;
+        if value.is_some() {
+            delta.inserted.insert(tuple);
+        } else {
+            delta.deleted.insert(tuple);
+        }
+    }
+    Ok((new, delta))
+}
+
+/// The change counts from `old` to `new`, and the tuple delta when `keep`, from the diff of
+/// the trees. Filling an empty relation that no rule reads needs not even the diff.
+fn diffed(
+    nodes: &NodeStore,
+    program: &Program,
+    relation: &str,
+    old: &Tree,
+    new: &Tree,
+    keep: bool,
+) -> EngineResult<(ChangeCount, Option<Delta>)> {
+    let mut count = ChangeCount {
+        relation: relation.to_string(),
+        inserted: 0,
+        deleted: 0,
+    };
+    if !keep && old.count(nodes)? == 0 {
+        count.inserted = new.count(nodes)?;
+        return Ok((count, None));
+    }
+    let mut entries = Vec::new();
+    for entry in old.diff(nodes, new)? {
+        let entry = entry?;
+        match &entry {
+            DiffEntry::Added { .. } => count.inserted += 1,
+            DiffEntry::Removed { .. } => count.deleted += 1,
+            DiffEntry::Changed { .. } => {
+                return Err(EngineError::corrupted(format!(
+                    "base relation `{relation}` holds a tuple with a value"
+                )))
+            }
+        }
+        if keep {
+            entries.push(entry);
+        }
+    }
+    if !keep {
+        return Ok((count, None));
+    }
+    let types = relation_types(program, relation).unwrap_or_default();
+    Ok((count, Some(delta_of_diff(&entries, &types, relation)?)))
+}
+
+/// Debug builds: the delta an edit reported is the diff of the trees.
+fn debug_assert_diff_agrees(
+    nodes: &NodeStore,
+    program: &Program,
+    relation: &str,
+    (old, new): (&Tree, &Tree),
+    count: &ChangeCount,
+    delta: &Delta,
+) {
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    let Ok((diffed_count, Some(diffed))) = diffed(nodes, program, relation, old, new, true) else {
+        panic!("the diff of `{relation}`'s trees could not be read");
+    };
+    debug_assert_eq!(&diffed_count, count, "the edits' counts are the diff's");
+    debug_assert!(
+        diffed.inserted.tuples() == delta.inserted.tuples()
+            && diffed.deleted.tuples() == delta.deleted.tuples(),
+        "the edits' delta of `{relation}` is the diff's"
+    );
+}
 
 /// Keeps the indexes the plans need for every base relation: an unchanged relation keeps
 /// its index trees, a changed one (`deltas`) has them edited, and a missing one is built.

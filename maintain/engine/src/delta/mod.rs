@@ -41,13 +41,14 @@ use crate::eval::engine::{Engine, ProgramPlans};
 use crate::eval::index::index_trees;
 pub use crate::eval::memory::Delta;
 use crate::{EngineError, EngineResult};
+use base::BaseChange;
 pub use recursion::{RecursionCost, RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 use rnt_lang::check::ClockCondition;
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{decode_tuple, encode_tuple};
 use rnt_lang::value::{Type, Value};
-use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, Tree};
+use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, State, Tree};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -171,22 +172,22 @@ pub struct Maintainer<'a> {
 type WindowKey = (String, Vec<ClockCondition>);
 
 impl<'a> Maintainer<'a> {
-    /// A maintainer from the head's entries (`old`) to the new base entries (`new`, whose
-    /// base relations and their indexes already hold the change), given the base deltas;
-    /// recursive strata of views go by `recursion`. `clocks` are the old and the new state's
-    /// clocks (`None` for a program that does not mention `now`; the new one is never
-    /// smaller).
-    #[allow(clippy::too_many_arguments)]
+    /// A maintainer of `change`, made to the base relations of `before` (whose entries the
+    /// cost rule reads); recursive strata of views go by `recursion`.
     pub fn new(
         nodes: &'a NodeStore,
         program: &'a Program,
         plans: &'a ProgramPlans,
-        old: &'a [RelationEntry],
-        new: Vec<RelationEntry>,
-        base_deltas: BTreeMap<String, Delta>,
+        before: &'a State,
+        change: BaseChange,
         recursion: RecursionMode,
-        clocks: (Option<i64>, Option<i64>),
     ) -> Maintainer<'a> {
+        let BaseChange {
+            entries,
+            deltas,
+            clocks,
+            ..
+        } = change;
         debug_assert!(
             match clocks {
                 (Some(before), Some(after)) => before <= after,
@@ -194,9 +195,10 @@ impl<'a> Maintainer<'a> {
             },
             "the clock never goes back"
         );
-        for (name, delta) in &base_deltas {
+        for (name, delta) in &deltas {
             delta.debug_assert_disjoint(name);
         }
+        let old = &before.relations;
         Maintainer {
             nodes,
             program,
@@ -204,9 +206,9 @@ impl<'a> Maintainer<'a> {
             old_entries: old,
             recursion,
             old: Engine::new(nodes, program, plans, old).with_clock(clocks.0),
-            new: Engine::new(nodes, program, plans, &new).with_clock(clocks.1),
-            entries: new.into_iter().map(|e| (e.name.clone(), e)).collect(),
-            deltas: base_deltas,
+            new: Engine::new(nodes, program, plans, &entries).with_clock(clocks.1),
+            entries: entries.into_iter().map(|e| (e.name.clone(), e)).collect(),
+            deltas,
             stats: Vec::new(),
             windowed: RefCell::default(),
             window_work: RefCell::default(),
