@@ -40,7 +40,10 @@ pub fn run(context: &Context, args: ExplainArgs, out: &mut dyn Write) -> anyhow:
             let json = Json::object([
                 ("relation", Json::Str(explanation.relation.clone())),
                 ("kind", Json::Str(explanation.kind.keyword().to_string())),
-                ("mode", Json::opt_str(explanation.mode.map(str::to_string))),
+                (
+                    "mode",
+                    Json::opt_str(explanation.mode.map(|m| m.name().to_string())),
+                ),
                 ("mode_rule", Json::opt_str(explanation.mode_rule.clone())),
                 ("commit", Json::opt_str(snapshot.commit.map(|c| c.to_hex()))),
                 ("state", Json::Str(snapshot.state_address.to_hex())),
@@ -116,7 +119,7 @@ fn write_explanation(
     let kind = explanation.kind.keyword();
     let relation = &explanation.relation;
     match explanation.mode {
-        Some(mode) => writeln!(out, "{kind} {relation} (mode: {mode})")?,
+        Some(mode) => writeln!(out, "{kind} {relation} (mode: {})", mode.name())?,
         None => writeln!(
             out,
             "{kind} {relation} (mode: none: nothing reads it, so commits do no work for it)"

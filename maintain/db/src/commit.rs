@@ -18,7 +18,7 @@ use crate::Database;
 use crate::{DbError, DbResult};
 use rnt_engine::delta::base::{apply_base, BaseEdit};
 use rnt_engine::delta::Maintainer;
-use rnt_engine::eval::engine::shared_plans;
+use rnt_engine::eval::plans::shared_plans;
 use rnt_lang::change::{check_change_slice, Change, Sign};
 use rnt_lang::check::Program;
 use rnt_lang::schema::RelationSchema;

@@ -21,7 +21,7 @@ use crate::snapshot::Snapshot;
 use crate::{CommitOutcome, Database};
 use crate::{DbError, DbResult};
 use rnt_engine::delta::base::BaseEdit;
-use rnt_engine::eval::engine::plan_program;
+use rnt_engine::eval::plans::plan_program;
 use rnt_lang::change::key_text;
 use rnt_lang::schema::RelationSchema;
 use rnt_lang::syntax::ast::RelationKind;

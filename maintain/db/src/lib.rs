@@ -54,10 +54,6 @@ pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
 pub use database::{CommitTime, Database, TransferProgress};
 pub use diff::{DiffScope, TupleChange};
 pub use error::{DbError, DbResult};
-pub use explain::{
-    Access, Explanation, PlanDump, PlanTerm, RuleExplanation, ServedBy, StepExplanation,
-    TermExplanation,
-};
 pub use history::branches::{ReflogEntry, ResetOutcome, RevertOutcome};
 pub use history::merge::{KeyConflict, MergeOutcome, ProgramSide};
 pub use history::refs::BRANCH_DEFAULT;
@@ -69,6 +65,10 @@ pub use rnt_engine::budget::{check as check_memory_budget, memory_budget, set_me
 pub use rnt_engine::delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 pub use rnt_engine::eval::query::QueryAnswer;
 pub use rnt_engine::eval::IsKind;
+pub use rnt_engine::explain::{
+    Access, Explanation, Mode, PlanDump, PlanTerm, RuleExplanation, ServedBy, StepExplanation,
+    TermExplanation,
+};
 pub use rnt_lang::change::{Change, ChangeError, ChangeSet, Sign};
 pub use rnt_lang::csv::CsvError;
 pub use rnt_lang::schema::{Attribute, RelationSchema};
@@ -120,5 +120,6 @@ pub mod canonical {
 /// From-scratch evaluation of a program over a state (for benchmarks and tools that
 /// compare maintenance with recomputation).
 pub mod engine {
-    pub use rnt_engine::eval::engine::{plan_program, Engine, ProgramPlans};
+    pub use rnt_engine::eval::engine::Engine;
+    pub use rnt_engine::eval::plans::{plan_program, ProgramPlans};
 }

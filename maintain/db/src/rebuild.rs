@@ -2,8 +2,9 @@
 //! changes and `verify` for every view.
 
 use crate::DbResult;
-use rnt_engine::eval::engine::{relation_types, Engine, ProgramPlans};
+use rnt_engine::eval::engine::{relation_types, Engine};
 use rnt_engine::eval::index::index_trees;
+use rnt_engine::eval::plans::ProgramPlans;
 use rnt_engine::eval::IsKind;
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;

@@ -7,7 +7,7 @@
 use crate::snapshot::Snapshot;
 use crate::DbResult;
 use crate::{rebuild_views, update_base_indexes, Database};
-use rnt_engine::eval::engine::plan_program;
+use rnt_engine::eval::plans::plan_program;
 use rnt_engine::eval::read::decode_stored;
 use rnt_lang::tuple::format_tuple;
 use rnt_merkle::{DiffEntry, RelationEntry, Tree};

@@ -14,5 +14,6 @@ pub mod budget;
 pub mod delta;
 mod error;
 pub mod eval;
+pub mod explain;
 
 pub use error::{EngineError, EngineResult};

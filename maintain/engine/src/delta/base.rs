@@ -13,8 +13,9 @@
 //! index has the address a rebuilt one has.*
 
 use crate::delta::{delta_of_diff, Delta};
-use crate::eval::engine::{relation_types, ProgramPlans};
+use crate::eval::engine::relation_types;
 use crate::eval::index::index_trees;
+use crate::eval::plans::ProgramPlans;
 use crate::eval::read::decode_stored;
 use crate::eval::IsKind;
 use crate::{EngineError, EngineResult};

@@ -13,7 +13,7 @@ use super::{encode, stored_tree, Delta, Maintainer};
 use crate::eval::fixpoint::FIXPOINT_ROUNDS_MAX;
 use crate::eval::join::{project_stored, run_plan};
 use crate::eval::memory::MemRelation;
-use crate::eval::plan::{plan_for_head_pattern_avoiding, RulePlan};
+use crate::eval::plan::RulePlan;
 use crate::eval::read::{Flow, Relations, Visit, WeightedVisit};
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::Tuple;
@@ -186,15 +186,12 @@ impl Maintainer<'_> {
     ) -> EngineResult<BTreeMap<String, MemRelation>> {
         let mut rederived = empty(stratum);
         for name in stratum {
-            let arity = self.types(name).len();
-            let all: Vec<usize> = (0..arity).collect();
-            let avoid = |relation: &str| members.contains(relation);
-            let plans: Vec<RulePlan> = self
-                .program
-                .rules_of(name)
-                .iter()
-                .map(|rule| plan_for_head_pattern_avoiding(rule, &all, &avoid))
-                .collect();
+            let plans: &[RulePlan] = self
+                .plans
+                .rederive
+                .get(name)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
             let view = Patched {
                 members,
                 old: &self.old,
@@ -204,7 +201,7 @@ impl Maintainer<'_> {
             };
             let mut found = Vec::new();
             for tuple in over_deleted[name].tuples() {
-                if derivable(&plans, tuple, &view)? {
+                if derivable(plans, tuple, &view)? {
                     found.push(tuple.clone());
                 }
             }

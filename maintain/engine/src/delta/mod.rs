@@ -37,9 +37,10 @@ mod running;
 mod terms;
 mod window;
 
-use crate::eval::engine::{Engine, ProgramPlans};
+use crate::eval::engine::Engine;
 use crate::eval::index::index_trees;
 pub use crate::eval::memory::Delta;
+use crate::eval::plans::ProgramPlans;
 use crate::{EngineError, EngineResult};
 use base::BaseChange;
 pub use recursion::{RecursionCost, RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};

@@ -29,10 +29,10 @@
 use super::{Delta, Maintainer};
 use crate::eval::join::{project_stored, run_plan};
 use crate::eval::plan::{AtomRead, RulePlan, Step};
+use crate::eval::plan::{RunningIndex, WindowPlan};
 use crate::eval::read::Flow;
 use crate::eval::window::{
     argument, finish_row, int_argument, running_sum_overflow, totals_key, PartitionTotal, Row,
-    RunningIndex, WindowPlan,
 };
 use crate::{EngineError, EngineResult};
 use rnt_lang::syntax::ast::WindowFn;

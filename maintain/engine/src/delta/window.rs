@@ -23,11 +23,10 @@
 use super::running::{steps_before, RunningInput};
 use super::Maintainer;
 use crate::eval::join::{project_stored, run_plan};
+use crate::eval::plan::WindowPlan;
 use crate::eval::plan::{AtomRead, Column, RulePlan, Step};
 use crate::eval::read::{Flow, Relations};
-use crate::eval::window::{
-    keeps_totals, stored_running, window_rows, FrontReader, WindowPlan, RUNNING_LABEL,
-};
+use crate::eval::window::{keeps_totals, stored_running, window_rows, FrontReader, RUNNING_LABEL};
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::Tuple;
 use rnt_lang::value::Value;

@@ -15,287 +15,23 @@ use crate::eval::index::index_trees;
 use crate::eval::join::{project, project_stored};
 use crate::eval::kind_code;
 use crate::eval::memory::MemRelation;
-use crate::eval::plan::{
-    plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
-    plan_rule, plan_with_bound, AtomRead, HeadColumn, RulePlan,
-};
-use crate::eval::read::{
-    count_columns, index_permutation, Flow, Relations, StoredRelation, Visit, WeightedVisit,
-};
+use crate::eval::plan::{HeadColumn, RulePlan};
+use crate::eval::planner::plan_for_head_pattern;
+use crate::eval::plans::ProgramPlans;
+use crate::eval::read::{Flow, Relations, StoredRelation, Visit, WeightedVisit};
 use crate::eval::window::{
     keeps_totals, partition_total, run_windowed, run_windowed_observed, stored_running, totals_key,
     RUNNING_LABEL,
 };
 use crate::{EngineError, EngineResult};
-use rnt_lang::check::{Crossing, Program};
-use rnt_lang::syntax::ast::{Atom, Literal, RelationKind, VarId};
+use rnt_lang::check::Program;
+use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{encode_tuple, format_tuple, Tuple};
 use rnt_lang::value::{Type, Value};
 use rnt_merkle::{AuxTree, NodeStore, RelationEntry, Tree};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
-
-/// Every plan of a program, and the indexes the plans read through.
-#[derive(Clone, Debug, Default)]
-pub struct ProgramPlans {
-    /// Full plans per derived relation, one per rule.
-    pub full: BTreeMap<String, Vec<RulePlan>>,
-    /// Delta plans per derived relation: a plan per rule and positive literal, starting
-    /// from that literal.
-    pub delta: BTreeMap<String, Vec<(RulePlan, usize)>>,
-    /// Negation delta plans per derived relation: a plan per rule and `not` literal, with
-    /// the literal's variables bound first and the literal itself left out; with the atom.
-    pub negation_delta: BTreeMap<String, Vec<(RulePlan, usize, Atom)>>,
-    /// Column permutations of the indexes each stored relation keeps.
-    pub indexes: BTreeMap<String, BTreeSet<Vec<usize>>>,
-    /// Columns of the count indexes each base relation keeps: for reads that bind these
-    /// columns, leave every other one `_`, and that no kept index serves.
-    pub counts: BTreeMap<String, BTreeSet<Vec<usize>>>,
-    /// Per windowed view, its rule planned with the partition variables bound first: the
-    /// read of one partition's rows that the window fallback makes per touched partition.
-    pub partition: BTreeMap<String, RulePlan>,
-    /// Crossing times of the time windows over each stored relation: the relation keeps a
-    /// crossing index per entry (`crate::eval::crossing`).
-    pub crossings: BTreeMap<String, BTreeSet<Crossing>>,
-}
-
-impl ProgramPlans {
-    /// Whether stored relation `name` keeps an index (over a permutation, or a crossing
-    /// index): then its changes must carry a tuple delta, which the indexes follow.
-    pub fn keeps_indexes(&self, name: &str) -> bool {
-        self.indexes.contains_key(name)
-            || self.counts.contains_key(name)
-            || self.crossings.contains_key(name)
-    }
-
-    /// The columns of the count index that serves `read` (what `StoredRelation::read_used`
-    /// picks): when its bound columns do not lead the tuple, no kept index leads with them,
-    /// every other column is `_` and the relation keeps the count index over the bound ones;
-    /// else `None`.
-    pub fn count_index_for(&self, read: &AtomRead) -> Option<Vec<usize>> {
-        let bound = read.bound_columns();
-        let permutation = index_permutation(&bound, read.columns.len())?;
-        let indexed = self
-            .indexes
-            .get(&read.relation)
-            .is_some_and(|kept| kept.contains(&permutation));
-        if indexed || !counts_only(&bound, &read.used) {
-            return None;
-        }
-        let columns = count_columns(&bound, &read.used);
-        self.counts
-            .get(&read.relation)?
-            .contains(&columns)
-            .then_some(columns)
-    }
-}
-
-/// [`plan_program`] of a shared program, shared: the plans of the last program asked for
-/// are kept, so commits on one program do not plan it again.
-pub fn shared_plans(program: &std::sync::Arc<Program>) -> std::sync::Arc<ProgramPlans> {
-    use std::sync::{Arc, Mutex};
-    type Last = Option<(Arc<Program>, Arc<ProgramPlans>)>;
-    static LAST: Mutex<Last> = Mutex::new(None);
-    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((kept, plans)) = last.as_ref() {
-        if Arc::ptr_eq(kept, program) {
-            return Arc::clone(plans);
-        }
-    }
-    let plans = Arc::new(plan_program(program));
-    *last = Some((Arc::clone(program), Arc::clone(&plans)));
-    plans
-}
-
-/// Plans every rule of `program` and derives the indexes from the plans' read sets.
-pub fn plan_program(program: &Program) -> ProgramPlans {
-    let mut plans = ProgramPlans::default();
-    for (name, relation) in &program.relations {
-        let mut full = Vec::new();
-        let mut delta = Vec::new();
-        let mut negation_delta = Vec::new();
-        for rule in &relation.rules {
-            if let Some(clock) = &rule.clock {
-                for condition in &clock.conditions {
-                    plans
-                        .crossings
-                        .entry(clock.relation.clone())
-                        .or_default()
-                        .insert(condition.crossing.clone());
-                }
-            }
-            full.push(plan_rule(rule));
-            for (i, literal) in rule.rule.body.iter().enumerate() {
-                match literal {
-                    Literal::Positive(_) => delta.push((plan_from_literal(rule, i), i)),
-                    Literal::Negative { atom, .. } => {
-                        negation_delta.push((plan_from_negation(rule, i), i, atom.clone()));
-                    }
-                    Literal::Comparison(_) | Literal::Window(_) => {}
-                }
-            }
-        }
-        if let Some(rule) = relation.rules.iter().find(|r| r.rule.is_windowed()) {
-            let partition: Vec<VarId> = rule
-                .rule
-                .windows()
-                .flat_map(|w| w.partition.iter().map(|v| v.id))
-                .collect();
-            let plan = plan_with_bound(rule, &partition);
-            // A top-k over a stored input reads each partition's front from the index
-            // that holds it in window order (the tuple tree when that is its order).
-            // So does a running window, from its first changed row on.
-            let window = plan.window.as_ref();
-            let ordered = window
-                .and_then(|w| w.top.as_ref())
-                .map(|top| &top.permutation)
-                .or_else(|| {
-                    window
-                        .and_then(|w| w.running.as_ref())
-                        .map(|r| &r.permutation)
-                });
-            let input = plan.reads().next().map(|read| read.relation.clone());
-            if let (Some(permutation), Some(input)) = (ordered, input) {
-                let identity = permutation.iter().enumerate().all(|(i, &c)| i == c);
-                let stored = program
-                    .relation(&input)
-                    .is_some_and(|r| r.kind().is_stored());
-                if stored && !identity {
-                    plans
-                        .indexes
-                        .entry(input)
-                        .or_default()
-                        .insert(permutation.clone());
-                }
-            }
-            plans.partition.insert(name.clone(), plan);
-        }
-        if !relation.rules.is_empty() {
-            plans.full.insert(name.clone(), full);
-            plans.delta.insert(name.clone(), delta);
-            plans.negation_delta.insert(name.clone(), negation_delta);
-        }
-    }
-    // Read sets: every (relation, bound columns, used columns) a plan reads, following
-    // reads of ephemeral relations into their rules with the head columns pre-bound.
-    let mut work: Vec<ReadShape> = Vec::new();
-    let mut seen: BTreeSet<ReadShape> = BTreeSet::new();
-    let all_plans = plans
-        .full
-        .values()
-        .flatten()
-        .chain(plans.delta.values().flatten().map(|(p, _)| p))
-        .chain(plans.partition.values());
-    for plan in all_plans {
-        work.extend(plan.reads().map(ReadShape::of));
-    }
-    // DRed's rederivation reads: recursive views with every head column bound.
-    for stratum in program.strata.iter().filter(|s| s.recursive) {
-        let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
-        for name in &stratum.relations {
-            let Some(relation) = program.relation(name) else {
-                continue;
-            };
-            let all: Vec<usize> = (0..relation.declaration.arity()).collect();
-            for rule in &relation.rules {
-                let plan = plan_for_head_pattern_avoiding(rule, &all, &|r| members.contains(r));
-                work.extend(plan.reads().map(ReadShape::of));
-            }
-        }
-    }
-    // A keyed base relation is read by key at every upsert and delete by key: when its key
-    // is not a leading prefix of the tuple, it keeps an index that leads with the key, so
-    // that read is a prefix scan, O(log n), like any other bound read.
-    for (name, relation) in &program.relations {
-        if let Some(key) = relation.declaration.key_columns() {
-            work.push(ReadShape {
-                relation: name.clone(),
-                bound: key,
-                used: vec![true; relation.declaration.arity()],
-            });
-        }
-    }
-    // Reads that look at some columns only, each with the index it would otherwise need
-    // and the count index that serves it instead.
-    let mut count_reads: Vec<(String, Vec<usize>, Vec<usize>)> = Vec::new();
-    while let Some(shape) = work.pop() {
-        if !seen.insert(shape.clone()) {
-            continue;
-        }
-        let ReadShape {
-            relation,
-            bound,
-            used,
-        } = shape;
-        let Some(declared) = program.relation(&relation) else {
-            continue;
-        };
-        if declared.kind().is_stored() {
-            if let Some(permutation) = index_permutation(&bound, declared.declaration.arity()) {
-                // A base relation read only for how many tuples match its bound columns
-                // (every other column `_`) keeps a count index instead of an index: as
-                // large as the distinct bound values, and untouched by updates of the
-                // other columns. A read that binds more columns keeps the index: their
-                // projection is nearly as large, and its counts would cost a read per
-                // change. Views keep indexes: DRed's patched reads see whole tuples.
-                if declared.kind() == RelationKind::Relation && counts_only(&bound, &used) {
-                    count_reads.push((relation, permutation, count_columns(&bound, &used)));
-                } else {
-                    plans
-                        .indexes
-                        .entry(relation)
-                        .or_default()
-                        .insert(permutation);
-                }
-            }
-        } else {
-            for rule in &declared.rules {
-                work.extend(
-                    plan_for_head_pattern(rule, &bound)
-                        .reads()
-                        .map(ReadShape::of),
-                );
-            }
-        }
-    }
-    // An index the relation keeps anyway serves a count read too: no count index then.
-    for (relation, permutation, columns) in count_reads {
-        let indexed = plans
-            .indexes
-            .get(&relation)
-            .is_some_and(|kept| kept.contains(&permutation));
-        if !indexed {
-            plans.counts.entry(relation).or_default().insert(columns);
-        }
-    }
-    plans
-}
-
-/// Whether a read with `bound` columns looks at no other column (and leaves some `_`): it
-/// only asks how many tuples match, which a count index answers.
-fn counts_only(bound: &[usize], used: &[bool]) -> bool {
-    used.contains(&false) && (0..used.len()).all(|c| !used[c] || bound.contains(&c))
-}
-
-/// How a plan reads a relation: which columns are bound beforehand and which the reader
-/// looks at (`false` for `_`), the shape an index or count index serves.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct ReadShape {
-    relation: String,
-    bound: Vec<usize>,
-    used: Vec<bool>,
-}
-
-impl ReadShape {
-    fn of(read: &AtomRead) -> ReadShape {
-        ReadShape {
-            relation: read.relation.clone(),
-            bound: read.bound_columns(),
-            used: read.used.clone(),
-        }
-    }
-}
 
 /// Auxiliary trees of a view by label, before they are recorded in its entry.
 type AuxTrees = Vec<(String, Tree)>;
@@ -471,6 +207,13 @@ impl<'a> Engine<'a> {
         let key = (relation.to_string(), bound.to_vec());
         if let Some(plans) = self.pattern_plans.borrow().get(&key) {
             return plans.clone();
+        }
+        // The program's plans hold every pattern its own rules read with; an ad-hoc reader
+        // (a query over this engine's program) may bind others, planned here once.
+        if let Some(plans) = self.plans.pushed.get(relation).and_then(|p| p.get(bound)) {
+            let plans = Rc::new(plans.clone());
+            self.pattern_plans.borrow_mut().insert(key, plans.clone());
+            return plans;
         }
         let plans: Vec<RulePlan> = self
             .program

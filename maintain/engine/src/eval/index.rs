@@ -9,8 +9,8 @@
 //! columns permuted by p; so an edited index has the address a rebuilt one would have.*
 
 use crate::eval::crossing::{build_crossing_index, crossing_edits};
-use crate::eval::engine::ProgramPlans;
 use crate::eval::memory::Delta;
+use crate::eval::plans::ProgramPlans;
 use crate::eval::read::{
     build_count_index, build_index, count_key, count_label, decode_count, index_label,
 };

@@ -19,6 +19,8 @@ pub mod join;
 pub mod limit;
 pub mod memory;
 pub mod plan;
+pub mod planner;
+pub mod plans;
 pub mod query;
 pub mod read;
 pub mod window;

@@ -1,22 +1,14 @@
-//! Join plans: each rule body compiled to an ordered list of steps, every atom read through
-//! a binding-aware read — `read(relation, bound columns → values)`.
-//!
-//! Order: from the variables bound at the start (none for a full evaluation; the head's
-//! bound columns for a read of an ephemeral relation; the delta atom's for a delta rule),
-//! place every assignment, filter and `not` as soon as its variables are bound, then read
-//! the positive atom with the most bound columns next. The order of rules and body
-//! literals in the source carries no meaning; ties break on the literal's canonical text
-//! (then its position, for duplicates), so plans are deterministic and the same for every
-//! order of the literals — the canonical order a state stores included.
+//! What a plan is: a rule body as an ordered list of steps ([`RulePlan`]), every atom read
+//! through a binding-aware read — `read(relation, bound columns → values)` ([`AtomRead`])
+//! — and, for a windowed rule, how its window is computed ([`WindowPlan`], with the top-k
+//! and running shapes a window may have). `planner` makes them; `plans` holds every plan
+//! of a program.
 
-use crate::eval::engine::ProgramPlans;
-use crate::eval::read::{count_label, index_label, index_permutation};
-use crate::eval::window::{RunningIndex, TopK, WindowPlan};
-use rnt_lang::canonical::{literal_text, rule_text, window_text};
-use rnt_lang::check::{CheckedRule, ClockUse};
+use rnt_lang::check::ClockUse;
 use rnt_lang::syntax::ast::{AggregateFn, WindowFn};
-use rnt_lang::syntax::ast::{Atom, Comparison, Expr, HeadTerm, Literal, Rule, TermKind, VarId};
+use rnt_lang::syntax::ast::{Comparison, Expr, VarId};
 use rnt_lang::value::Value;
+use std::cmp::Ordering;
 
 /// Where a column's value comes from when an atom is read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,701 +168,114 @@ impl RulePlan {
             _ => None,
         })
     }
-
-    /// A plan dump: the source rule, the variables bound before the first step, then one
-    /// line per step — each read with its bound columns and what serves it. `driver` is
-    /// the literal a delta term reads from the commit's delta; `stored` tells which
-    /// relations have trees (the others are computed when read).
-    ///
-    /// ```text
-    /// order_plan(i, p) :- customers(c, p), orders(i, c, _).
-    ///   join orders(i, c, _) from Δorders
-    ///   join customers(c, p) bound [0] from the tree, by prefix
-    /// ```
-    pub fn explain(
-        &self,
-        driver: Option<usize>,
-        stored: &dyn Fn(&str) -> bool,
-        plans: &ProgramPlans,
-    ) -> String {
-        debug_assert_eq!(self.steps.len(), self.step_texts.len());
-        let mut out = format!("{}\n", self.source);
-        if !self.prebound.is_empty() {
-            let names: Vec<&str> = self
-                .prebound
-                .iter()
-                .map(|v| self.variable_names[v.index()].as_str())
-                .collect();
-            out.push_str(&format!("  bound first: {}\n", names.join(", ")));
-        }
-        for (step, text) in self.steps.iter().zip(&self.step_texts) {
-            let line = match step {
-                Step::Join(read) if Some(read.literal) == driver => match &self.clock {
-                    Some(clock) if clock.atom == read.literal => format!(
-                        "join {text} from Δ{} inside the time window {}, and the rows the \
-                         clock step makes enter or leave, from the front of {}",
-                        read.relation,
-                        clock.texts.join(", "),
-                        crossing_labels(clock)
-                    ),
-                    _ => format!("join {text} from Δ{}", read.relation),
-                },
-                Step::Join(read) => format!("join {text}{}", access(read, stored, plans)),
-                Step::Not(read) => format!("{text}{}", access(read, stored, plans)),
-                Step::Filter(_) => format!("filter {text}"),
-                Step::Assign { .. } => format!("assign {text}"),
-                Step::Clock { clock, .. } => format!(
-                    "time window {text} at the state's clock (crossing index {})",
-                    crossing_labels(clock)
-                ),
-            };
-            out.push_str("  ");
-            out.push_str(&line);
-            out.push('\n');
-        }
-        if let Some(window) = &self.window {
-            out.push_str(&format!("  window {} per partition\n", window.text));
-            let stored_input = self
-                .reads()
-                .next()
-                .is_some_and(|read| stored(&read.relation));
-            if let Some(top) = window.top.as_ref().filter(|_| stored_input) {
-                let identity = top.permutation.iter().enumerate().all(|(i, &c)| i == c);
-                let tree = if identity {
-                    "the tree".to_string()
-                } else {
-                    format!("`{}`", index_label(&top.permutation))
-                };
-                out.push_str(&format!(
-                    "  top-k: each partition's front from {tree}{}, up to the first peers \
-                     past {}\n",
-                    if top.descending {
-                        ", read backward"
-                    } else {
-                        ""
-                    },
-                    top.bound
-                ));
-            }
-            if let Some(running) = window.running.as_ref().filter(|_| stored_input) {
-                let identity = running.permutation.iter().enumerate().all(|(i, &c)| i == c);
-                let tree = if identity {
-                    "the tree".to_string()
-                } else {
-                    format!("`{}`", index_label(&running.permutation))
-                };
-                let context = match window.function {
-                    WindowFn::Sum | WindowFn::Count => {
-                        "to its end, with its total from `running`".to_string()
-                    }
-                    _ if window.offset == 1 => "with 1 row on either side".to_string(),
-                    _ => format!("with {} rows on either side", window.offset),
-                };
-                out.push_str(&format!(
-                    "  running: each partition from its first changed row, {context}, from {tree}\n"
-                ));
-            }
-            for (step, text) in window.after.iter().zip(&window.after_texts) {
-                let kind = match step {
-                    Step::Assign { .. } => "assign",
-                    _ => "filter",
-                };
-                out.push_str(&format!("  {kind} {text}\n"));
-            }
-        }
-        out
-    }
 }
 
-/// The labels of the crossing indexes a time window's conditions keep, for plan dumps.
-pub fn crossing_labels(clock: &ClockUse) -> String {
-    let labels: std::collections::BTreeSet<String> = clock
-        .conditions
-        .iter()
-        .map(|c| format!("`{}`", c.crossing.label()))
-        .collect();
-    labels.into_iter().collect::<Vec<_>>().join(", ")
+/// How a windowed rule's plan computes its window once its input rows are known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowPlan {
+    /// The function.
+    pub function: WindowFn,
+    /// The variable the window binds.
+    pub result: VarId,
+    /// The variable `sum`, `lag` and `lead` read.
+    pub argument: Option<VarId>,
+    /// `lag`/`lead`'s row offset (0 for the others).
+    pub offset: usize,
+    /// `lag`/`lead`'s default.
+    pub default: Option<Value>,
+    /// The partition variables.
+    pub partition: Vec<VarId>,
+    /// The order terms: a variable, and whether it is descending.
+    pub order: Vec<(VarId, bool)>,
+    /// The input atom's other columns' variables in declaration order (hidden variables for
+    /// its wildcards): the tie-break that makes the order total.
+    pub tie: Vec<VarId>,
+    /// The body literal of the input atom.
+    pub input: usize,
+    /// The window literal's canonical text.
+    pub text: String,
+    /// The steps after the window (filters and assignments that read its result).
+    pub after: Vec<Step>,
+    /// The canonical text of each step after the window.
+    pub after_texts: Vec<String>,
+    /// When the window is a top-k (below), how to read a partition's front.
+    pub top: Option<TopK>,
+    /// When the window is running (below), how to read a partition from a row on.
+    pub running: Option<RunningIndex>,
 }
-
-/// What serves a read, for plan dumps: the tuple tree (scanned, or by prefix when the
-/// bound columns lead it), an index whose key starts with the bound columns, a count index
-/// (for a read with `_` columns), or the relation's rules (relations computed when read).
-fn access(read: &AtomRead, stored: &dyn Fn(&str) -> bool, plans: &ProgramPlans) -> String {
-    let bound = read.bound_columns();
-    let pattern = if bound.is_empty() {
-        String::new()
-    } else {
-        format!(" bound {bound:?}")
-    };
-    let source = if !stored(&read.relation) {
-        "computed by its rules".to_string()
-    } else if bound.is_empty() {
-        "from a scan of the tree".to_string()
-    } else if let Some(columns) = plans.count_index_for(read) {
-        format!("from `{}`, by prefix, counted", count_label(&columns))
-    } else {
-        match index_permutation(&bound, read.columns.len()) {
-            None => "from the tree, by prefix".to_string(),
-            Some(permutation) => format!("from `{}`, by prefix", index_label(&permutation)),
-        }
-    };
-    format!("{pattern} {source}")
+/// A running window: a running `sum`/`count` or a `lag`/`lead`, over order terms that are
+/// all ascending (or none). A row's value depends only on the rows before it (`lead`: the
+/// `n` rows after it), so a change leaves every row before its first changed row as it was
+/// and reads its partition from there on (`crate::delta::running`): an append at the tail
+/// reads next to nothing. The index over [`RunningIndex::permutation`] — the partition
+/// columns, the order columns, then the others in declaration order, as a top-k's —
+/// holds each partition in exactly the window's order. A running `sum`/`count` keeps each
+/// partition's total beside the view ([`RUNNING_LABEL`]), so the value just before the
+/// first changed row is the total less the rows read from there on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunningIndex {
+    /// The column order of the index the partition is read from.
+    pub permutation: Vec<usize>,
+    /// The variables at the permutation's leading (partition) columns, in its order.
+    pub prefix: Vec<VarId>,
 }
-
-/// Plans `rule` with nothing bound at the start.
-pub fn plan_rule(rule: &CheckedRule) -> RulePlan {
-    plan_with(rule, &[], None, None)
+/// A top-k window: a ranking function (`row_number`, `rank`, `dense_rank`) whose order
+/// terms are all ascending or all descending, and a filter after it that bounds its value
+/// by a constant (`k <= C`, `k < C`, `k = C`). Its rows are a prefix of each partition in
+/// window order, so a read of the partition in that order may stop once past the bound:
+/// the index over [`TopK::permutation`] — the partition columns, the order columns, then
+/// the others in declaration order — holds each partition in exactly the window's order
+/// when it is ascending; read backward, in the order of its peer groups (rows equal on the
+/// order terms) when it is descending, each group's rows reversed. So the read stops at a
+/// peer group's first row, and [`window_rows`] orders the groups' rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopK {
+    /// The greatest value a row that passes the filter may have.
+    pub bound: i64,
+    /// The column order of the index that serves the front reads.
+    pub permutation: Vec<usize>,
+    /// The variables at the permutation's leading (partition) columns, in its order.
+    pub prefix: Vec<VarId>,
+    /// The order terms are descending: the index is read backward.
+    pub descending: bool,
 }
-
-/// Plans `rule` with the variables of `not` literal `negation` bound at the start and that
-/// literal left out: the term of a delta rule driven by the negation switching.
-pub fn plan_from_negation(rule: &CheckedRule, negation: usize) -> RulePlan {
-    let mut prebound = Vec::new();
-    if let Literal::Negative { atom, .. } = &rule.rule.body[negation] {
-        for term in &atom.terms {
-            if let TermKind::Var(v) = term.kind {
-                if !prebound.contains(&v) {
-                    prebound.push(v);
-                }
-            }
-        }
-    }
-    plan_with(rule, &prebound, None, Some(negation))
-}
-
-/// Plans `rule` starting from positive literal `first` (a delta rule's driver).
-pub fn plan_from_literal(rule: &CheckedRule, first: usize) -> RulePlan {
-    plan_with(rule, &[], Some(first), None)
-}
-
-/// Plans `rule` for a read of its head with the head columns `bound` known: the head
-/// variables at those columns start bound (constant head columns are checked by the
-/// caller).
-pub fn plan_for_head_pattern(rule: &CheckedRule, bound: &[usize]) -> RulePlan {
-    plan_for_head_pattern_avoiding(rule, bound, &|_| false)
-}
-
-/// Plans `rule` with the variables `bound` known at the start (a window's partition
-/// variables: the read of one partition).
-pub fn plan_with_bound(rule: &CheckedRule, bound: &[VarId]) -> RulePlan {
-    plan_with(rule, bound, None, None)
-}
-
-fn plan_with(
-    checked: &CheckedRule,
-    prebound: &[VarId],
-    first: Option<usize>,
-    skip: Option<usize>,
-) -> RulePlan {
-    plan_avoiding(checked, prebound, first, skip, &|_| false)
-}
-
-/// Plans `rule` for a read of its head with every column in `bound` known, preferring,
-/// among atoms with equally many bound columns, those whose relation `avoid` rejects last:
-/// DRed's rederivation avoids scanning the large recursive relation itself.
-pub fn plan_for_head_pattern_avoiding(
-    rule: &CheckedRule,
-    bound: &[usize],
-    avoid: &dyn Fn(&str) -> bool,
-) -> RulePlan {
-    let prebound: Vec<VarId> = bound
-        .iter()
-        .filter_map(|&column| match rule.rule.head.terms.get(column) {
-            Some(HeadTerm::Term(term)) => match term.kind {
-                TermKind::Var(var) => Some(var),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    plan_avoiding(rule, &prebound, None, None, avoid)
-}
-
-fn plan_avoiding(
-    checked: &CheckedRule,
-    prebound: &[VarId],
-    first: Option<usize>,
-    skip: Option<usize>,
-    avoid: &dyn Fn(&str) -> bool,
-) -> RulePlan {
-    let rule = &checked.rule;
-    let mut placer = Placer::new(checked, prebound, skip);
-    // A term driven by the windowed atom reads its time-windowed delta: no clock step.
-    placer.clock_step = checked.clock.is_some() && first != checked.clock.as_ref().map(|c| c.atom);
-    let after = after_window(checked);
-    for &literal in &after {
-        placer.placed[literal] = true;
-    }
-    if let Some(first) = first {
-        if let Literal::Positive(atom) = &rule.body[first] {
-            placer.join(atom, first);
-        }
-    }
-    loop {
-        placer.place_ready();
-        match placer.best_atom(avoid) {
-            Some(i) => {
-                if let Literal::Positive(atom) = &rule.body[i] {
-                    placer.join(atom, i);
-                }
-            }
-            None => break,
-        }
-    }
-    debug_assert!(
-        placer.placed.iter().all(|p| *p),
-        "a checked rule places every literal"
-    );
-    let mut plan = RulePlan {
-        head: rule.head.relation.name.clone(),
-        source: rule_text(rule),
-        variables: rule.variables.len(),
-        variable_names: rule.variables.clone(),
-        literals: rule.body.len(),
-        prebound: prebound.to_vec(),
-        steps: placer.steps,
-        step_texts: placer.step_texts,
-        head_columns: head_columns(rule),
-        window: None,
-        clock: checked.clock.clone(),
-    };
-    attach_window(&mut plan, checked, &after);
-    plan
-}
-
-/// The body literals a windowed rule runs after its window, in the order they run: the
-/// window itself, the assignments that read its result (directly or through another such
-/// assignment, in dependency order), then the filters that read any of those. Empty for a
-/// rule without a window.
-fn after_window(checked: &CheckedRule) -> Vec<usize> {
-    let rule = &checked.rule;
-    let Some(window) = rule
-        .body
-        .iter()
-        .position(|l| matches!(l, Literal::Window(_)))
-    else {
-        return Vec::new();
-    };
-    let Literal::Window(literal) = &rule.body[window] else {
-        return Vec::new();
-    };
-    let mut after_vars = vec![literal.result.id];
-    let mut after = vec![window];
-    let reads_after = |expr: &Expr, after_vars: &[VarId]| {
-        let mut vars = Vec::new();
-        expr.variables(&mut vars);
-        vars.iter().any(|v| after_vars.contains(&v.id))
-    };
-    for assignment in &checked.assignments {
-        if reads_after(&assignment.value, &after_vars) {
-            after_vars.push(assignment.variable);
-            after.push(assignment.literal);
-        }
-    }
-    for &filter in &checked.filters {
-        if let Literal::Comparison(c) = &rule.body[filter] {
-            if reads_after(&c.left, &after_vars) || reads_after(&c.right, &after_vars) {
-                after.push(filter);
-            }
-        }
-    }
-    after
-}
-
-/// Completes a windowed rule's plan: its input atom's wildcards read into hidden
-/// variables (named `_`, so plan texts stay the rule's), and its [`WindowPlan`] from the
-/// literals `after` lists (see [`after_window`]).
-fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
-    let rule = &checked.rule;
-    let Some(&first) = after.first() else {
-        return;
-    };
-    let Literal::Window(window) = &rule.body[first] else {
-        return;
-    };
-    let Some((input, atom)) = rule.body.iter().enumerate().find_map(|(i, l)| match l {
-        Literal::Positive(atom) => Some((i, atom)),
-        _ => None,
-    }) else {
-        return;
-    };
-    // One hidden variable per wildcard of the input, in column order.
-    let mut hidden = Vec::new();
-    let mut columns = Vec::new();
-    for term in &atom.terms {
-        match term.kind {
-            TermKind::Var(v) => columns.push(Some(v)),
-            TermKind::Wildcard => {
-                let var = VarId(
-                    u32::try_from(plan.variables)
-                        .expect("a rule has far fewer than 2^32 variables"),
-                );
-                plan.variables += 1;
-                plan.variable_names.push("_".to_string());
-                hidden.push(var);
-                columns.push(Some(var));
-            }
-            TermKind::Const(_) => columns.push(None),
-        }
-    }
-    for step in &mut plan.steps {
-        if let Step::Join(read) = step {
-            if read.literal == input {
-                let mut next = hidden.iter();
-                for (column, used) in read.columns.iter_mut().zip(&mut read.used) {
-                    if *column == Column::Ignore {
-                        if let Some(&var) = next.next() {
-                            *column = Column::Bind(var);
-                            *used = true;
-                        }
-                    }
-                }
-                debug_assert!(read.used_matches_columns());
-            }
-        }
-    }
-    let order: Vec<(VarId, bool)> = window
-        .order
-        .iter()
-        .map(|t| (t.variable.id, t.descending))
-        .collect();
-    let mut tie: Vec<VarId> = Vec::new();
-    for var in columns.into_iter().flatten() {
-        if !order.iter().any(|(v, _)| *v == var) && !tie.contains(&var) {
-            tie.push(var);
-        }
-    }
-    let mut steps = Vec::new();
-    let mut texts = Vec::new();
-    for &literal in &after[1..] {
-        let step = match checked.assignments.iter().find(|a| a.literal == literal) {
-            Some(assignment) => Step::Assign {
-                variable: assignment.variable,
-                value: assignment.value.clone(),
-            },
-            None => match &rule.body[literal] {
-                Literal::Comparison(c) => Step::Filter(c.clone()),
-                _ => continue,
-            },
-        };
-        steps.push(step);
-        texts.push(literal_text(rule, &rule.body[literal]));
-    }
-    let top = top_k(window, atom, &steps);
-    let running = running(window, atom);
-    let default = window.default.as_ref().and_then(|t| match &t.kind {
-        TermKind::Const(value) => Some(value.clone()),
-        _ => None,
-    });
-    plan.window = Some(WindowPlan {
-        function: window.function,
-        result: window.result.id,
-        argument: window.argument.map(|v| v.id),
-        offset: window
-            .offset
-            .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(0),
-        default,
-        partition: window.partition.iter().map(|v| v.id).collect(),
-        order,
-        tie,
-        input,
-        text: window_text(rule, window),
-        after: steps,
-        after_texts: texts,
-        top,
-        running,
-    });
-}
-
-/// The top-k shape of a window ([`TopK`]): a ranking function, ascending order terms, and
-/// a filter after it bounding the result by an int constant; `None` otherwise.
-fn top_k(window: &rnt_lang::syntax::ast::Window, atom: &Atom, after: &[Step]) -> Option<TopK> {
-    use rnt_lang::syntax::ast::{CmpOp, ExprKind};
-    // All order terms one way: ascending reads the index forward, descending backward.
-    let descending = window.order.first().is_some_and(|t| t.descending);
-    if !window.function.is_ranking() || window.order.iter().any(|t| t.descending != descending) {
-        return None;
-    }
-    let result = window.result.id;
-    let bound = after
-        .iter()
-        .filter_map(|step| {
-            let Step::Filter(c) = step else {
-                return None;
-            };
-            let constant = |e: &Expr| match e.kind {
-                ExprKind::Const(Value::Int(n)) => Some(n),
-                _ => None,
-            };
-            let (op, n) = if c.left.as_var() == Some(result) {
-                (c.op, constant(&c.right)?)
-            } else if c.right.as_var() == Some(result) {
-                // `C >= k` is `k <= C`, and `C <= k` is `k >= C`.
-                (c.op.mirrored(), constant(&c.left)?)
-            } else {
-                return None;
-            };
-            match op {
-                CmpOp::Le | CmpOp::Eq => Some(n),
-                CmpOp::Lt => n.checked_sub(1),
-                _ => None,
-            }
-        })
-        .min()?;
-    let (permutation, prefix) = window_permutation(window, atom)?;
-    Some(TopK {
-        bound,
-        permutation,
-        prefix,
-        descending,
-    })
-}
-
-/// The column order of the index that holds each partition of `window`'s input in window
-/// order when the order terms are ascending: the partition columns, the order columns,
-/// then the others in declaration order (the tie-break); with the variables at its
-/// leading (partition) columns. `None` when a partition or order variable is no column of
-/// the atom (the checker makes them the atom's, so never for a checked rule).
-fn window_permutation(
-    window: &rnt_lang::syntax::ast::Window,
-    atom: &Atom,
-) -> Option<(Vec<usize>, Vec<VarId>)> {
-    let column_of = |var: VarId| {
-        atom.terms
+impl WindowPlan {
+    /// The partition key of a row.
+    pub fn partition_of(&self, row: &[Option<Value>]) -> Vec<Value> {
+        debug_assert!(
+            self.partition.iter().all(|v| row[v.index()].is_some()),
+            "a partition variable is unbound: the checker makes them the input atom's"
+        );
+        self.partition
             .iter()
-            .position(|t| matches!(t.kind, TermKind::Var(v) if v == var))
-    };
-    let mut permutation = Vec::new();
-    let mut prefix = Vec::new();
-    for variable in &window.partition {
-        let column = column_of(variable.id)?;
-        if !permutation.contains(&column) {
-            permutation.push(column);
-            prefix.push(variable.id);
-        }
-    }
-    for term in &window.order {
-        let column = column_of(term.variable.id)?;
-        if !permutation.contains(&column) {
-            permutation.push(column);
-        }
-    }
-    for column in 0..atom.terms.len() {
-        if !permutation.contains(&column) {
-            permutation.push(column);
-        }
-    }
-    Some((permutation, prefix))
-}
-
-/// The running shape of a window ([`RunningIndex`]): a running `sum`/`count` or a
-/// `lag`/`lead`, over order terms that are all ascending (or none); `None` otherwise.
-fn running(window: &rnt_lang::syntax::ast::Window, atom: &Atom) -> Option<RunningIndex> {
-    let running = matches!(
-        window.function,
-        WindowFn::Sum | WindowFn::Count | WindowFn::Lag | WindowFn::Lead
-    );
-    if !running || window.order.iter().any(|t| t.descending) {
-        return None;
-    }
-    let (permutation, prefix) = window_permutation(window, atom)?;
-    Some(RunningIndex {
-        permutation,
-        prefix,
-    })
-}
-
-/// The state of ordering one rule's body: which variables are bound and which literals
-/// are placed so far, and the steps placed.
-struct Placer<'r> {
-    checked: &'r CheckedRule,
-    bound: Vec<bool>,
-    placed: Vec<bool>,
-    /// For each body literal, the index of the assignment it is, if it is one.
-    assignment_of: Vec<Option<usize>>,
-    /// Each body literal's canonical text, to break ties without literal order.
-    texts: Vec<String>,
-    steps: Vec<Step>,
-    /// The text of each step's literal.
-    step_texts: Vec<String>,
-    /// Whether the rule's time window is tested right after its windowed atom is read.
-    clock_step: bool,
-}
-
-impl<'r> Placer<'r> {
-    fn new(checked: &'r CheckedRule, prebound: &[VarId], skip: Option<usize>) -> Placer<'r> {
-        let rule = &checked.rule;
-        let mut bound = vec![false; rule.variables.len()];
-        for var in prebound {
-            bound[var.index()] = true;
-        }
-        let mut placed = vec![false; rule.body.len()];
-        if let Some(skip) = skip {
-            placed[skip] = true;
-        }
-        // The literals about the clock are tested in one step after the windowed atom.
-        for &literal in checked.clock.iter().flat_map(|c| &c.literals) {
-            placed[literal] = true;
-        }
-        let mut assignment_of = vec![None; rule.body.len()];
-        for (i, a) in checked.assignments.iter().enumerate() {
-            assignment_of[a.literal] = Some(i);
-        }
-        Placer {
-            checked,
-            bound,
-            placed,
-            assignment_of,
-            texts: rule.body.iter().map(|l| literal_text(rule, l)).collect(),
-            steps: Vec::new(),
-            step_texts: Vec::new(),
-            clock_step: false,
-        }
+            .map(|v| row[v.index()].clone().unwrap_or(Value::Bool(false)))
+            .collect()
     }
 
-    fn join(&mut self, atom: &Atom, literal: usize) {
-        self.steps
-            .push(Step::Join(atom_read(atom, literal, &mut self.bound)));
-        self.step_texts.push(self.texts[literal].clone());
-        self.placed[literal] = true;
-        if let Some(clock) = self.checked.clock.as_ref().filter(|c| c.atom == literal) {
-            if self.clock_step {
-                self.steps.push(Step::Clock {
-                    literal,
-                    clock: clock.clone(),
-                });
-                self.step_texts.push(clock.texts.join(", "));
+    /// The order of rows within a partition: order terms, then the tie-break columns.
+    pub fn compare(&self, a: &[Option<Value>], b: &[Option<Value>]) -> Ordering {
+        for &(var, descending) in &self.order {
+            let ordering = a[var.index()].cmp(&b[var.index()]);
+            let ordering = if descending {
+                ordering.reverse()
+            } else {
+                ordering
+            };
+            if ordering != Ordering::Equal {
+                return ordering;
             }
         }
+        self.tie
+            .iter()
+            .map(|var| a[var.index()].cmp(&b[var.index()]))
+            .find(|o| *o != Ordering::Equal)
+            .unwrap_or(Ordering::Equal)
     }
 
-    /// Places everything that needs no new binding, as early as possible: assignments
-    /// whose value is bound, filters with both sides bound, `not` atoms fully bound.
-    fn place_ready(&mut self) {
-        let rule = &self.checked.rule;
-        let mut progress = true;
-        while progress {
-            progress = false;
-            for (i, literal) in rule.body.iter().enumerate() {
-                if self.placed[i] {
-                    continue;
-                }
-                let step = match literal {
-                    Literal::Comparison(comparison) => match self.assignment_of[i] {
-                        Some(a) => {
-                            let assignment = &self.checked.assignments[a];
-                            expr_bound(&assignment.value, &self.bound).then(|| {
-                                self.bound[assignment.variable.index()] = true;
-                                Step::Assign {
-                                    variable: assignment.variable,
-                                    value: assignment.value.clone(),
-                                }
-                            })
-                        }
-                        None => (expr_bound(&comparison.left, &self.bound)
-                            && expr_bound(&comparison.right, &self.bound))
-                        .then(|| Step::Filter(comparison.clone())),
-                    },
-                    Literal::Negative { atom, .. } => {
-                        let all_bound = atom.terms.iter().all(|t| match t.kind {
-                            TermKind::Var(v) => self.bound[v.index()],
-                            _ => true,
-                        });
-                        all_bound.then(|| {
-                            let mut scratch = self.bound.clone();
-                            Step::Not(atom_read(atom, i, &mut scratch))
-                        })
-                    }
-                    Literal::Positive(_) | Literal::Window(_) => None,
-                };
-                if let Some(step) = step {
-                    self.steps.push(step);
-                    self.step_texts.push(self.texts[i].clone());
-                    self.placed[i] = true;
-                    progress = true;
-                }
-            }
-        }
+    /// Whether two rows are peers (equal on the order terms).
+    pub fn peers(&self, a: &[Option<Value>], b: &[Option<Value>]) -> bool {
+        self.order
+            .iter()
+            .all(|&(var, _)| a[var.index()] == b[var.index()])
     }
-
-    /// The positive atom with the most bound columns next, preferring relations `avoid`
-    /// does not name; ties go to the literal whose canonical text sorts first, so a define
-    /// (the user's literal order) and every later commit (the canonical order) plan alike
-    /// and ask for the same indexes.
-    fn best_atom(&self, avoid: &dyn Fn(&str) -> bool) -> Option<usize> {
-        let mut best: Option<(usize, (usize, bool))> = None;
-        for (i, literal) in self.checked.rule.body.iter().enumerate() {
-            if self.placed[i] {
-                continue;
-            }
-            if let Literal::Positive(atom) = literal {
-                let score = atom
-                    .terms
-                    .iter()
-                    .filter(|t| match t.kind {
-                        TermKind::Var(v) => self.bound[v.index()],
-                        TermKind::Const(_) => true,
-                        TermKind::Wildcard => false,
-                    })
-                    .count();
-                let score = (score, !avoid(&atom.relation.name));
-                let better = best.is_none_or(|(j, s)| {
-                    score > s || (score == s && self.texts[i] < self.texts[j])
-                });
-                if better {
-                    best = Some((i, score));
-                }
-            }
-        }
-        best.map(|(i, _)| i)
-    }
-}
-
-/// The plan's head columns: a variable, a constant or an aggregate per head term.
-fn head_columns(rule: &Rule) -> Vec<HeadColumn> {
-    rule.head
-        .terms
-        .iter()
-        .map(|term| match term {
-            HeadTerm::Term(term) => match &term.kind {
-                TermKind::Var(v) => HeadColumn::Var(*v),
-                TermKind::Const(c) => HeadColumn::Const(c.clone()),
-                TermKind::Wildcard => unreachable!("the checker rejects `_` in a head"),
-            },
-            HeadTerm::Aggregate(a) => {
-                HeadColumn::Aggregate(a.function, a.argument.map(|v| v.id), a.separator.clone())
-            }
-        })
-        .collect()
-}
-
-fn atom_read(atom: &Atom, literal: usize, bound: &mut [bool]) -> AtomRead {
-    let mut columns = Vec::with_capacity(atom.terms.len());
-    for term in &atom.terms {
-        let column = match &term.kind {
-            TermKind::Const(value) => Column::Const(value.clone()),
-            TermKind::Wildcard => Column::Ignore,
-            TermKind::Var(v) => {
-                if bound[v.index()] {
-                    if columns.contains(&Column::Bind(*v)) {
-                        Column::Same(*v)
-                    } else {
-                        Column::Var(*v)
-                    }
-                } else {
-                    bound[v.index()] = true;
-                    Column::Bind(*v)
-                }
-            }
-        };
-        columns.push(column);
-    }
-    AtomRead::new(atom.relation.name.clone(), literal, columns)
-}
-
-fn expr_bound(expr: &Expr, bound: &[bool]) -> bool {
-    let mut vars = Vec::new();
-    expr.variables(&mut vars);
-    vars.iter().all(|v| bound[v.id.index()])
 }

@@ -3,7 +3,8 @@
 //! (the attribute a variable is read from, an assignment's expression, an aggregate), and
 //! the relation is evaluated as an ephemeral one. The first rule's head is the answer.
 
-use crate::eval::engine::{plan_program, Engine};
+use crate::eval::engine::Engine;
+use crate::eval::plans::plan_program;
 use crate::{EngineError, EngineResult};
 use rnt_lang::check::{compile, infer_head_declarations, Program};
 use rnt_lang::diagnostic::{render_all, Source};

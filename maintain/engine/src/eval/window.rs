@@ -14,11 +14,11 @@
 
 use crate::eval::expr::{eval_comparison, eval_expr};
 use crate::eval::join::run_plan;
-use crate::eval::plan::{RulePlan, Step};
+use crate::eval::plan::{RulePlan, RunningIndex, Step, TopK, WindowPlan};
 use crate::eval::read::{Flow, Relations};
 use crate::{EngineError, EngineResult};
 use rnt_lang::check::Program;
-use rnt_lang::syntax::ast::{VarId, WindowFn};
+use rnt_lang::syntax::ast::WindowFn;
 use rnt_lang::tuple::encode_prefix;
 use rnt_lang::value::{Type, Value};
 use std::cmp::Ordering;
@@ -29,57 +29,6 @@ pub type Row = Vec<Option<Value>>;
 
 /// Sees one partition's key and rows before they are windowed.
 pub type PartitionObserver<'o> = dyn FnMut(&[Value], &[Row]) -> EngineResult<()> + 'o;
-
-/// How a windowed rule's plan computes its window once its input rows are known.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WindowPlan {
-    /// The function.
-    pub function: WindowFn,
-    /// The variable the window binds.
-    pub result: VarId,
-    /// The variable `sum`, `lag` and `lead` read.
-    pub argument: Option<VarId>,
-    /// `lag`/`lead`'s row offset (0 for the others).
-    pub offset: usize,
-    /// `lag`/`lead`'s default.
-    pub default: Option<Value>,
-    /// The partition variables.
-    pub partition: Vec<VarId>,
-    /// The order terms: a variable, and whether it is descending.
-    pub order: Vec<(VarId, bool)>,
-    /// The input atom's other columns' variables in declaration order (hidden variables for
-    /// its wildcards): the tie-break that makes the order total.
-    pub tie: Vec<VarId>,
-    /// The body literal of the input atom.
-    pub input: usize,
-    /// The window literal's canonical text.
-    pub text: String,
-    /// The steps after the window (filters and assignments that read its result).
-    pub after: Vec<Step>,
-    /// The canonical text of each step after the window.
-    pub after_texts: Vec<String>,
-    /// When the window is a top-k (below), how to read a partition's front.
-    pub top: Option<TopK>,
-    /// When the window is running (below), how to read a partition from a row on.
-    pub running: Option<RunningIndex>,
-}
-
-/// A running window: a running `sum`/`count` or a `lag`/`lead`, over order terms that are
-/// all ascending (or none). A row's value depends only on the rows before it (`lead`: the
-/// `n` rows after it), so a change leaves every row before its first changed row as it was
-/// and reads its partition from there on (`crate::delta::running`): an append at the tail
-/// reads next to nothing. The index over [`RunningIndex::permutation`] — the partition
-/// columns, the order columns, then the others in declaration order, as a top-k's —
-/// holds each partition in exactly the window's order. A running `sum`/`count` keeps each
-/// partition's total beside the view ([`RUNNING_LABEL`]), so the value just before the
-/// first changed row is the total less the rows read from there on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunningIndex {
-    /// The column order of the index the partition is read from.
-    pub permutation: Vec<usize>,
-    /// The variables at the permutation's leading (partition) columns, in its order.
-    pub prefix: Vec<VarId>,
-}
 
 /// The auxiliary tree of a running `sum`/`count` window view: key = the partition's values
 /// at [`RunningIndex::prefix`] encoded as a tuple prefix (§7); value = a
@@ -121,68 +70,6 @@ impl PartitionTotal {
             WindowFn::Sum => self.sum,
             _ => i64::try_from(self.rows).unwrap_or(i64::MAX),
         }
-    }
-}
-
-/// A top-k window: a ranking function (`row_number`, `rank`, `dense_rank`) whose order
-/// terms are all ascending or all descending, and a filter after it that bounds its value
-/// by a constant (`k <= C`, `k < C`, `k = C`). Its rows are a prefix of each partition in
-/// window order, so a read of the partition in that order may stop once past the bound:
-/// the index over [`TopK::permutation`] — the partition columns, the order columns, then
-/// the others in declaration order — holds each partition in exactly the window's order
-/// when it is ascending; read backward, in the order of its peer groups (rows equal on the
-/// order terms) when it is descending, each group's rows reversed. So the read stops at a
-/// peer group's first row, and [`window_rows`] orders the groups' rows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TopK {
-    /// The greatest value a row that passes the filter may have.
-    pub bound: i64,
-    /// The column order of the index that serves the front reads.
-    pub permutation: Vec<usize>,
-    /// The variables at the permutation's leading (partition) columns, in its order.
-    pub prefix: Vec<VarId>,
-    /// The order terms are descending: the index is read backward.
-    pub descending: bool,
-}
-
-impl WindowPlan {
-    /// The partition key of a row.
-    pub fn partition_of(&self, row: &[Option<Value>]) -> Vec<Value> {
-        debug_assert!(
-            self.partition.iter().all(|v| row[v.index()].is_some()),
-            "a partition variable is unbound: the checker makes them the input atom's"
-        );
-        self.partition
-            .iter()
-            .map(|v| row[v.index()].clone().unwrap_or(Value::Bool(false)))
-            .collect()
-    }
-
-    /// The order of rows within a partition: order terms, then the tie-break columns.
-    fn compare(&self, a: &[Option<Value>], b: &[Option<Value>]) -> Ordering {
-        for &(var, descending) in &self.order {
-            let ordering = a[var.index()].cmp(&b[var.index()]);
-            let ordering = if descending {
-                ordering.reverse()
-            } else {
-                ordering
-            };
-            if ordering != Ordering::Equal {
-                return ordering;
-            }
-        }
-        self.tie
-            .iter()
-            .map(|var| a[var.index()].cmp(&b[var.index()]))
-            .find(|o| *o != Ordering::Equal)
-            .unwrap_or(Ordering::Equal)
-    }
-
-    /// Whether two rows are peers (equal on the order terms).
-    fn peers(&self, a: &[Option<Value>], b: &[Option<Value>]) -> bool {
-        self.order
-            .iter()
-            .all(|&(var, _)| a[var.index()] == b[var.index()])
     }
 }
 
