@@ -41,7 +41,7 @@ impl Origin {
     }
 
     fn s3(name: &str) -> Option<Origin> {
-        let url = rnt_store::s3_test::fresh_location(name)?;
+        let url = rnt_store_testkit::s3::fresh_location(name)?;
         Some(Origin::seeded(Shop::bare(), url))
     }
 
@@ -571,7 +571,7 @@ mod s3 {
 
     #[test]
     fn a_location_without_a_store_is_a_clear_error() {
-        let Some(url) = rnt_store::s3_test::fresh_location("remote-empty") else {
+        let Some(url) = rnt_store_testkit::s3::fresh_location("remote-empty") else {
             return;
         };
         let b = Shop::init();
@@ -642,7 +642,9 @@ mod s3 {
                 &[&format!("+orders({}, 1, 1)", 300 + i)],
             );
             push(&b, &[]);
-            let remote = rnt_store::ObjectChunkStore::open(&origin.url).unwrap();
+            let remote =
+                rnt_store::ObjectChunkStore::open(&origin.url, &rnt_store_testkit::s3::options())
+                    .unwrap();
             let objects = remote.pack_objects().unwrap().len();
             let packs = remote.packs().unwrap().len();
             assert_eq!(
