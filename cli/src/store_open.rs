@@ -9,7 +9,8 @@
 //!
 //! The store reads no environment variable: the settings the environment gives (the
 //! lock wait, the codec and level of new chunks, an object store's `AWS_*` endpoint and
-//! credentials) are read here and passed to it.
+//! credentials, and in a build with fault injection the crash tests' fault points) are
+//! read here and passed to it.
 
 use anyhow::Context as _;
 use rnt_maintain::{Database, DbError};
@@ -122,6 +123,20 @@ fn object_options() -> ObjectOptions {
         .with_compression(compression())
 }
 
+/// Arms the store's fault points from [`rnt_store::fault::FAULT_ENV`] and
+/// [`rnt_store::fault::PAUSE_ENV`], for the crash tests: only in a build with the
+/// `fault-injection` feature (a release build holds none of it).
+#[cfg(feature = "fault-injection")]
+pub fn arm_fault_points() {
+    use rnt_store::fault::{self, Fault};
+    let abort = std::env::var(fault::FAULT_ENV)
+        .ok()
+        .and_then(|text| Fault::abort_at(&text));
+    let pause = std::env::var(fault::PAUSE_ENV)
+        .ok()
+        .and_then(|text| Fault::pause_at(&text));
+    fault::arm(abort.into_iter().chain(pause).collect());
+}
 
 /// Opens the store folder `path`; a writer takes the writer lock first (waiting for
 /// another writer), a reader takes no lock.

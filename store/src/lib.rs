@@ -15,7 +15,7 @@
 //!
 //! The store reads no environment variable: its caller passes every setting (the codec
 //! and level in [`Compression`], an object store's endpoint and credentials in
-//!, [`ObjectStoreConfig`]).
+//! [`ObjectStoreConfig`], the crash tests' fault points through [`fault`]).
 //!
 //! *Invariant: the layers above talk to `ChunkStore` only; they never see a backend.*
 //!
