@@ -32,16 +32,7 @@ impl Node {
     /// Checks `bytes` (already verified to hash to `address`) and wraps them.
     pub fn decode(address: Address, bytes: Chunk) -> MerkleResult<Node> {
         let (layout, subtree_count) = decode_layout(&address, &bytes)?;
-        let prefixes = (0..layout.len)
-            .map(|i| prefix_of(slice_of(&bytes, &layout, i, true)))
-            .collect();
-        Ok(Node {
-            address,
-            bytes,
-            layout,
-            subtree_count,
-            prefixes,
-        })
+        Ok(Node::with_layout(address, bytes, layout, subtree_count))
     }
 
     /// Wraps a node this process just built: `count` is its subtree count as the builder
@@ -53,16 +44,21 @@ impl Node {
             return Ok(node);
         }
         let layout = crate::codec::built_layout(&bytes);
+        Ok(Node::with_layout(address, bytes, layout, count))
+    }
+
+    /// The node whose checked `layout` is known, with its search index of key prefixes.
+    fn with_layout(address: Address, bytes: Chunk, layout: NodeLayout, subtree_count: u64) -> Node {
         let prefixes = (0..layout.len)
             .map(|i| prefix_of(slice_of(&bytes, &layout, i, true)))
             .collect();
-        Ok(Node {
+        Node {
             address,
             bytes,
             layout,
-            subtree_count: count,
+            subtree_count,
             prefixes,
-        })
+        }
     }
 
     /// The node's address.
