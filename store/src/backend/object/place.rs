@@ -55,6 +55,20 @@ impl ObjectPlace {
     }
 }
 
+#[cfg(test)]
+impl ObjectPlace {
+    /// The store under `prefix` of `objects` (unit tests of the engine).
+    pub(crate) fn on(
+        objects: Arc<dyn object_store::ObjectStore>,
+        prefix: &str,
+    ) -> StoreResult<ObjectPlace> {
+        let connection = Connection::new(objects, prefix, &format!("memory:{prefix}"))?;
+        Ok(ObjectPlace {
+            connection: Arc::new(connection),
+        })
+    }
+}
+
 impl fmt::Debug for ObjectPlace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ObjectChunkStore")

@@ -38,7 +38,7 @@ pub struct LocalFile {
 
 impl LocalPlace {
     /// The folder `folder`, whose writer waits up to `lock_wait` for another's lock.
-    pub(super) fn new(folder: &Path, lock_wait: Duration) -> LocalPlace {
+    pub(crate) fn new(folder: &Path, lock_wait: Duration) -> LocalPlace {
         LocalPlace {
             folder: folder.to_path_buf(),
             packs_dir: folder.join(super::PACKS_DIR),

@@ -324,3 +324,115 @@ fn load_bucket<F: SealedFile>(opened: &Opened<F>, first: u8) -> StoreResult<Buck
         }
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::object::ObjectPlace;
+    use crate::backend::pack_folder::{LocalPlace, PACKS_DIR};
+    use crate::backend::packs::index::encode_index;
+    use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};
+    use std::time::Duration;
+
+    /// Names of the three packs the checks use.
+    const GOOD: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const SHORT: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    const CUT: &str = "cccccccccccccccccccccccccccccccc";
+
+    /// `n` entries past the pack's magic, and the length of a pack that holds them.
+    fn entries(n: u32) -> (Vec<Entry>, u64) {
+        let list: Vec<Entry> = (0..n)
+            .map(|i| Entry {
+                address: Address::of(&i.to_le_bytes()),
+                offset: 8 + u64::from(i) * 100,
+                len: i + 42,
+            })
+            .collect();
+        let pack_bytes = 8 + u64::from(n - 1) * 100 + u64::from(n - 1) + 42;
+        (list, pack_bytes)
+    }
+
+    /// The files of the three packs: a good one, one whose index places a record past the
+    /// pack's end, and one whose index is cut short by a byte.
+    fn files(n: u32) -> (Vec<Entry>, u64, Vec<(&'static str, Vec<u8>, Vec<u8>)>) {
+        let (mut list, pack_bytes) = entries(n);
+        let good = encode_index(&mut list, pack_bytes);
+        let short = encode_index(&mut list, pack_bytes - 1);
+        let cut = good[..good.len() - 1].to_vec();
+        let pack = |bytes: u64| vec![0u8; usize::try_from(bytes).unwrap()];
+        let packs = vec![
+            (GOOD, pack(pack_bytes), good),
+            (SHORT, pack(pack_bytes - 1), short),
+            (CUT, pack(pack_bytes), cut),
+        ];
+        (list, pack_bytes, packs)
+    }
+
+    fn meta(name: &str, bytes: u64, chunks: usize) -> PackMeta {
+        PackMeta {
+            name: name.to_string(),
+            bytes,
+            chunks: chunks as u64,
+        }
+    }
+
+    /// A whole index parses to its sorted entries; another pack length, a record past the
+    /// end, or a cut index is refused.
+    fn check_index_checks<P: PackPlace>(place: &P, list: &[Entry], pack_bytes: u64) {
+        let all = |name: &str, bytes: u64| {
+            SealedPack::new(meta(name, bytes, list.len()), place)
+                .all_entries(place)
+                .unwrap()
+        };
+        assert_eq!(all(GOOD, pack_bytes).unwrap(), list);
+        assert!(all(GOOD, pack_bytes + 1).is_err());
+        assert!(all(SHORT, pack_bytes - 1).is_err());
+        assert!(all(CUT, pack_bytes).is_err());
+        let missing = SealedPack::new(meta("dddddddddddddddddddddddddddddddd", 9, 1), place);
+        assert!(matches!(
+            missing.lookup(place, &list[0].address).unwrap(),
+            Err(Problem::Gone)
+        ));
+    }
+
+    /// Small indexes are read whole, large ones a bucket at a time: both sizes.
+    const SIZES: [u32; 2] = [1000, 2000];
+
+    #[test]
+    fn a_folder_checks_every_index_it_reads() {
+        for n in SIZES {
+            let dir = tempfile::tempdir().unwrap();
+            let packs_dir = dir.path().join(PACKS_DIR);
+            std::fs::create_dir(&packs_dir).unwrap();
+            let (list, pack_bytes, packs) = files(n);
+            for (name, pack, index) in packs {
+                std::fs::write(packs_dir.join(format!("{name}.pack")), pack).unwrap();
+                std::fs::write(packs_dir.join(format!("{name}.idx")), index).unwrap();
+            }
+            let place = LocalPlace::new(dir.path(), Duration::from_secs(1));
+            check_index_checks(&place, &list, pack_bytes);
+        }
+    }
+
+    #[test]
+    fn an_object_store_checks_every_index_it_reads() {
+        for n in SIZES {
+            let objects = Arc::new(object_store::memory::InMemory::new());
+            let (list, pack_bytes, packs) = files(n);
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            for (name, pack, index) in packs {
+                for (extension, bytes) in [("pack", pack), ("idx", index)] {
+                    let path =
+                        object_store::path::Path::from(format!("p/packs/{name}.{extension}"));
+                    runtime
+                        .block_on(objects.put(&path, PutPayload::from(bytes)))
+                        .unwrap();
+                }
+            }
+            let place = ObjectPlace::on(objects as Arc<dyn ObjectStore>, "p").unwrap();
+            check_index_checks(&place, &list, pack_bytes);
+        }
+    }
+}
