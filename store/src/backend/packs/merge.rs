@@ -98,8 +98,8 @@ impl<P: PackPlace> Packs<P> {
                 return Ok(());
             };
             if self.swap(&view, manifest)? {
-                for name in names.iter().filter(|name| **name != merged.name) {
-                    self.place().delete_pack(name)?;
+                for pack in run.iter().filter(|pack| pack.meta.name != merged.name) {
+                    self.place().delete_pack(&pack.meta.name)?;
                 }
                 return Ok(());
             }
