@@ -352,9 +352,12 @@ mod tests {
         (list, pack_bytes)
     }
 
+    /// A pack's name, its bytes and its index's bytes.
+    type PackFiles = (&'static str, Vec<u8>, Vec<u8>);
+
     /// The files of the three packs: a good one, one whose index places a record past the
     /// pack's end, and one whose index is cut short by a byte.
-    fn files(n: u32) -> (Vec<Entry>, u64, Vec<(&'static str, Vec<u8>, Vec<u8>)>) {
+    fn files(n: u32) -> (Vec<Entry>, u64, Vec<PackFiles>) {
         let (mut list, pack_bytes) = entries(n);
         let good = encode_index(&mut list, pack_bytes);
         let short = encode_index(&mut list, pack_bytes - 1);
