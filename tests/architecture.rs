@@ -10,8 +10,10 @@ use std::process::Command;
 
 /// Each crate of ours, its layer (dependencies go to lower layers only), and the crates of
 /// ours it may depend on (its normal dependencies must be exactly these).
-const LAYERS: [(&str, u32, &[&str]); 7] = [
+const LAYERS: [(&str, u32, &[&str]); 8] = [
     ("rnt-store", 0, &[]),
+    // Test support (the S3 test server): only ever a dev-dependency, of any crate.
+    ("rnt-store-testkit", 1, &["rnt-store"]),
     ("rnt-lang", 0, &[]),
     ("rnt-merkle", 1, &["rnt-store"]),
     ("rnt-engine", 2, &["rnt-lang", "rnt-merkle"]),
@@ -43,6 +45,9 @@ const LAYERS: [(&str, u32, &[&str]); 7] = [
         ],
     ),
 ];
+
+/// The crate of test support, which no library or binary may depend on.
+const TESTKIT: &str = "rnt-store-testkit";
 
 /// Every workspace package's dependencies on packages of the workspace, normal and dev.
 fn workspace_edges() -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {
@@ -114,9 +119,13 @@ fn every_dependency_between_our_crates_points_down() {
         }
         for target in dev {
             assert!(
-                layer[target.as_str()] <= rank || name == "rnt",
+                layer[target.as_str()] <= rank || name == "rnt" || target == TESTKIT,
                 "{name}'s tests reach up to {target}"
             );
         }
+        assert!(
+            !normal.contains(TESTKIT),
+            "{name} depends on the test support crate outside its tests"
+        );
     }
 }

@@ -162,7 +162,8 @@ fn main() {
             fetch_bytes: field(&fetched, "bytes"),
             fetch_ms,
         });
-        let remote = rnt_store::ObjectChunkStore::open(&url).unwrap();
+        let remote =
+            rnt_store::ObjectChunkStore::open(&url, &rnt_store_testkit::s3::options()).unwrap();
         objects.push(remote.pack_objects().unwrap().len());
     }
     // The clone merges what it fetched: both ends at one state.

@@ -23,13 +23,16 @@ use common::reference::{Data, BASE, PLANS, VIEWS};
 use common::{env_or, folder_bytes, median, Rng};
 use rnt_db::change::parse_changes;
 use rnt_db::{CommitOutcome, Database};
-use rnt_store::{open_store, OpenMode};
+use rnt_store::{open_store, Codec, Compression, OpenMode};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 const RNT: &str = env!("CARGO_BIN_EXE_rnt");
+
+/// The variable `rnt` reads for the codec of new chunks (`cli/src/store_open.rs`).
+const PACK_CODEC_ENV: &str = "RNT_PACK_CODEC";
 
 const RSS_PROGRAM: &str = "relation orders(id: int, customer: int, amount: int).
 relation customers(id: int, plan: str).
@@ -98,8 +101,9 @@ fn measure(
     ticks: &[String],
     merge_ticks: &[String],
 ) -> Figures {
-    // Every `rnt` this process starts, and its own in-process store, use this codec.
-    std::env::set_var(rnt_store::PACK_CODEC_ENV, codec);
+    // Every `rnt` this process starts reads this codec from its environment; the
+    // in-process store below is given it.
+    std::env::set_var(PACK_CODEC_ENV, codec);
     let name = if codec.is_empty() {
         backend.to_string()
     } else {
@@ -142,6 +146,8 @@ fn measure(
         &twin,
         OpenMode {
             writer: true,
+            compression: Codec::from_name(codec)
+                .map_or_else(Compression::default, Compression::from),
             ..OpenMode::default()
         },
     )
@@ -307,7 +313,7 @@ fn main() {
             rows.push(figures);
         }
     }
-    std::env::remove_var(rnt_store::PACK_CODEC_ENV);
+    std::env::remove_var(PACK_CODEC_ENV);
     println!();
     println!("| backend | CLI commit (ms) | in-process commit (ms) | CLI / in-process | `rnt status` (ms) | CLI merge (ms) | store / CSV, base | store / CSV, with W1–W4 |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");

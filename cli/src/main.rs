@@ -177,6 +177,8 @@ fn main() -> ExitCode {
 
 /// Parses the command line, runs it, reports an error, and returns the exit code.
 fn run_command() -> ExitCode {
+    #[cfg(feature = "fault-injection")]
+    store_open::arm_fault_points();
     let cli = match parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(report_usage(&error)),

@@ -6,12 +6,17 @@
 //! and every command runs straight on it. Writers take no lock on an object store: the
 //! manifest's conditional swap serializes them, and a commit that loses the race is
 //! refused (exit 1), never overwritten.
+//!
+//! The store reads no environment variable: the settings the environment gives (the
+//! lock wait, the codec and level of new chunks, an object store's `AWS_*` endpoint and
+//! credentials, and in a build with fault injection the crash tests' fault points) are
+//! read here and passed to it.
 
 use anyhow::Context as _;
 use rnt_db::{Database, DbError};
 use rnt_store::{
-    create_store, detect_backend, is_object_store_url, open_store, BackendKind, ChunkStore,
-    ObjectChunkStore, OpenMode,
+    create_store, detect_backend, is_object_store_url, open_store, BackendKind, ChunkStore, Codec,
+    Compression, ObjectChunkStore, ObjectOptions, ObjectStoreConfig, OpenMode,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -63,10 +68,20 @@ pub fn locate(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
         })
 }
 
-/// How to open: the lock wait from [`LOCK_WAIT_ENV`] when set.
+/// Environment variable: the codec new chunks are written with (`zstd`, `lz4` or `raw`),
+/// for measuring them side by side; unset (or anything else) means the store's default.
+pub const PACK_CODEC_ENV: &str = "RNT_PACK_CODEC";
+
+/// Environment variable: zstd's level for new chunks (an integer), for measurements;
+/// unset means the store's default.
+pub const PACK_ZSTD_LEVEL_ENV: &str = "RNT_PACK_ZSTD_LEVEL";
+
+/// How to open: the lock wait from [`LOCK_WAIT_ENV`] when set, the compression of new
+/// chunks from [`PACK_CODEC_ENV`] and [`PACK_ZSTD_LEVEL_ENV`].
 fn mode(writer: bool) -> OpenMode {
     let mut mode = OpenMode {
         writer,
+        compression: compression(),
         ..OpenMode::default()
     };
     if let Some(ms) = std::env::var(LOCK_WAIT_ENV)
@@ -78,13 +93,58 @@ fn mode(writer: bool) -> OpenMode {
     mode
 }
 
+/// The compression of new chunks the environment asks for.
+fn compression() -> Compression {
+    let defaults = Compression::default();
+    Compression {
+        codec: std::env::var(PACK_CODEC_ENV)
+            .ok()
+            .and_then(|name| Codec::from_name(&name))
+            .unwrap_or(defaults.codec),
+        zstd_level: std::env::var(PACK_ZSTD_LEVEL_ENV)
+            .ok()
+            .and_then(|level| level.parse().ok())
+            .unwrap_or(defaults.zstd_level),
+    }
+}
+
+/// How to reach an object store: the provider's standard variables of this process's
+/// environment (`AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`,
+/// `AWS_SECRET_ACCESS_KEY`, `AWS_ALLOW_HTTP`, and the other `AWS_*`, `GOOGLE_*`, `AZURE_*`
+/// settings `object_store` knows).
+fn object_config() -> ObjectStoreConfig {
+    ObjectStoreConfig::from_variables(std::env::vars_os())
+}
+
+/// How to open an object store: [`object_config`] and [`compression`].
+fn object_options() -> ObjectOptions {
+    ObjectOptions::default()
+        .with_config(object_config())
+        .with_compression(compression())
+}
+
+/// Arms the store's fault points from [`rnt_store::fault::FAULT_ENV`] and
+/// [`rnt_store::fault::PAUSE_ENV`], for the crash tests: only in a build with the
+/// `fault-injection` feature (a release build holds none of it).
+#[cfg(feature = "fault-injection")]
+pub fn arm_fault_points() {
+    use rnt_store::fault::{self, Fault};
+    let abort = std::env::var(fault::FAULT_ENV)
+        .ok()
+        .and_then(|text| Fault::abort_at(&text));
+    let pause = std::env::var(fault::PAUSE_ENV)
+        .ok()
+        .and_then(|text| Fault::pause_at(&text));
+    fault::arm(abort.into_iter().chain(pause).collect());
+}
+
 /// Opens the store folder `path`; a writer takes the writer lock first (waiting for
 /// another writer), a reader takes no lock.
 pub fn open_at(path: &Path, writer: bool) -> anyhow::Result<Database> {
     if let Some(url) = object_store_url(path) {
         // No lock on an object store: writers serialize on the manifest's ETag.
         let _ = writer;
-        let store = ObjectChunkStore::open(url).map_err(DbError::from)?;
+        let store = ObjectChunkStore::open(url, &object_options()).map_err(DbError::from)?;
         return Ok(crate::settings::database(Arc::new(store)));
     }
     if !is_store(path) {
@@ -116,10 +176,10 @@ pub fn create(explicit: Option<&Path>, backend: BackendKind) -> anyhow::Result<P
             ))
             .into());
         }
-        if ObjectChunkStore::exists(url).map_err(DbError::from)? {
+        if ObjectChunkStore::exists(url, &object_config()).map_err(DbError::from)? {
             return Err(DbError::user(format!("a store already exists at {url}")).into());
         }
-        ObjectChunkStore::create(url).map_err(DbError::from)?;
+        ObjectChunkStore::create(url, &object_config()).map_err(DbError::from)?;
         return Ok(PathBuf::from(url));
     }
     let path = match explicit {
@@ -206,7 +266,7 @@ pub fn open_remote(
         if object_store_url(local) == Some(location) {
             return Err(same_store(location));
         }
-        let store = ObjectChunkStore::open(location).map_err(DbError::from)?;
+        let store = ObjectChunkStore::open(location, &object_options()).map_err(DbError::from)?;
         return Ok(Arc::new(store));
     }
     let path = Path::new(location);

@@ -138,6 +138,10 @@ fn killed_history_commands_leave_consistent_refs() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+)]
 fn an_abort_at_any_write_point_of_a_history_command_leaves_consistent_refs() {
     let shop = setup();
     let mut acknowledged = Vec::new();

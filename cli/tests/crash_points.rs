@@ -182,6 +182,10 @@ impl Case {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+)]
 fn an_abort_at_any_write_point_leaves_a_complete_store() {
     let passes: u64 = std::env::var("RNT_CRASH_POINT_PASSES")
         .ok()

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_one_line_error, Shop};
-use rnt_store::s3_test;
+use rnt_store_testkit::s3;
 
 const PROGRAM: &str = "\
 relation customers(id: int, plan: str).
@@ -23,7 +23,7 @@ fn on(shop: &Shop, url: &str, args: &[&str]) -> String {
 
 #[test]
 fn every_command_runs_straight_on_an_s3_store() {
-    let Some(url) = s3_test::fresh_location("cli") else {
+    let Some(url) = s3::fresh_location("cli") else {
         return;
     };
     let shop = Shop::bare();
@@ -94,7 +94,7 @@ fn every_command_runs_straight_on_an_s3_store() {
 
 #[test]
 fn a_missing_s3_store_is_a_clear_error() {
-    let Some(url) = s3_test::fresh_location("cli-missing") else {
+    let Some(url) = s3::fresh_location("cli-missing") else {
         return;
     };
     let shop = Shop::bare();

@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 const PAUSE_MS: u64 = 6_000;
 
 #[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+)]
 fn readers_answer_at_the_old_head_while_a_writer_is_mid_commit() {
     let shop = Shop::init();
     shop.write(

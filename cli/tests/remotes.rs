@@ -41,7 +41,7 @@ impl Origin {
     }
 
     fn s3(name: &str) -> Option<Origin> {
-        let url = rnt_store::s3_test::fresh_location(name)?;
+        let url = rnt_store_testkit::s3::fresh_location(name)?;
         Some(Origin::seeded(Shop::bare(), url))
     }
 
@@ -340,6 +340,10 @@ fn a_non_fast_forward_push_to_a_folder_needs_force() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+)]
 fn racing_pushes_to_a_folder_have_one_winner() {
     // The folder's writer lock serializes the two pushes, so the second sees the first's
     // commit and is refused as not a fast-forward (or, if it read the head first, loses
@@ -348,6 +352,10 @@ fn racing_pushes_to_a_folder_have_one_winner() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+)]
 fn a_push_to_a_folder_killed_at_each_write_point_leaves_old_or_new() {
     let origin = Origin::folder();
     let b = clone(&origin);
@@ -571,7 +579,7 @@ mod s3 {
 
     #[test]
     fn a_location_without_a_store_is_a_clear_error() {
-        let Some(url) = rnt_store::s3_test::fresh_location("remote-empty") else {
+        let Some(url) = rnt_store_testkit::s3::fresh_location("remote-empty") else {
             return;
         };
         let b = Shop::init();
@@ -592,6 +600,10 @@ mod s3 {
     }
 
     #[test]
+    #[cfg_attr(
+        not(feature = "fault-injection"),
+        ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+    )]
     fn racing_pushes_to_s3_have_one_winner() {
         let Some(origin) = Origin::s3("remote-race") else {
             return;
@@ -600,6 +612,10 @@ mod s3 {
     }
 
     #[test]
+    #[cfg_attr(
+        not(feature = "fault-injection"),
+        ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+    )]
     fn a_push_to_s3_killed_at_each_write_point_leaves_old_or_new() {
         let Some(origin) = Origin::s3("remote-kill") else {
             return;
@@ -642,7 +658,9 @@ mod s3 {
                 &[&format!("+orders({}, 1, 1)", 300 + i)],
             );
             push(&b, &[]);
-            let remote = rnt_store::ObjectChunkStore::open(&origin.url).unwrap();
+            let remote =
+                rnt_store::ObjectChunkStore::open(&origin.url, &rnt_store_testkit::s3::options())
+                    .unwrap();
             let objects = remote.pack_objects().unwrap().len();
             let packs = remote.packs().unwrap().len();
             assert_eq!(
@@ -661,6 +679,10 @@ mod s3 {
     /// Readers in other processes see the old state, then the new one, each whole, while a
     /// push is between its uploads and its manifest swap.
     #[test]
+    #[cfg_attr(
+        not(feature = "fault-injection"),
+        ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+    )]
     fn readers_see_whole_states_while_a_push_runs() {
         let Some(origin) = Origin::s3("remote-readers") else {
             return;

@@ -12,7 +12,7 @@
 //! boundary — never on insertion order or edit history. So the same set of entries has the
 //! same nodes, and the same root address, however it was built.*
 
-use crate::codec::{ChildRef, NodeBuilder};
+use crate::codec::{read_u32, ChildRef, EntryRun, NodeBuilder};
 
 /// Mean node size the chunker aims for, in measured bytes (see [`entry_bytes`]).
 pub const NODE_BYTES_TARGET: usize = 4096;
@@ -227,7 +227,7 @@ impl Chunker {
     /// an old leaf, reached with the open node measuring what the old one did at the run's
     /// start, meet the same tests with the same (negative) outcome. Leaves only: their
     /// entries count 1 each. Debug builds run the tests.
-    pub(crate) fn push_interior_run(&mut self, run: &crate::node::EntryRun<'_>) {
+    pub(crate) fn push_interior_run(&mut self, run: &EntryRun<'_>) {
         debug_assert_eq!(self.level, 0, "runs are pushed at the leaves");
         let entries = run.len();
         if entries == 0 {
@@ -236,12 +236,12 @@ impl Chunker {
         if cfg!(debug_assertions) {
             let mut size = self.current_size;
             let mut count = self.current.len();
-            let mut key_start = crate::codec::read_u32(run.key_offsets, 0);
-            let mut value_start = crate::codec::read_u32(run.value_offsets, 0);
+            let mut key_start = read_u32(run.key_offsets, 0);
+            let mut value_start = read_u32(run.value_offsets, 0);
             let (key_base, value_base) = (key_start, value_start);
             for i in 1..=entries {
-                let key_end = crate::codec::read_u32(run.key_offsets, 4 * i);
-                let value_end = crate::codec::read_u32(run.value_offsets, 4 * i);
+                let key_end = read_u32(run.key_offsets, 4 * i);
+                let value_end = read_u32(run.value_offsets, 4 * i);
                 let key = &run.keys[key_start - key_base..key_end - key_base];
                 let value = &run.values[value_start - value_base..value_end - value_base];
                 let entry = entry_bytes(key, value);

@@ -17,9 +17,8 @@
 //! [`ChildRef`]: the child's 32-byte address then its subtree entry count as u64 LE; each
 //! key is the last key of that child's subtree.
 
-use crate::objects::{OBJECT_BYTES_MAX, OBJECT_FORMAT_VERSION};
-use crate::{MerkleError, MerkleResult, KEY_BYTES_MAX, TREE_LEVEL_MAX, VALUE_BYTES_MAX};
-use bincode::{Decode, Encode};
+use crate::error::{MerkleError, MerkleResult};
+use crate::limits::{KEY_BYTES_MAX, TREE_LEVEL_MAX, VALUE_BYTES_MAX};
 use rnt_store::{Address, ADDRESS_BYTES};
 
 /// Version byte that starts every node. Bump it (and add a decoder) for any layout change.
@@ -57,6 +56,26 @@ impl ChildRef {
         let address = Address::from_slice(&bytes[..ADDRESS_BYTES])?;
         let count = u64::from_le_bytes(bytes[ADDRESS_BYTES..].try_into().ok()?);
         Some(ChildRef { address, count })
+    }
+}
+
+/// A run of consecutive entries `a..b` of a node as they lie in its chunk, borrowed: the
+/// bytes a builder appends whole ([`NodeBuilder::extend_run`]).
+pub(crate) struct EntryRun<'n> {
+    /// The keys' bytes, back to back.
+    pub(crate) keys: &'n [u8],
+    /// The values' bytes, back to back.
+    pub(crate) values: &'n [u8],
+    /// The node's key offset table from entry `a` to `b` (`b − a + 1` little-endian `u32`s).
+    pub(crate) key_offsets: &'n [u8],
+    /// The node's value offset table from entry `a` to `b`.
+    pub(crate) value_offsets: &'n [u8],
+}
+
+impl EntryRun<'_> {
+    /// Entries in the run.
+    pub(crate) fn len(&self) -> usize {
+        self.key_offsets.len() / 4 - 1
     }
 }
 
@@ -121,7 +140,7 @@ impl NodeBuilder {
 
     /// Appends a run of another node's entries whole; the caller guarantees key order and
     /// that the run follows the last key added.
-    pub(crate) fn extend_run(&mut self, run: &crate::node::EntryRun<'_>) {
+    pub(crate) fn extend_run(&mut self, run: &EntryRun<'_>) {
         debug_assert!(
             run.len() == 0
                 || self.last_key().is_none_or(|last| {
@@ -238,13 +257,26 @@ pub(crate) fn read_u32(bytes: &[u8], at: usize) -> usize {
 /// Checks a node's bytes against every rule of the format (version, level, offsets,
 /// key order, sizes, child refs) and returns its layout plus its subtree entry count.
 ///
-/// Long on purpose: it is the eleven checks of `docs/format.md` §4.3 in their order, one
-/// block each, so the code can be read against the spec line by line.
+/// The eleven checks of `docs/format.md` §4.3 in their order, in three steps: the header,
+/// the regions its offset tables delimit, and the entries.
 pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(NodeLayout, u64)> {
     let corrupt = |detail: String| MerkleError::Corrupted {
         address: *address,
         detail,
     };
+    let (level, len, header) = check_header(bytes, &corrupt)?;
+    let layout = check_regions(bytes, level, len, header, &corrupt)?;
+    let count = check_entries(bytes, &layout, &corrupt)?;
+    Ok((layout, count))
+}
+
+/// §4.3 checks 1–4: the header's length, version byte and level, and that the offset
+/// tables of its entry count fit. Returns the level, the entry count and the header's
+/// length (where the key region starts).
+fn check_header(
+    bytes: &[u8],
+    corrupt: &dyn Fn(String) -> MerkleError,
+) -> MerkleResult<(u8, usize, usize)> {
     if bytes.len() < NODE_HEADER_BYTES + 8 {
         return Err(corrupt(format!(
             "node of {} bytes is shorter than a header",
@@ -274,19 +306,31 @@ pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(No
                 bytes.len()
             ))
         })?;
+    Ok((level, len, header))
+}
+
+/// §4.3 checks 5–7: both offset tables, and that the key and value regions they delimit
+/// end exactly where the node does. Returns the checked layout.
+fn check_regions(
+    bytes: &[u8],
+    level: u8,
+    len: usize,
+    header: usize,
+    corrupt: &dyn Fn(String) -> MerkleError,
+) -> MerkleResult<NodeLayout> {
     let layout_partial = NodeLayout {
         level,
         len,
         keys_at: header,
         values_at: 0,
     };
-    let key_total = check_offsets(bytes, layout_partial.key_offsets_at(), len, "key", &corrupt)?;
+    let key_total = check_offsets(bytes, layout_partial.key_offsets_at(), len, "key", corrupt)?;
     let value_total = check_offsets(
         bytes,
         layout_partial.value_offsets_at(),
         len,
         "value",
-        &corrupt,
+        corrupt,
     )?;
     if header + key_total + value_total != bytes.len() {
         return Err(corrupt(format!(
@@ -295,19 +339,30 @@ pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(No
             bytes.len()
         )));
     }
-    let layout = NodeLayout {
+    Ok(NodeLayout {
         level,
         len,
         keys_at: header,
         values_at: header + key_total,
-    };
+    })
+}
+
+/// §4.3 checks 8–11: an internal node has entries, keys are within the limit and strictly
+/// increasing, a leaf's values are within the limit, an internal node's values are child
+/// references to non-empty subtrees. Returns the subtree entry count.
+fn check_entries(
+    bytes: &[u8],
+    layout: &NodeLayout,
+    corrupt: &dyn Fn(String) -> MerkleError,
+) -> MerkleResult<u64> {
+    let (level, len) = (layout.level, layout.len);
     if level > 0 && len == 0 {
         return Err(corrupt("internal node with no entries".to_string()));
     }
     let mut count: u64 = if level == 0 { len as u64 } else { 0 };
     let mut previous: Option<&[u8]> = None;
     for i in 0..len {
-        let key = slice_of(bytes, &layout, i, true);
+        let key = slice_of(bytes, layout, i, true);
         if key.len() > KEY_BYTES_MAX {
             return Err(corrupt(format!(
                 "key {i} has {} bytes, over the limit",
@@ -318,7 +373,7 @@ pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(No
             return Err(corrupt(format!("keys out of order at entry {i}")));
         }
         previous = Some(key);
-        let value = slice_of(bytes, &layout, i, false);
+        let value = slice_of(bytes, layout, i, false);
         if level == 0 {
             if value.len() > VALUE_BYTES_MAX {
                 return Err(corrupt(format!(
@@ -327,20 +382,30 @@ pub(crate) fn decode_layout(address: &Address, bytes: &[u8]) -> MerkleResult<(No
                 )));
             }
         } else {
-            let child = ChildRef::decode(value).ok_or_else(|| {
-                corrupt(format!(
-                    "entry {i} is not a {CHILD_REF_BYTES}-byte child reference"
-                ))
-            })?;
-            if child.count == 0 {
-                return Err(corrupt(format!("entry {i} references an empty subtree")));
-            }
             count = count
-                .checked_add(child.count)
+                .checked_add(check_child(value, i, corrupt)?)
                 .ok_or_else(|| corrupt("subtree counts overflow".to_string()))?;
         }
     }
-    Ok((layout, count))
+    Ok(count)
+}
+
+/// §4.3 check 11 for entry `i` of an internal node: its value is a child reference to a
+/// non-empty subtree. Returns the child's entry count.
+fn check_child(
+    value: &[u8],
+    i: usize,
+    corrupt: &dyn Fn(String) -> MerkleError,
+) -> MerkleResult<u64> {
+    let child = ChildRef::decode(value).ok_or_else(|| {
+        corrupt(format!(
+            "entry {i} is not a {CHILD_REF_BYTES}-byte child reference"
+        ))
+    })?;
+    if child.count == 0 {
+        return Err(corrupt(format!("entry {i} references an empty subtree")));
+    }
+    Ok(child.count)
 }
 
 fn check_offsets(
@@ -378,78 +443,6 @@ pub(crate) fn slice_of<'a>(bytes: &'a [u8], layout: &NodeLayout, i: usize, key: 
     let start = read_u32(bytes, table + 4 * i);
     let end = read_u32(bytes, table + 4 * (i + 1));
     &bytes[region + start..region + end]
-}
-
-// ---- State and commit objects: tag byte, version byte, bincode 2.0.1 body. ----
-
-/// The fixed bincode configuration of object bodies: little-endian, fixed-width integers,
-/// and a size limit that bounds allocation on corrupt length prefixes.
-pub(crate) fn config() -> impl bincode::config::Config {
-    bincode::config::standard()
-        .with_little_endian()
-        .with_fixed_int_encoding()
-        .with_limit::<OBJECT_BYTES_MAX>()
-}
-
-/// Encodes an object: `tag`, [`crate::objects::OBJECT_FORMAT_VERSION`], then the body.
-pub(crate) fn encode_object<T: Encode>(tag: u8, object: &T) -> Vec<u8> {
-    encode_object_version(tag, OBJECT_FORMAT_VERSION, object)
-}
-
-/// Encodes an object under an explicit format version byte: `tag`, `version`, the body.
-pub(crate) fn encode_object_version<T: Encode>(tag: u8, version: u8, object: &T) -> Vec<u8> {
-    let mut out = vec![tag, version];
-    // Encoding into a Vec cannot fail for these types (no I/O, sizes under the limit).
-    let body = bincode::encode_to_vec(object, config())
-        .expect("encoding our objects into a Vec cannot fail: no I/O, no size limit reached");
-    out.extend_from_slice(&body);
-    out
-}
-
-/// Decodes an object, checking its tag, version and that no bytes are left over.
-pub(crate) fn decode_object<T: Decode<()>>(
-    address: &Address,
-    bytes: &[u8],
-    tag: u8,
-    what: &str,
-) -> MerkleResult<T> {
-    match bytes {
-        [t, v, _body @ ..] if *t == tag && *v != OBJECT_FORMAT_VERSION => {
-            Err(MerkleError::Corrupted {
-                address: *address,
-                detail: format!("unknown {what} format version {v}"),
-            })
-        }
-        _ => decode_object_body(address, bytes, tag, what),
-    }
-}
-
-/// Decodes the body of an object whose tag is `tag`, whatever its version byte (the caller
-/// has checked it), checking that no bytes are left over.
-pub(crate) fn decode_object_body<T: Decode<()>>(
-    address: &Address,
-    bytes: &[u8],
-    tag: u8,
-    what: &str,
-) -> MerkleResult<T> {
-    let corrupt = |detail: String| MerkleError::Corrupted {
-        address: *address,
-        detail,
-    };
-    match bytes {
-        [t, _, body @ ..] if *t == tag => {
-            let (object, read) = bincode::decode_from_slice(body, config())
-                .map_err(|e| corrupt(format!("not a valid {what}: {e}")))?;
-            if read != body.len() {
-                return Err(corrupt(format!(
-                    "{} trailing bytes after the {what}",
-                    body.len() - read
-                )));
-            }
-            Ok(object)
-        }
-        _ => Err(corrupt(format!("not a {what} object"))),
-    }
 }
 
 /// An offset or count within one node as the format stores it (u32). A node holds far

@@ -34,8 +34,10 @@ mod diff;
 mod edit;
 mod error;
 mod hashing;
+mod limits;
 mod node;
 mod node_store;
+mod object_codec;
 pub mod objects;
 mod prefetch;
 mod reach;
@@ -46,6 +48,7 @@ pub use cursor::{Cursor, Entries, ReverseCursor};
 pub use diff::{Diff, DiffEntry};
 pub use edit::Edit;
 pub use error::{MerkleError, MerkleResult};
+pub use limits::{KEY_BYTES_MAX, TREE_LEVEL_MAX, VALUE_BYTES_MAX};
 pub use node::Node;
 pub use node_store::{Counters, NodeStore, NODE_CACHE_BYTES_DEFAULT};
 pub use objects::{
@@ -57,16 +60,3 @@ pub use transfer::{
     copy_reachable, copy_reachable_with_progress, TransferReport, CONTAINS_BATCH, PUT_BATCH_BYTES,
 };
 pub use tree::{prefix_successor, Tree};
-
-/// Longest key a tree accepts: 64 KiB. Keys are tuples, and rnt caps an encoded tuple at
-/// this size. A key may be larger than a node's target size: the chunker closes a node once
-/// it measures [`chunker::NODE_SPLIT_BYTES_MAX`], so an oversized entry ends its node, and a
-/// node measures at most that bound plus one entry (two entries at internal levels, plus a
-/// lone trailing one; `docs/format.md` §6.4).
-pub const KEY_BYTES_MAX: usize = 64 * 1024;
-/// Longest value a tree accepts: values are derivation counts and accumulators, small.
-pub const VALUE_BYTES_MAX: usize = 4096;
-/// Highest node level a decoder accepts. Internal nodes hold at least two entries, so 32
-/// levels already address 2³² leaves — far past anything a 64-bit count can describe in
-/// practice — and the bound stops a corrupted level byte from sending a walk astray.
-pub const TREE_LEVEL_MAX: u8 = 32;

@@ -1,7 +1,8 @@
 //! [`Node`]: a decoded, verified view over one node chunk.
 
-use crate::codec::{decode_layout, read_u32, slice_of, ChildRef, NodeLayout};
-use crate::MerkleResult;
+use crate::chunker::ENTRY_OVERHEAD_BYTES;
+use crate::codec::{decode_layout, read_u32, slice_of, ChildRef, EntryRun, NodeLayout};
+use crate::error::MerkleResult;
 use rnt_store::{Address, Chunk};
 use std::cmp::Ordering;
 
@@ -15,26 +16,6 @@ pub struct Node {
     subtree_count: u64,
     /// The first 8 bytes of each key, big-endian, zero-padded: a compact search index.
     prefixes: Box<[u64]>,
-}
-
-/// A run of consecutive entries `a..b` of a node, borrowed: the bytes a builder appends
-/// whole.
-pub(crate) struct EntryRun<'n> {
-    /// The keys' bytes, back to back.
-    pub(crate) keys: &'n [u8],
-    /// The values' bytes, back to back.
-    pub(crate) values: &'n [u8],
-    /// The node's key offset table from entry `a` to `b` (`b − a + 1` little-endian `u32`s).
-    pub(crate) key_offsets: &'n [u8],
-    /// The node's value offset table from entry `a` to `b`.
-    pub(crate) value_offsets: &'n [u8],
-}
-
-impl EntryRun<'_> {
-    /// Entries in the run.
-    pub(crate) fn len(&self) -> usize {
-        self.key_offsets.len() / 4 - 1
-    }
 }
 
 #[inline]
@@ -51,16 +32,7 @@ impl Node {
     /// Checks `bytes` (already verified to hash to `address`) and wraps them.
     pub fn decode(address: Address, bytes: Chunk) -> MerkleResult<Node> {
         let (layout, subtree_count) = decode_layout(&address, &bytes)?;
-        let prefixes = (0..layout.len)
-            .map(|i| prefix_of(slice_of(&bytes, &layout, i, true)))
-            .collect();
-        Ok(Node {
-            address,
-            bytes,
-            layout,
-            subtree_count,
-            prefixes,
-        })
+        Ok(Node::with_layout(address, bytes, layout, subtree_count))
     }
 
     /// Wraps a node this process just built: `count` is its subtree count as the builder
@@ -72,16 +44,21 @@ impl Node {
             return Ok(node);
         }
         let layout = crate::codec::built_layout(&bytes);
+        Ok(Node::with_layout(address, bytes, layout, count))
+    }
+
+    /// The node whose checked `layout` is known, with its search index of key prefixes.
+    fn with_layout(address: Address, bytes: Chunk, layout: NodeLayout, subtree_count: u64) -> Node {
         let prefixes = (0..layout.len)
             .map(|i| prefix_of(slice_of(&bytes, &layout, i, true)))
             .collect();
-        Ok(Node {
+        Node {
             address,
             bytes,
             layout,
-            subtree_count: count,
+            subtree_count,
             prefixes,
-        })
+        }
     }
 
     /// The node's address.
@@ -143,7 +120,7 @@ impl Node {
         debug_assert!(i <= self.len());
         let keys = read_u32(&self.bytes, self.layout.key_offsets_at() + 4 * i);
         let values = read_u32(&self.bytes, self.layout.value_offsets_at() + 4 * i);
-        keys + values + crate::chunker::ENTRY_OVERHEAD_BYTES * i
+        keys + values + ENTRY_OVERHEAD_BYTES * i
     }
 
     /// Entries `a..b` as they lie in the node: their keys' bytes, their values' bytes and

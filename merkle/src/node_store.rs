@@ -184,14 +184,7 @@ impl NodeStore {
     /// Reads node `address`, from the cache or the chunk store (verified and decoded).
     pub fn read(&self, address: &Address) -> MerkleResult<Arc<Node>> {
         self.counters.nodes_read.fetch_add(1, Ordering::Relaxed);
-        if let Some(node) = self.lock_cache().get(address) {
-            return Ok(node);
-        }
-        self.counters.nodes_fetched.fetch_add(1, Ordering::Relaxed);
-        let bytes = self.chunks.get(address)?;
-        let node = Arc::new(Node::decode(*address, bytes)?);
-        self.lock_cache().insert(node.clone());
-        Ok(node)
+        self.warm(address)
     }
 
     /// Brings node `address` into the cache ahead of a read that will want it, without

@@ -1,7 +1,7 @@
 //! States and commits: the Merkle objects above the trees, and their canonical encoding.
 //!
-//! Their bytes are produced and checked by `crate::codec` (the one module that knows every
-//! hashed layout). Both are encoded as a tag byte, a format version byte, then a bincode 2.0.1 body with a
+//! Their bytes are produced and checked by `crate::object_codec` (as a node's are by
+//! `crate::codec`). Both are encoded as a tag byte, a format version byte, then a bincode 2.0.1 body with a
 //! fixed configuration (little-endian, fixed-width integers: `u64` lengths, `u32` kind
 //! codes, `u8` option tags). `docs/format.md` spells the bytes out; `tests/golden.rs` pins
 //! them. A node chunk starts with its own version byte (1), which is neither tag, so no
@@ -10,9 +10,10 @@
 //! Determinism: every list is stored sorted by its key and checked on decode, there are no
 //! maps and no floats, so an object's bytes are a pure function of its content.
 
-use crate::codec::{
+use crate::object_codec::{
     config, decode_object, decode_object_body, encode_object, encode_object_version,
 };
+pub use crate::object_codec::{OBJECT_BYTES_MAX, OBJECT_FORMAT_VERSION};
 use crate::{MerkleError, MerkleResult, Tree};
 use bincode::{Decode, Encode};
 use rnt_store::{Address, ChunkStore};
@@ -28,14 +29,10 @@ pub const BRANCH_RECORD_TAG: u8 = b'B';
 pub const HEAD_POINTER_TAG: u8 = b'H';
 /// First byte of a remote record chunk (`R`).
 pub const REMOTE_RECORD_TAG: u8 = b'R';
-/// Version byte after the tag, for every object.
-pub const OBJECT_FORMAT_VERSION: u8 = 1;
 /// Version byte of a state that carries a clock (its program mentions `now`): the body of
 /// version 1 followed by the clock, an `i64`. A state without a clock keeps version 1, so
 /// its bytes and address are what they were before clocks existed.
 pub const CLOCKED_STATE_FORMAT_VERSION: u8 = 2;
-/// Largest object body accepted on decode; bounds allocation on corrupt length prefixes.
-pub const OBJECT_BYTES_MAX: usize = 64 * 1024 * 1024;
 
 /// What kind of relation an entry is, as an opaque code. The values belong to the language
 /// of the state's program (`rnt-maintain` defines them, with the keywords they stand for):

@@ -10,7 +10,9 @@
 //! Folders made by rnt before the marker existed hold a sled database (its `db` file) and
 //! no marker; they open as sled stores.
 
-use crate::backend::packs::{PackOptions, PackStore, PACK_LOCK_WAIT_DEFAULT};
+use crate::backend::files::sync_folder;
+use crate::backend::pack_folder::{PackOptions, PackStore, MANIFEST_FILE, PACK_LOCK_WAIT_DEFAULT};
+use crate::backend::packs::Compression;
 use crate::backend::sled::{SledOptions, SledStore};
 use crate::{ChunkStore, StoreError, StoreResult};
 use std::fs;
@@ -59,6 +61,8 @@ pub struct OpenMode {
     pub writer: bool,
     /// How long to wait for another process holding the lock.
     pub lock_wait: Duration,
+    /// How new chunks are compressed (packs; sled stores chunks as they are).
+    pub compression: Compression,
 }
 
 impl Default for OpenMode {
@@ -66,6 +70,7 @@ impl Default for OpenMode {
         OpenMode {
             writer: false,
             lock_wait: PACK_LOCK_WAIT_DEFAULT,
+            compression: Compression::default(),
         }
     }
 }
@@ -84,7 +89,7 @@ pub fn detect_backend(folder: &Path) -> StoreResult<Option<BackendKind>> {
             // was lost (its manifest says what it is; the manifest is checked on open).
             if folder.join(SLED_LOG_FILE).is_file() {
                 Ok(Some(BackendKind::Sled))
-            } else if folder.join(crate::backend::packs::MANIFEST_FILE).is_file() {
+            } else if folder.join(MANIFEST_FILE).is_file() {
                 Ok(Some(BackendKind::Packs))
             } else {
                 Ok(None)
@@ -124,7 +129,7 @@ pub fn create_store(folder: &Path, kind: BackendKind) -> StoreResult<()> {
     fs::write(&temporary, marker_text(kind))?;
     fs::File::open(&temporary)?.sync_all()?;
     fs::rename(&temporary, folder.join(MARKER_FILE))?;
-    crate::backend::packs::sync_folder(folder)
+    sync_folder(folder)
 }
 
 /// Opens the store in `folder`, whichever backend it holds.
@@ -133,7 +138,8 @@ pub fn open_store(folder: &Path, mode: OpenMode) -> StoreResult<Arc<dyn ChunkSto
         Some(BackendKind::Packs) => {
             let options = PackOptions::default()
                 .writer(mode.writer)
-                .with_lock_wait(mode.lock_wait);
+                .with_lock_wait(mode.lock_wait)
+                .with_compression(mode.compression);
             Ok(Arc::new(PackStore::open_with(folder, options)?))
         }
         Some(BackendKind::Sled) => {

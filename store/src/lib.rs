@@ -8,9 +8,14 @@
 //!
 //! Backends: [`PackStore`], the embedded default (pack files with sorted indexes and an
 //! atomically replaced manifest; many readers beside one writer, see
-//! `backend/packs/mod.rs`), [`SledStore`] (kept as an option, one process at a time), and
-//! [`MemoryStore`] for tests and ephemeral stores. All pass the same conformance suite
+//! `backend/packs/mod.rs`), [`ObjectChunkStore`] (the same packs on an S3-style object
+//! store), [`SledStore`] (kept as an option, one process at a time), and [`MemoryStore`]
+//! for tests and ephemeral stores. All pass the same conformance suite
 //! (`tests/conformance.rs`). A store folder records its backend ([`folder`]).
+//!
+//! The store reads no environment variable: its caller passes every setting (the codec
+//! and level in [`Compression`], an object store's endpoint and credentials in
+//! [`ObjectStoreConfig`], the crash tests' fault points through [`fault`]).
 //!
 //! *Invariant: the layers above talk to `ChunkStore` only; they never see a backend.*
 //!
@@ -56,17 +61,16 @@ mod error;
 pub mod fault;
 pub mod folder;
 mod refs;
-#[doc(hidden)]
-pub mod s3_test;
 
 pub use address::{
     normalize_hex_prefix, Address, AddressHasher, AddressMap, ADDRESS_BYTES, ADDRESS_PREFIX_HEX_MIN,
 };
 pub use backend::memory::MemoryStore;
-pub use backend::object::{is_object_store_url, ObjectChunkStore};
-pub use backend::packs::{
-    Codec, PackOptions, PackStore, PACK_CODEC_DEFAULT, PACK_CODEC_ENV, PACK_LOCK_WAIT_DEFAULT,
+pub use backend::object::{
+    is_object_store_url, ObjectChunkStore, ObjectOptions, ObjectStoreConfig,
 };
+pub use backend::pack_folder::{PackOptions, PackStore, PACK_LOCK_WAIT_DEFAULT};
+pub use backend::packs::{Codec, Compression, PACK_CODEC_DEFAULT, ZSTD_LEVEL_DEFAULT};
 pub use backend::sled::{SledOptions, SledStore, SLED_CACHE_BYTES_DEFAULT, SLED_LOCK_WAIT_DEFAULT};
 pub use chunk_store::{Chunk, ChunkStore, GcReport};
 pub use error::{StoreError, StoreResult};

@@ -6,9 +6,10 @@
 use object_store::memory::InMemory;
 use proptest::prelude::*;
 use rnt_store::{
-    commit_ref, s3_test, Address, Chunk, ChunkStore, MemoryStore, ObjectChunkStore, PackStore,
-    SledStore, StoreError,
+    commit_ref, Address, Chunk, ChunkStore, MemoryStore, ObjectChunkStore, PackStore, SledStore,
+    StoreError,
 };
+use rnt_store_testkit::s3;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
@@ -46,7 +47,7 @@ fn local() -> bool {
 /// The S3 test server: there (true), skipped loudly (false), or a panic saying how to
 /// start it.
 fn s3_server() -> bool {
-    s3_test::fresh_location("probe").is_some()
+    s3::fresh_location("probe").is_some()
 }
 
 /// A fresh object-store-backed store on object_store's in-memory store.
@@ -58,9 +59,9 @@ fn object_in_memory() -> ObjectChunkStore {
 
 /// A fresh object-store-backed store on the S3 test server.
 fn object_on_s3() -> ObjectChunkStore {
-    let url = s3_test::fresh_location("conformance").expect("checked by `available`");
-    ObjectChunkStore::create(&url).unwrap();
-    ObjectChunkStore::open(&url).unwrap()
+    let url = s3::fresh_location("conformance").expect("checked by `available`");
+    ObjectChunkStore::create(&url, &s3::config()).unwrap();
+    ObjectChunkStore::open(&url, &s3::options()).unwrap()
 }
 
 /// The object-store backend closed and opened again (a new handle, as another process).

@@ -4,7 +4,8 @@
 //! manifest across merges, and gc refused clearly.
 
 use object_store::memory::InMemory;
-use rnt_store::{s3_test, Address, ChunkStore, ObjectChunkStore, StoreError};
+use rnt_store::{Address, ChunkStore, ObjectChunkStore, StoreError};
+use rnt_store_testkit::s3;
 use std::sync::{Arc, Barrier};
 
 /// Writers in the race.
@@ -24,11 +25,11 @@ fn in_memory() -> ObjectChunkStore {
 /// the rest get `RefConflict`, and the ref holds the winner's value.
 #[test]
 fn sixteen_writers_racing_one_ref_on_s3_have_exactly_one_winner_every_round() {
-    let Some(url) = s3_test::fresh_location("race") else {
+    let Some(url) = s3::fresh_location("race") else {
         return;
     };
-    ObjectChunkStore::create(&url).unwrap();
-    let first = ObjectChunkStore::open(&url).unwrap();
+    ObjectChunkStore::create(&url, &s3::config()).unwrap();
+    let first = ObjectChunkStore::open(&url, &s3::options()).unwrap();
     let base = first.put(b"round 0").unwrap();
     first
         .compare_and_swap_ref_durably("main", None, Some(base))
@@ -37,7 +38,7 @@ fn sixteen_writers_racing_one_ref_on_s3_have_exactly_one_winner_every_round() {
     for round in 0..ROUNDS {
         // Every racer reads the manifest (and its ETag) before any of them writes.
         let racers: Vec<ObjectChunkStore> = (0..RACERS)
-            .map(|_| ObjectChunkStore::open(&url).unwrap())
+            .map(|_| ObjectChunkStore::open(&url, &s3::options()).unwrap())
             .collect();
         let barrier = Barrier::new(RACERS);
         let outcomes: Vec<(Address, Result<(), StoreError>)> = std::thread::scope(|scope| {
@@ -74,7 +75,7 @@ fn sixteen_writers_racing_one_ref_on_s3_have_exactly_one_winner_every_round() {
                 "round {round}: {outcome:?}"
             );
         }
-        let reader = ObjectChunkStore::open(&url).unwrap();
+        let reader = ObjectChunkStore::open(&url, &s3::options()).unwrap();
         assert_eq!(reader.get_ref("main").unwrap(), Some(winners[0]));
         // The winner's chunk was durable before its ref moved.
         let winner = outcomes
@@ -93,12 +94,12 @@ fn sixteen_writers_racing_one_ref_on_s3_have_exactly_one_winner_every_round() {
 /// re-checks only the ref being moved and tries again.
 #[test]
 fn writers_of_different_refs_all_land_on_s3() {
-    let Some(url) = s3_test::fresh_location("refs") else {
+    let Some(url) = s3::fresh_location("refs") else {
         return;
     };
-    ObjectChunkStore::create(&url).unwrap();
+    ObjectChunkStore::create(&url, &s3::config()).unwrap();
     let writers: Vec<ObjectChunkStore> = (0..8)
-        .map(|_| ObjectChunkStore::open(&url).unwrap())
+        .map(|_| ObjectChunkStore::open(&url, &s3::options()).unwrap())
         .collect();
     let barrier = Barrier::new(writers.len());
     std::thread::scope(|scope| {
@@ -113,7 +114,7 @@ fn writers_of_different_refs_all_land_on_s3() {
             });
         }
     });
-    let reader = ObjectChunkStore::open(&url).unwrap();
+    let reader = ObjectChunkStore::open(&url, &s3::options()).unwrap();
     let refs = reader.list_refs().unwrap();
     assert_eq!(refs.len(), 8, "{refs:?}");
     for (i, (name, address)) in refs.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! The in-memory backend, for tests and ephemeral stores.
 
-use super::{check_ref_name, describe, verify};
+use super::{check_expected, check_ref_name, verify};
 use crate::AddressMap;
 use crate::{Address, Chunk, ChunkStore, GcReport, StoreError, StoreResult};
 use std::collections::BTreeMap;
@@ -135,14 +135,7 @@ impl ChunkStore for MemoryStore {
     ) -> StoreResult<()> {
         check_ref_name(name)?;
         let mut inner = self.write();
-        let actual = inner.refs.get(name).copied();
-        if actual != expected {
-            return Err(StoreError::RefConflict {
-                name: name.to_string(),
-                expected: describe(expected),
-                actual: describe(actual),
-            });
-        }
+        check_expected(name, expected, inner.refs.get(name).copied())?;
         match new {
             Some(address) => inner.refs.insert(name.to_string(), address),
             None => inner.refs.remove(name),

@@ -1,7 +1,13 @@
-//! Backends of [`crate::ChunkStore`]: one file each, all checked by one conformance suite.
+//! Backends of [`crate::ChunkStore`], all checked by one conformance suite: `memory`,
+//! `sled`, and the pack engine (`packs`) in its two places, a store folder
+//! (`pack_folder`, the default) and an object store (`object`). `files` and `lock` are the
+//! file-system helpers the folder backends share.
 
+pub(crate) mod files;
+pub(crate) mod lock;
 pub mod memory;
 pub mod object;
+pub mod pack_folder;
 pub mod packs;
 pub mod sled;
 
@@ -16,6 +22,24 @@ pub(crate) fn check_ref_name(name: &str) -> crate::StoreResult<()> {
         Ok(())
     } else {
         Err(crate::StoreError::InvalidRefName(name.to_string()))
+    }
+}
+
+/// `RefConflict` for ref `name` unless it holds `expected` (it holds `actual`); `None`
+/// means "absent".
+pub(crate) fn check_expected(
+    name: &str,
+    expected: Option<crate::Address>,
+    actual: Option<crate::Address>,
+) -> crate::StoreResult<()> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(crate::StoreError::RefConflict {
+            name: name.to_string(),
+            expected: describe(expected),
+            actual: describe(actual),
+        })
     }
 }
 

@@ -43,8 +43,8 @@
 //! still open fails at once with [`StoreError::AlreadyOpen`] (waiting could only time out
 //! in a single-threaded caller); clone the open [`SledStore`] instead.
 
-use super::packs::files::{folder_bytes, sync_folder};
-use super::packs::lock::WriterLock;
+use super::files::{folder_bytes, sync_folder};
+use super::lock::WriterLock;
 use super::{check_ref_name, describe, hex_of, verify};
 use crate::{Address, Chunk, ChunkStore, GcReport, StoreError, StoreResult, ADDRESS_BYTES};
 use std::collections::{BTreeMap, BTreeSet};

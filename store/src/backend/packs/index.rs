@@ -199,40 +199,6 @@ impl IndexHeader {
     }
 }
 
-/// Parses and checks a whole index (as the object-store backend fetches it in one GET):
-/// the header, every bucket, and that every record lies inside a pack of `pack_bytes`
-/// bytes. Returns the entries in address order, or what was wrong.
-pub fn parse_whole(bytes: &[u8], pack_bytes: u64) -> Result<Vec<Entry>, String> {
-    let header = IndexHeader::parse(bytes, bytes.len() as u64)?;
-    if header.pack_bytes != pack_bytes {
-        return Err(format!(
-            "the index describes a pack of {} bytes where the manifest says {pack_bytes}",
-            header.pack_bytes
-        ));
-    }
-    let mut all = Vec::with_capacity(usize::try_from(header.count).unwrap_or(0));
-    for first in 0..=u8::MAX {
-        let (entry, count) = header.bucket_range(first);
-        let start = usize::try_from(IndexHeader::entry_offset(entry))
-            .map_err(|_| "the index is too large for this machine".to_string())?;
-        let bucket = bytes
-            .get(start..start + count * ENTRY_BYTES)
-            .ok_or_else(|| format!("index bucket {first:02x} is cut short"))?;
-        all.extend(header.parse_bucket(first, bucket)?);
-    }
-    let magic = super::record::PACK_MAGIC.len() as u64;
-    if let Some(bad) = all
-        .iter()
-        .find(|entry| entry.offset < magic || entry.offset + u64::from(entry.len) > pack_bytes)
-    {
-        return Err(format!(
-            "the index places chunk {} outside the pack",
-            bad.address
-        ));
-    }
-    Ok(all)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,25 +238,6 @@ mod tests {
             }
             assert_eq!(lookup(&bytes, &Address::of(b"absent")), None);
         }
-    }
-
-    #[test]
-    fn a_whole_index_parses_to_its_sorted_entries() {
-        let mut list: Vec<Entry> = entries(1000)
-            .into_iter()
-            .map(|entry| Entry {
-                offset: entry.offset + 8,
-                ..entry
-            })
-            .collect();
-        let pack_bytes = 8 + 999 * 100 + 999 + 42;
-        let bytes = encode_index(&mut list, pack_bytes);
-        assert_eq!(parse_whole(&bytes, pack_bytes).unwrap(), list);
-        // Another pack length, a record past the end, or a cut index is refused.
-        assert!(parse_whole(&bytes, pack_bytes + 1).is_err());
-        let short = encode_index(&mut list, pack_bytes - 1);
-        assert!(parse_whole(&short, pack_bytes - 1).is_err());
-        assert!(parse_whole(&bytes[..bytes.len() - 1], pack_bytes).is_err());
     }
 
     #[test]

@@ -10,29 +10,22 @@
 //! ```
 //!
 //! Packs are listed oldest first (name, pack bytes, chunks); refs sorted by name. The
-//! generation grows by one with every replacement. A new manifest is written to a
-//! temporary file, fsynced, renamed over `manifest`, and the folder is fsynced
-//! ([`write_atomically`]): a crash leaves the old manifest or the new one, never a mix.
-//! The text is a pure function of its content, so equal stores have equal manifests.
+//! generation grows by one with every replacement, which each place makes atomic in its
+//! own way (a folder: temporary file, fsync, rename; an object store: create-if-absent of
+//! the next generation). The text is a pure function of its content, so equal stores have
+//! equal manifests.
 
 use crate::backend::check_ref_name;
-use crate::fault;
-use crate::{Address, StoreError, StoreResult};
+use crate::Address;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs::{self, File};
-use std::io::Write as _;
-use std::path::Path;
-
-/// The manifest's file name in the store folder.
-pub const MANIFEST_FILE: &str = "manifest";
 
 /// The first line of a manifest.
 const FIRST_LINE: &str = "rnt-manifest 1";
 
 /// The longest manifest read: far above any real one, and a bound on what a damaged file
-/// can make a reader allocate.
-const MANIFEST_BYTES_MAX: u64 = 64 << 20;
+/// or object can make a reader allocate.
+pub const MANIFEST_BYTES_MAX: u64 = 64 << 20;
 
 /// One sealed pack the manifest lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,50 +110,11 @@ impl Manifest {
         }
         Ok(manifest)
     }
-
-    /// Reads the manifest of the store in `folder`.
-    pub fn read(folder: &Path) -> StoreResult<Manifest> {
-        let path = folder.join(MANIFEST_FILE);
-        let corrupted = |detail: String| StoreError::CorruptedEntry {
-            what: format!("manifest {}", path.display()),
-            detail,
-        };
-        let bytes = match fs::metadata(&path) {
-            Ok(meta) if meta.len() > MANIFEST_BYTES_MAX => {
-                return Err(corrupted(format!("it is {} bytes long", meta.len())))
-            }
-            Ok(_) => fs::read(&path)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(corrupted(
-                    "it is missing (every store has one from `rnt init` on)".to_string(),
-                ))
-            }
-            Err(e) => return Err(e.into()),
-        };
-        Manifest::decode(&bytes).map_err(corrupted)
-    }
 }
 
 /// Whether `name` is a pack name: 32 lowercase hex digits.
 pub fn is_pack_name(name: &str) -> bool {
     name.len() == 32 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// Replaces `folder/MANIFEST_FILE` with `manifest`: temporary file, fsync, rename, fsync
-/// of the folder. A crash at any step leaves the old manifest or the new one.
-pub fn write_atomically(folder: &Path, manifest: &Manifest) -> StoreResult<()> {
-    let temporary = folder.join(format!("{MANIFEST_FILE}.tmp-{}", std::process::id()));
-    let path = folder.join(MANIFEST_FILE);
-    {
-        let mut file = File::create(&temporary)?;
-        file.write_all(manifest.encode().as_bytes())?;
-        fault::point(fault::MANIFEST_WRITE);
-        file.sync_all()?;
-    }
-    fault::point(fault::MANIFEST_RENAME);
-    fs::rename(&temporary, &path)?;
-    super::files::sync_folder(folder)?;
-    Ok(())
 }
 
 #[cfg(test)]

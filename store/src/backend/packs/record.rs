@@ -14,6 +14,7 @@
 //! the hash of the result — so a damaged byte anywhere in a record is reported, never
 //! returned as data.
 
+use super::codec::{Codec, Compression};
 use crate::{Address, ADDRESS_BYTES};
 
 /// The first bytes of every pack file: "rntpack" and format version 1.
@@ -29,119 +30,18 @@ pub const RECORD_HEADER_BYTES: usize = 1 + ADDRESS_BYTES + 1 + 4 + 4;
 /// well under that keeps a damaged length from asking for gigabytes.
 pub const CHUNK_BYTES_MAX: usize = 1 << 30;
 
-/// Chunks shorter than this are stored raw: compression cannot pay for its frame.
-const COMPRESS_BYTES_MIN: usize = 64;
-
-/// zstd's level for chunks. Measured side by side on the reference workload
-/// (`cli/benches/storage.rs`, docs/bench-storage.md): level 1 keeps the store smallest
-/// (2.3× its CSV with every view) but its per-chunk entropy tables cost a quarter of a
-/// commit; level -1 (zstd's fast mode) writes as fast as LZ4 and stays well under LZ4's
-/// size (3.0× against 4.0×). Any level decodes with the same decoder, so this is a writer's
-/// choice, not a format change; [`ZSTD_LEVEL_ENV`] overrides it for measurements.
-const ZSTD_LEVEL: i32 = -1;
-
-/// Environment variable overriding [`ZSTD_LEVEL`] (an integer zstd level).
-pub const ZSTD_LEVEL_ENV: &str = "RNT_PACK_ZSTD_LEVEL";
-
-thread_local! {
-    // zstd contexts are costly to create (measured: creating one per chunk took a third of
-    // a commit's time), so each thread keeps one of each.
-    static ZSTD_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
-        const { std::cell::RefCell::new(None) };
-    static ZSTD_DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// How a record's stored bytes encode the chunk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Codec {
-    /// The chunk's bytes as they are.
-    Raw,
-    /// An LZ4 block (`lz4_flex`), without a size prefix.
-    Lz4,
-    /// A zstd frame.
-    Zstd,
-}
-
-impl Codec {
-    /// The byte stored in a record header.
-    pub fn byte(self) -> u8 {
-        match self {
-            Codec::Raw => 0,
-            Codec::Lz4 => 1,
-            Codec::Zstd => 2,
-        }
-    }
-
-    /// The codec a header byte names, if any.
-    pub fn from_byte(byte: u8) -> Option<Codec> {
-        match byte {
-            0 => Some(Codec::Raw),
-            1 => Some(Codec::Lz4),
-            2 => Some(Codec::Zstd),
-            _ => None,
-        }
-    }
-
-    /// Compresses `raw`; `None` when this codec does not make it smaller (store it raw).
-    pub fn compress(self, raw: &[u8]) -> Option<Vec<u8>> {
-        if raw.len() < COMPRESS_BYTES_MIN {
-            return None;
-        }
-        let packed = match self {
-            Codec::Raw => return None,
-            Codec::Lz4 => lz4_flex::block::compress(raw),
-            Codec::Zstd => ZSTD_COMPRESSOR.with(|slot| {
-                let mut slot = slot.borrow_mut();
-                if slot.is_none() {
-                    let level = std::env::var(ZSTD_LEVEL_ENV)
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(ZSTD_LEVEL);
-                    *slot = zstd::bulk::Compressor::new(level).ok();
-                }
-                slot.as_mut()?.compress(raw).ok()
-            })?,
-        };
-        (packed.len() < raw.len()).then_some(packed)
-    }
-
-    /// Decompresses `stored` into exactly `raw_len` bytes.
-    pub fn decompress(self, stored: &[u8], raw_len: usize) -> Result<Vec<u8>, String> {
-        let raw = match self {
-            Codec::Raw => stored.to_vec(),
-            Codec::Lz4 => lz4_flex::block::decompress(stored, raw_len)
-                .map_err(|e| format!("its LZ4 block does not decode: {e}"))?,
-            Codec::Zstd => ZSTD_DECOMPRESSOR
-                .with(|slot| {
-                    let mut slot = slot.borrow_mut();
-                    if slot.is_none() {
-                        *slot = Some(zstd::bulk::Decompressor::new()?);
-                    }
-                    slot.as_mut()
-                        .expect("set above")
-                        .decompress(stored, raw_len)
-                })
-                .map_err(|e| format!("its zstd frame does not decode: {e}"))?,
-        };
-        if raw.len() == raw_len {
-            Ok(raw)
-        } else {
-            Err(format!(
-                "it decodes to {} bytes where its header says {raw_len}",
-                raw.len()
-            ))
-        }
-    }
-}
-
-/// Appends the record of chunk `raw` (named `address`) to `out`, compressed with `codec`
-/// when that makes it smaller. Returns the record's length.
-pub fn encode_record(out: &mut Vec<u8>, address: &Address, raw: &[u8], codec: Codec) -> usize {
+/// Appends the record of chunk `raw` (named `address`) to `out`, compressed as
+/// `compression` says when that makes it smaller. Returns the record's length.
+pub fn encode_record(
+    out: &mut Vec<u8>,
+    address: &Address,
+    raw: &[u8],
+    compression: Compression,
+) -> usize {
     debug_assert!(raw.len() <= CHUNK_BYTES_MAX, "chunk over CHUNK_BYTES_MAX");
-    let compressed = codec.compress(raw);
+    let compressed = compression.compress(raw);
     let (codec, stored): (Codec, &[u8]) = match &compressed {
-        Some(packed) => (codec, packed),
+        Some(packed) => (compression.codec, packed),
         None => (Codec::Raw, raw),
     };
     let start = out.len();
@@ -250,7 +150,7 @@ mod tests {
     fn round_trip(raw: &[u8], codec: Codec) -> usize {
         let address = Address::of(raw);
         let mut out = Vec::new();
-        let len = encode_record(&mut out, &address, raw, codec);
+        let len = encode_record(&mut out, &address, raw, codec.into());
         assert_eq!(len, out.len());
         assert_eq!(decode_record(&address, &out).unwrap(), raw);
         len
@@ -276,7 +176,7 @@ mod tests {
             .collect();
         let address = Address::of(&noise);
         let mut out = Vec::new();
-        encode_record(&mut out, &address, &noise, Codec::Zstd);
+        encode_record(&mut out, &address, &noise, Codec::Zstd.into());
         let header = parse_header(&out).unwrap();
         if header.codec == Codec::Raw {
             assert_eq!(header.stored_len, noise.len());
@@ -290,7 +190,7 @@ mod tests {
         let address = Address::of(&raw);
         for codec in [Codec::Raw, Codec::Lz4, Codec::Zstd] {
             let mut record = Vec::new();
-            encode_record(&mut record, &address, &raw, codec);
+            encode_record(&mut record, &address, &raw, codec.into());
             for at in 0..record.len() {
                 for flip in [0x01u8, 0x80] {
                     let mut damaged = record.clone();

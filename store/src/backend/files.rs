@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// What tells one manifest file from the next: a replace is a rename, so a new inode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct FileStamp {
+pub struct FileStamp {
     pub(crate) inode: u64,
     pub(crate) bytes: u64,
     pub(crate) modified_ns: i128,

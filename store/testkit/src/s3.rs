@@ -1,7 +1,7 @@
-//! Test support: the S3-compatible server the tests run against (started by
-//! `scripts/s3-test-server start`, which `scripts/test` and CI call), and fresh store
-//! locations on it. Not part of the store's API.
+//! The S3-compatible test server (SeaweedFS on 127.0.0.1:8333, `scripts/s3-test-server`):
+//! fresh store locations on it, and the configuration that reaches it.
 
+use rnt_store::{ObjectOptions, ObjectStoreConfig};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -20,7 +20,8 @@ const HOW_TO_START: &str = "start the test server with `scripts/s3-test-server s
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh, unused `s3://bucket/prefix` location on the test server, with `name` in the
-/// prefix; `None` (after a loud warning on stderr) when [`SKIP_ENV`] is `1`.
+/// prefix; `None` (after a loud warning on stderr) when [`SKIP_ENV`] is `1`. Open it with
+/// [`config`] or [`options`].
 ///
 /// # Panics
 ///
@@ -62,4 +63,15 @@ pub fn fresh_location(name: &str) -> Option<String> {
         "s3://{bucket}/tests/{name}-{}-{nanos}-{sequence}",
         std::process::id()
     ))
+}
+
+/// How to reach the test server: the provider variables of this process's environment
+/// (`scripts/s3-test-server env` sets them), as the `rnt` binary passes its own.
+pub fn config() -> ObjectStoreConfig {
+    ObjectStoreConfig::from_variables(std::env::vars_os())
+}
+
+/// [`config`] with default compression: what `rnt` opens a store on the server with.
+pub fn options() -> ObjectOptions {
+    ObjectOptions::default().with_config(config())
 }

@@ -1,0 +1,53 @@
+//! The manifest of a store folder: the file `manifest`, read whole and replaced whole —
+//! temporary file, fsync, rename, fsync of the folder — so a crash at any step leaves the
+//! old manifest or the new one, never a mix (`docs/format.md` §11.3–11.4).
+
+use crate::backend::files::sync_folder;
+use crate::backend::packs::manifest::{Manifest, MANIFEST_BYTES_MAX};
+use crate::fault;
+use crate::{StoreError, StoreResult};
+use std::fs::{self, File};
+use std::io::Write as _;
+use std::path::Path;
+
+/// The manifest's file name in the store folder.
+pub const MANIFEST_FILE: &str = "manifest";
+
+/// Reads and checks the manifest of the store in `folder`.
+pub fn read(folder: &Path) -> StoreResult<Manifest> {
+    let path = folder.join(MANIFEST_FILE);
+    let corrupted = |detail: String| StoreError::CorruptedEntry {
+        what: format!("manifest {}", path.display()),
+        detail,
+    };
+    let bytes = match fs::metadata(&path) {
+        Ok(meta) if meta.len() > MANIFEST_BYTES_MAX => {
+            return Err(corrupted(format!("it is {} bytes long", meta.len())))
+        }
+        Ok(_) => fs::read(&path)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(corrupted(
+                "it is missing (every store has one from `rnt init` on)".to_string(),
+            ))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Manifest::decode(&bytes).map_err(corrupted)
+}
+
+/// Replaces `folder/MANIFEST_FILE` with `manifest`: temporary file, fsync, rename, fsync
+/// of the folder. A crash at any step leaves the old manifest or the new one.
+pub fn write_atomically(folder: &Path, manifest: &Manifest) -> StoreResult<()> {
+    let temporary = folder.join(format!("{MANIFEST_FILE}.tmp-{}", std::process::id()));
+    let path = folder.join(MANIFEST_FILE);
+    {
+        let mut file = File::create(&temporary)?;
+        file.write_all(manifest.encode().as_bytes())?;
+        fault::point(fault::MANIFEST_WRITE);
+        file.sync_all()?;
+    }
+    fault::point(fault::MANIFEST_RENAME);
+    fs::rename(&temporary, &path)?;
+    sync_folder(folder)?;
+    Ok(())
+}

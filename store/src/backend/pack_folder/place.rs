@@ -1,0 +1,239 @@
+//! [`LocalPlace`]: packs as files in a store folder, one writer at a time under the
+//! writer lock, the manifest replaced by rename.
+
+use super::manifest_file::{self, MANIFEST_FILE};
+use super::writer::LocalPackWriter;
+use crate::backend::files::{
+    folder_bytes, process_is_alive, read_at, remove_if_present, stamp_of, sync_folder, FileStamp,
+};
+use crate::backend::lock::WriterLock;
+use crate::backend::packs::manifest::{Manifest, PackMeta};
+use crate::backend::packs::place::{FileKind, PackPlace, ReadError, SealedFile, Swap};
+use crate::fault;
+use crate::StoreResult;
+use std::fmt;
+use std::fs::{self, File};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Record bytes a merge reads at once in a folder (reads are cheap; memory is bounded).
+const MERGE_READ_BYTES: u64 = 8 << 20;
+
+/// A store folder holding packs (see `super`'s documentation for its layout).
+pub struct LocalPlace {
+    pub(super) folder: PathBuf,
+    pub(super) packs_dir: PathBuf,
+    lock_wait: Duration,
+    /// The writer lock, once this handle took it.
+    lock: Mutex<Option<WriterLock>>,
+}
+
+/// A sealed file of a store folder, open for reading.
+pub struct LocalFile {
+    file: File,
+    kind: FileKind,
+}
+
+impl LocalPlace {
+    /// The folder `folder`, whose writer waits up to `lock_wait` for another's lock.
+    pub(crate) fn new(folder: &Path, lock_wait: Duration) -> LocalPlace {
+        LocalPlace {
+            folder: folder.to_path_buf(),
+            packs_dir: folder.join(super::PACKS_DIR),
+            lock_wait,
+            lock: Mutex::new(None),
+        }
+    }
+
+    fn lock_slot(&self) -> MutexGuard<'_, Option<WriterLock>> {
+        // The slot holds the lock or not; a panic elsewhere leaves it usable.
+        self.lock
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn path_of(&self, name: &str, kind: FileKind) -> PathBuf {
+        self.packs_dir.join(format!("{name}.{}", kind.extension()))
+    }
+
+    /// The manifest and the stamp of the file it was read from: stamp first, then read, so
+    /// a replace in between leaves a stale stamp and the next look reads again (never the
+    /// other way round).
+    fn read_stamped(&self) -> StoreResult<(Manifest, Option<FileStamp>)> {
+        let stamp = stamp_of(&self.folder.join(MANIFEST_FILE))?;
+        let manifest = manifest_file::read(&self.folder)?;
+        Ok((manifest, stamp))
+    }
+}
+
+impl fmt::Debug for LocalPlace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PackStore")
+            .field("path", &self.folder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PackPlace for LocalPlace {
+    type Version = Option<FileStamp>;
+    type File = LocalFile;
+    type Writer = LocalPackWriter;
+
+    fn read_manifest(&self) -> StoreResult<(Manifest, Option<FileStamp>)> {
+        self.read_stamped()
+    }
+
+    fn reread_manifest(
+        &self,
+        _known: &Manifest,
+        version: &Option<FileStamp>,
+        force: bool,
+    ) -> StoreResult<Option<(Manifest, Option<FileStamp>)>> {
+        let stamp = stamp_of(&self.folder.join(MANIFEST_FILE))?;
+        if !force && stamp.is_some() && stamp == *version {
+            return Ok(None);
+        }
+        self.read_stamped().map(Some)
+    }
+
+    /// Under the writer lock no other writer replaces the manifest, so the swap always
+    /// wins.
+    fn swap_manifest(
+        &self,
+        _current: &Manifest,
+        _version: &Option<FileStamp>,
+        next: &Manifest,
+    ) -> StoreResult<Swap<Option<FileStamp>>> {
+        debug_assert!(
+            self.lock_slot().is_some(),
+            "a folder's manifest is replaced under the writer lock"
+        );
+        manifest_file::write_atomically(&self.folder, next)?;
+        Ok(Swap::Won(stamp_of(&self.folder.join(MANIFEST_FILE))?))
+    }
+
+    fn hold_for_writing(&self) -> StoreResult<bool> {
+        let mut slot = self.lock_slot();
+        if slot.is_some() {
+            return Ok(false);
+        }
+        *slot = Some(take_lock(&self.folder, &self.packs_dir, self.lock_wait)?);
+        Ok(true)
+    }
+
+    fn open_file(&self, meta: &PackMeta, kind: FileKind) -> Result<LocalFile, ReadError> {
+        let path = self.path_of(&meta.name, kind);
+        match File::open(&path) {
+            Ok(file) => Ok(LocalFile { file, kind }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ReadError::Gone),
+            Err(e) => Err(ReadError::Damaged(format!(
+                "cannot open {}: {e}",
+                path.display()
+            ))),
+        }
+    }
+
+    fn create_pack(&self) -> StoreResult<LocalPackWriter> {
+        LocalPackWriter::create(&self.packs_dir)
+    }
+
+    fn delete_pack(&self, name: &str) -> StoreResult<()> {
+        fault::point(fault::GC_DELETE);
+        remove_if_present(&self.path_of(name, FileKind::Index))?;
+        remove_if_present(&self.path_of(name, FileKind::Pack))?;
+        sync_folder(&self.packs_dir)
+    }
+
+    fn file_label(&self, name: &str, kind: FileKind) -> String {
+        self.path_of(name, kind).display().to_string()
+    }
+
+    fn describe(&self) -> String {
+        format!("the store at {}", self.folder.display())
+    }
+
+    fn pending_bytes_max(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn merge_read_bytes(&self) -> u64 {
+        MERGE_READ_BYTES
+    }
+
+    fn bytes_on_disk(&self) -> StoreResult<Option<u64>> {
+        folder_bytes(&self.folder).map(Some)
+    }
+}
+
+impl LocalFile {
+    /// "the index" or "the pack", in messages.
+    fn what(&self) -> &'static str {
+        match self.kind {
+            FileKind::Pack => "the pack",
+            FileKind::Index => "the index",
+        }
+    }
+}
+
+impl SealedFile for LocalFile {
+    fn known_len(&self) -> Result<Option<u64>, ReadError> {
+        match self.file.metadata() {
+            Ok(meta) => Ok(Some(meta.len())),
+            Err(e) => Err(ReadError::Damaged(format!(
+                "cannot read {}'s length: {e}",
+                self.what()
+            ))),
+        }
+    }
+
+    fn read_head(&self, head: usize, whole_max: u64) -> Result<(Vec<u8>, u64), ReadError> {
+        let len = self.known_len()?.unwrap_or(0);
+        // A small file is read whole in one go (most packs are a commit's few hundred
+        // chunks); a large one, its head first.
+        let wanted = if len <= whole_max { len } else { head as u64 };
+        let mut bytes = vec![0u8; usize::try_from(wanted.min(len)).unwrap_or(0)];
+        read_at(&self.file, &mut bytes, 0)
+            .map_err(|e| ReadError::Damaged(format!("cannot read {}: {e}", self.what())))?;
+        Ok((bytes, len))
+    }
+
+    fn read_range(&self, range: Range<u64>) -> Result<Vec<u8>, ReadError> {
+        let len = usize::try_from(range.end.saturating_sub(range.start))
+            .map_err(|_| ReadError::Damaged("the range does not fit in memory".to_string()))?;
+        let mut bytes = vec![0u8; len];
+        read_at(&self.file, &mut bytes, range.start)
+            .map_err(|e| ReadError::Damaged(e.to_string()))?;
+        Ok(bytes)
+    }
+}
+
+/// Takes the writer lock and clears what crashed processes left: temporary packs and
+/// temporary manifests whose process is gone. (A live reader may be filling a temporary
+/// pack with scratch chunks it never publishes, so only a dead process's files go; where
+/// that cannot be told, they stay for `gc`.)
+fn take_lock(folder: &Path, packs_dir: &Path, wait: Duration) -> StoreResult<WriterLock> {
+    let lock = WriterLock::acquire(folder, wait)?;
+    for dir in [folder, packs_dir] {
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e.into()),
+        };
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let owner = name
+                .strip_prefix("tmp-")
+                .or_else(|| name.strip_prefix("manifest.tmp-"))
+                .and_then(|rest| rest.split(['-', '.']).next())
+                .and_then(|pid| pid.parse::<u32>().ok());
+            if owner.is_some_and(|pid| !process_is_alive(pid)) {
+                remove_if_present(&entry.path())?;
+            }
+        }
+    }
+    Ok(lock)
+}

@@ -1,0 +1,125 @@
+//! The pack a writer fills in a store folder: a temporary file only its process reads,
+//! sealed (index written, both synced, renamed to their final names) when published.
+
+use crate::backend::files::{read_at, sync_folder};
+use crate::backend::packs::place::PackWriter;
+use crate::backend::packs::record;
+use crate::fault;
+use crate::StoreResult;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes a writer buffers before writing them to its temporary pack.
+const WRITE_BUFFER_BYTES: usize = 1 << 20;
+
+/// Distinguishes the temporary packs of one process.
+static PENDING_SEQUENCE: AtomicU64 = AtomicU64::new(0);
+
+/// A pack being written to `packs/tmp-PID-N.pack`.
+pub struct LocalPackWriter {
+    packs_dir: PathBuf,
+    path: PathBuf,
+    file: File,
+    /// Bytes already written to `file`.
+    written: u64,
+    /// Bytes appended but not yet written (they follow `written`).
+    buffer: Vec<u8>,
+    sealed: bool,
+}
+
+impl LocalPackWriter {
+    /// Creates the temporary pack in `packs_dir`, its magic buffered.
+    pub fn create(packs_dir: &Path) -> StoreResult<LocalPackWriter> {
+        fs::create_dir_all(packs_dir)?;
+        let sequence = PENDING_SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let path = packs_dir.join(format!("tmp-{}-{sequence}.pack", std::process::id()));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        let mut buffer = Vec::with_capacity(WRITE_BUFFER_BYTES);
+        buffer.extend_from_slice(&record::PACK_MAGIC);
+        Ok(LocalPackWriter {
+            packs_dir: packs_dir.to_path_buf(),
+            path,
+            file,
+            written: 0,
+            buffer,
+            sealed: false,
+        })
+    }
+
+    fn write_buffer(&mut self) -> StoreResult<()> {
+        self.file.write_all(&self.buffer)?;
+        self.written += self.buffer.len() as u64;
+        self.buffer.clear();
+        Ok(())
+    }
+}
+
+impl PackWriter for LocalPackWriter {
+    fn len(&self) -> u64 {
+        self.written + self.buffer.len() as u64
+    }
+
+    fn append(&mut self, record: &[u8]) -> StoreResult<()> {
+        self.buffer.extend_from_slice(record);
+        fault::point(fault::RECORD_APPEND);
+        if self.buffer.len() >= WRITE_BUFFER_BYTES {
+            self.write_buffer()?;
+        }
+        Ok(())
+    }
+
+    fn read(&self, offset: u64, len: u32) -> StoreResult<Vec<u8>> {
+        let mut record = vec![0u8; len as usize];
+        if offset >= self.written {
+            let start = usize::try_from(offset - self.written).expect("buffer offsets fit");
+            let end = start + record.len();
+            record.copy_from_slice(&self.buffer[start..end]);
+        } else {
+            read_at(&self.file, &mut record, offset)?;
+        }
+        Ok(record)
+    }
+
+    /// Makes both files durable, then gives them their final names (NAME: the first 32 hex
+    /// digits of BLAKE3 of the index, §11), the pack first: an index never names a pack
+    /// file that is not there yet.
+    fn seal(mut self, index: Vec<u8>) -> StoreResult<String> {
+        self.write_buffer()?;
+        fault::point(fault::PACK_FSYNC);
+        self.file.sync_all()?;
+        let name = blake3::hash(&index).to_hex()[..32].to_string();
+        let index_temporary = self.path.with_extension("idx");
+        {
+            let mut index_file = File::create(&index_temporary)?;
+            index_file.write_all(&index)?;
+            fault::point(fault::INDEX_WRITE);
+            index_file.sync_all()?;
+        }
+        fault::point(fault::PACK_SEAL);
+        fs::rename(&self.path, self.packs_dir.join(format!("{name}.pack")))?;
+        fs::rename(&index_temporary, self.packs_dir.join(format!("{name}.idx")))?;
+        sync_folder(&self.packs_dir)?;
+        self.sealed = true;
+        Ok(name)
+    }
+
+    fn describe(&self) -> String {
+        format!("the pack being written ({})", self.path.display())
+    }
+}
+
+impl Drop for LocalPackWriter {
+    fn drop(&mut self) {
+        if !self.sealed {
+            // Chunks nothing published: a refused or failed commit leaves no file behind.
+            let _ = fs::remove_file(&self.path);
+            let _ = fs::remove_file(self.path.with_extension("idx"));
+        }
+    }
+}

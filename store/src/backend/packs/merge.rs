@@ -1,0 +1,199 @@
+//! Merging the newest packs, so a store keeps O(log n) packs however many commits wrote it.
+//!
+//! Policy (a binary counter): after each publish, the newest packs are merged into one
+//! while the next older pack is smaller than [`MERGE_FACTOR`] times their total, so each
+//! byte is copied O(log n) times. A merge copies records as they are, each checked first
+//! (a damaged record stops the merge and leaves the packs as they were: the damage is
+//! reported when that chunk is read), seals the merged pack, swaps the manifest if every
+//! merged pack is still listed, and only then deletes the merged packs.
+
+use super::engine::Packs;
+use super::index::Entry;
+use super::manifest::{Manifest, PackMeta};
+use super::pending::PendingPack;
+use super::place::PackPlace;
+use super::publish::CAS_ATTEMPTS_MAX;
+use super::record;
+use super::sealed::SealedPack;
+use crate::fault;
+use crate::StoreResult;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// A merge of the newest packs stops at an older pack at least this many times the size
+/// of the packs merged so far.
+const MERGE_FACTOR: u64 = 2;
+
+/// The first pack (index into `sizes`, oldest first) of the newest run to merge: the run
+/// grows from the newest pack while the next older pack is less than [`MERGE_FACTOR`]
+/// times the run's total.
+pub fn merge_start(sizes: &[u64]) -> usize {
+    let mut first = sizes.len();
+    let mut run = 0u64;
+    while first > 0 && (run == 0 || sizes[first - 1] < MERGE_FACTOR.saturating_mul(run)) {
+        first -= 1;
+        run = run.saturating_add(sizes[first]);
+    }
+    first
+}
+
+impl<P: PackPlace> Packs<P> {
+    /// Merges the newest packs into one when the policy says so (see the module
+    /// documentation). Damage met, or a lost race, leaves the packs as they were.
+    pub(crate) fn merge_newest_packs(&self) -> StoreResult<()> {
+        let view = self.view();
+        let sizes: Vec<u64> = view.manifest.packs.iter().map(|pack| pack.bytes).collect();
+        let first = merge_start(&sizes);
+        if sizes.len() - first < 2 {
+            return Ok(());
+        }
+        let run = &view.packs[first..];
+        let Some(merged) = self.copy_newest_first(run)? else {
+            return Ok(());
+        };
+        let sealed = self.seal(merged)?;
+        self.publish_merge(run, &sealed.meta)
+    }
+
+    /// Copies every record of `run` into a new pack, newest pack first (so a chunk held
+    /// twice keeps its newest record), each in address order and checked first. `None`
+    /// when a record or an index is damaged.
+    fn copy_newest_first(
+        &self,
+        run: &[Arc<SealedPack<P>>],
+    ) -> StoreResult<Option<PendingPack<P::Writer>>> {
+        let mut merged = PendingPack::new(self.place().create_pack()?);
+        for pack in run.iter().rev() {
+            let Ok(entries) = pack.all_entries(self.place())? else {
+                return Ok(None);
+            };
+            let fresh: Vec<Entry> = entries
+                .into_iter()
+                .filter(|entry| !merged.holds(&entry.address))
+                .collect();
+            for part in parts_of(&fresh, self.place().merge_read_bytes()) {
+                let Ok(Some(records)) = pack.read_records(self.place(), part) else {
+                    return Ok(None);
+                };
+                for (entry, record) in part.iter().zip(records) {
+                    if record::decode_record(&entry.address, &record).is_err() {
+                        return Ok(None);
+                    }
+                    merged.append(entry.address, &record)?;
+                    fault::point(fault::GC_COPY);
+                }
+            }
+        }
+        Ok(Some(merged))
+    }
+
+    /// Lists `merged` in place of the packs of `run` (if every one is still listed), then
+    /// deletes their files.
+    fn publish_merge(&self, run: &[Arc<SealedPack<P>>], merged: &PackMeta) -> StoreResult<()> {
+        let names: BTreeSet<&str> = run.iter().map(|pack| pack.meta.name.as_str()).collect();
+        for _ in 0..CAS_ATTEMPTS_MAX {
+            let view = self.view();
+            let Some(manifest) = merged_manifest(&view.manifest, &names, merged) else {
+                // Another writer merged some of them first; ours is left unlisted.
+                return Ok(());
+            };
+            if self.swap(&view, manifest)? {
+                for pack in run.iter().filter(|pack| pack.meta.name != merged.name) {
+                    self.place().delete_pack(&pack.meta.name)?;
+                }
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `current` with the packs named `names` replaced by `merged` where the first of them
+/// stood; `None` when not every one of them is listed any more.
+fn merged_manifest(
+    current: &Manifest,
+    names: &BTreeSet<&str>,
+    merged: &PackMeta,
+) -> Option<Manifest> {
+    let listed = current
+        .packs
+        .iter()
+        .filter(|pack| names.contains(pack.name.as_str()))
+        .count();
+    if listed != names.len() {
+        return None;
+    }
+    let mut manifest = current.clone();
+    let at = manifest
+        .packs
+        .iter()
+        .position(|pack| names.contains(pack.name.as_str()))
+        .unwrap_or(manifest.packs.len());
+    manifest
+        .packs
+        .retain(|pack| !names.contains(pack.name.as_str()));
+    if !manifest.packs.iter().any(|pack| pack.name == merged.name) {
+        manifest.packs.insert(at, merged.clone());
+    }
+    manifest.generation += 1;
+    Some(manifest)
+}
+
+/// `entries` cut into consecutive parts of at most `bytes` record bytes each (at least one
+/// entry each).
+fn parts_of(entries: &[Entry], bytes: u64) -> Vec<&[Entry]> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut total = 0u64;
+    for (i, entry) in entries.iter().enumerate() {
+        let len = u64::from(entry.len);
+        if i > start && total.saturating_add(len) > bytes {
+            parts.push(&entries[start..i]);
+            start = i;
+            total = 0;
+        }
+        total = total.saturating_add(len);
+    }
+    if start < entries.len() {
+        parts.push(&entries[start..]);
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_runs_follow_a_binary_counter() {
+        assert_eq!(merge_start(&[]), 0);
+        assert_eq!(merge_start(&[10]), 0);
+        // The big pack stays; the small ones merge.
+        assert_eq!(merge_start(&[1000, 4, 2, 1, 1]), 1);
+        assert_eq!(merge_start(&[1000, 4, 2, 1]), 3);
+        assert_eq!(merge_start(&[1000, 2, 1]), 2);
+        assert_eq!(merge_start(&[3, 2, 1]), 2);
+        assert_eq!(merge_start(&[3, 2, 2]), 0);
+    }
+
+    #[test]
+    fn parts_hold_every_entry_in_order_within_the_bound() {
+        let entries: Vec<Entry> = (0..10u32)
+            .map(|i| Entry {
+                address: crate::Address::of(&i.to_le_bytes()),
+                offset: 8 + u64::from(i) * 100,
+                len: 100,
+            })
+            .collect();
+        for bound in [0, 99, 100, 250, 1000, u64::MAX] {
+            let parts = parts_of(&entries, bound);
+            let joined: Vec<Entry> = parts.iter().flat_map(|part| part.iter().copied()).collect();
+            assert_eq!(joined, entries, "bound {bound}");
+            for part in &parts {
+                let total: u64 = part.iter().map(|entry| u64::from(entry.len)).sum();
+                assert!(part.len() == 1 || total <= bound, "bound {bound}");
+            }
+        }
+        assert!(parts_of(&[], 100).is_empty());
+    }
+}
