@@ -513,11 +513,7 @@ pub fn check_change_slice<'s>(
     changes: &[Change],
     lookup: impl Fn(&str) -> Option<&'s RelationSchema>,
 ) -> Result<(), ChangeError> {
-    // Where each tuple was first named: (relation, values) -> index into `changes`.
-    let mut seen: HashMap<(&str, &[Value]), usize> = HashMap::with_capacity(changes.len());
-    // Where each key of a keyed relation was first named, per sign. Only looked up, never
-    // iterated.
-    let mut keys: HashMap<(&str, Sign, Vec<&Value>), usize> = HashMap::new();
+    let mut named = NamedOnce::default();
     // Each relation's column types, found once.
     let mut types_of: HashMap<&str, Vec<Type>> = HashMap::new();
     for (index, change) in changes.iter().enumerate() {
@@ -529,92 +525,124 @@ pub fn check_change_slice<'s>(
         };
         let schema = lookup(&change.relation)
             .ok_or_else(|| error(format!("unknown relation `{}`", change.relation)))?;
-        let pattern = change.pattern();
-        if pattern.len() != schema.arity() {
-            return Err(error(format!(
-                "{} takes {} value{}, found {}",
-                schema.name,
-                schema.arity(),
-                if schema.arity() == 1 { "" } else { "s" },
-                pattern.len()
-            )));
-        }
-        for (position, (term, attribute)) in pattern.iter().zip(&schema.attributes).enumerate() {
-            match term {
-                Some(value) if value.ty() != attribute.ty => {
-                    return Err(error(format!(
-                        "value {} of {} ({}) must be {}, found {value}",
-                        position + 1,
-                        schema.name,
-                        attribute.name,
-                        attribute.ty
-                    )));
-                }
-                Some(_) => {}
-                None => check_wildcard(change, schema, position).map_err(error)?,
+        let types = types_of
+            .entry(change.relation.as_str())
+            .or_insert_with(|| schema.types());
+        check_against_schema(change, schema, types).map_err(error)?;
+        named.note(changes, index, schema).map_err(error)?;
+    }
+    Ok(())
+}
+
+/// One change against its relation's schema: arity, each value's type, each `_`, and the
+/// size of what it stores (a delete by key stores nothing: only its key must fit a key).
+fn check_against_schema(
+    change: &Change,
+    schema: &RelationSchema,
+    types: &[Type],
+) -> Result<(), String> {
+    let pattern = change.pattern();
+    if pattern.len() != schema.arity() {
+        return Err(format!(
+            "{} takes {} value{}, found {}",
+            schema.name,
+            schema.arity(),
+            if schema.arity() == 1 { "" } else { "s" },
+            pattern.len()
+        ));
+    }
+    for (position, (term, attribute)) in pattern.iter().zip(&schema.attributes).enumerate() {
+        match term {
+            Some(value) if value.ty() != attribute.ty => {
+                return Err(format!(
+                    "value {} of {} ({}) must be {}, found {value}",
+                    position + 1,
+                    schema.name,
+                    attribute.name,
+                    attribute.ty
+                ));
             }
+            Some(_) => {}
+            None => check_wildcard(change, schema, position)?,
         }
-        let checked = if change.is_exact() {
-            let types = types_of
-                .entry(change.relation.as_str())
-                .or_insert_with(|| schema.types());
-            check_tuple(&change.values, types)
-        } else {
-            // A delete by key stores nothing: only its key values must fit a tree key.
-            let key = schema.key_columns().unwrap_or_default();
-            let values: Vec<Value> = key.iter().filter_map(|&c| pattern[c].cloned()).collect();
-            let types: Vec<Type> = key.iter().map(|&c| schema.attributes[c].ty).collect();
-            check_tuple(&values, &types)
-        };
-        match checked {
-            Ok(_) => {}
-            Err(TupleError::TooLarge { bytes }) => {
-                return Err(error(format!(
-                "tuple of {} encodes to {bytes} bytes, more than the limit of {TUPLE_BYTES_MAX}",
-                schema.name
-            )))
-            }
-            Err(other) => return Err(error(other.to_string())),
-        }
+    }
+    let checked = if change.is_exact() {
+        check_tuple(&change.values, types)
+    } else {
+        let key = schema.key_columns().unwrap_or_default();
+        let values: Vec<Value> = key.iter().filter_map(|&c| pattern[c].cloned()).collect();
+        let types: Vec<Type> = key.iter().map(|&c| schema.attributes[c].ty).collect();
+        check_tuple(&values, &types)
+    };
+    match checked {
+        Ok(_) => Ok(()),
+        Err(TupleError::TooLarge { bytes }) => Err(format!(
+            "tuple of {} encodes to {bytes} bytes, more than the limit of {TUPLE_BYTES_MAX}",
+            schema.name
+        )),
+        Err(other) => Err(other.to_string()),
+    }
+}
+
+/// What a change set has named so far: each tuple once, and each key of a keyed relation
+/// once per sign. Only looked up, never iterated.
+#[derive(Default)]
+struct NamedOnce<'c> {
+    /// Where each tuple was first named: (relation, values) -> index of its change.
+    tuples: HashMap<(&'c str, &'c [Value]), usize>,
+    /// Where each key of a keyed relation was first named, per sign.
+    keys: HashMap<(&'c str, Sign, Vec<&'c Value>), usize>,
+}
+
+impl<'c> NamedOnce<'c> {
+    /// Notes `changes[index]`; an error when it names a tuple, or a key with the same sign,
+    /// that an earlier change named.
+    fn note(
+        &mut self,
+        changes: &'c [Change],
+        index: usize,
+        schema: &RelationSchema,
+    ) -> Result<(), String> {
+        let change = &changes[index];
         if change.is_exact() {
-            match seen.entry((&change.relation, &change.values)) {
-                Entry::Vacant(slot) => {
-                    slot.insert(index);
-                }
-                Entry::Occupied(slot) => {
-                    let first = &changes[*slot.get()];
-                    return Err(error(format!(
-                        "{} is already changed {}",
-                        change.tuple(),
-                        place_of(first, change)
-                    )));
-                }
+            if let Some(&first) = self
+                .tuples
+                .get(&(change.relation.as_str(), &change.values[..]))
+            {
+                return Err(format!(
+                    "{} is already changed {}",
+                    change.tuple(),
+                    place_of(&changes[first], change)
+                ));
             }
+            self.tuples
+                .insert((change.relation.as_str(), &change.values[..]), index);
         }
-        if let Some(key) = schema.key_columns() {
-            let values: Vec<&Value> = key.iter().filter_map(|&c| pattern[c]).collect();
-            match keys.entry((&change.relation, change.sign, values)) {
-                Entry::Vacant(slot) => {
-                    slot.insert(index);
-                }
-                Entry::Occupied(slot) => {
-                    let first = &changes[*slot.get()];
-                    let verb = match change.sign {
-                        Sign::Insert => "inserted",
-                        Sign::Delete => "deleted",
-                    };
-                    return Err(error(format!(
-                        "{} key {} is already {verb} {} (a change set names each key at most \
-                         once per sign)",
-                        schema.name,
-                        key_text(schema, &slot.key().2),
-                        place_of(first, change)
-                    )));
-                }
+        let Some(key) = schema.key_columns() else {
+            return Ok(());
+        };
+        let pattern = change.pattern();
+        let values: Vec<&Value> = key.iter().filter_map(|&c| pattern[c]).collect();
+        match self.keys.entry((&change.relation, change.sign, values)) {
+            Entry::Vacant(slot) => {
+                slot.insert(index);
+                Ok(())
+            }
+            Entry::Occupied(slot) => {
+                let verb = match change.sign {
+                    Sign::Insert => "inserted",
+                    Sign::Delete => "deleted",
+                };
+                Err(format!(
+                    "{} key {} is already {verb} {} (a change set names each key at most once \
+                     per sign)",
+                    schema.name,
+                    key_text(schema, &slot.key().2),
+                    place_of(&changes[*slot.get()], change)
+                ))
             }
         }
     }
-    Ok(())
 }
 
 /// Whether `_` may stand at `position` of `change`: only in a delete (the parser refuses it

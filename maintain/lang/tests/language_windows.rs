@@ -93,7 +93,6 @@ fn syntax_errors() {
         "view v(i: int).\nv(i) :- orders(i, _, _), n = lag(i, x, 0) over (order i).\n",
         "view v(i: int).\nv(i) :- orders(i, _, _), n = lag(i, 1, _) over (order i).\n",
         "view v(i: int).\nv(i) :- orders(i, _, _), n = rank() over (order i asc).\n",
-        "view v(i: int).\nv(i) :- orders(i, _, _), n = rank() over (partition order i).\n",
     ];
     let mut out = String::new();
     for case in cases {
@@ -142,11 +141,6 @@ fn syntax_errors() {
           |
         5 | v(i) :- orders(i, _, _), n = rank() over (order i asc).
           |                                                   ^^^
-        error: expected `order`, `,`, `desc` or `)` in `over (partition … order …)`, found `i`
-         --> test.rnt:5:59
-          |
-        5 | v(i) :- orders(i, _, _), n = rank() over (partition order i).
-          |                                                           ^
     "#]].assert_eq(&out);
 }
 
@@ -352,4 +346,27 @@ big(i) :- a > 10, orders(i, _, a).
 ";
     let program = compile(text).expect("compiles");
     assert_eq!(program.canonical_text(), expected);
+}
+
+/// `partition` with an empty list is the one partition of every row, as no `partition`
+/// says (issue 26: the README's "either list may be empty"), before `order` or `)`.
+#[test]
+fn an_empty_partition_list_is_one_partition() {
+    let text = |over: &str| {
+        format!(
+            "relation orders(id: int, customer: int, amount: int).\nview v(i: int, n: int).\n\
+             v(i, n) :- orders(i, _, _), n = rank() over ({over}).\n"
+        )
+    };
+    let canonical = |over: &str| {
+        rnt_lang::check::compile(&text(over))
+            .map(|p| p.canonical_text())
+            .unwrap_or_else(|e| panic!("`{over}` does not compile: {e:?}"))
+    };
+    assert_eq!(canonical("partition order i"), canonical("order i"));
+    assert_eq!(
+        canonical("partition order i desc"),
+        canonical("order i desc")
+    );
+    assert_eq!(canonical("partition"), canonical(""));
 }

@@ -37,6 +37,7 @@ use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{
     ArithOp, CmpOp, Expr, ExprKind, HeadTerm, Literal, RelationKind, Rule, TermKind, VarId,
 };
+use crate::syntax::ast::{Atom, Comparison};
 use crate::syntax::Span;
 use crate::value::Value;
 
@@ -177,123 +178,193 @@ pub(super) fn clock_use(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<ClockUse> {
     let errors_before = diagnostics.len();
-    // Variables computed from the clock, with their values (assignments come in dependency
-    // order, so one pass finds them all).
-    let mut derived: BTreeMap<VarId, &Expr> = BTreeMap::new();
-    let mut literals: BTreeSet<usize> = BTreeSet::new();
-    let reads = |expr: &Expr, set: &BTreeMap<VarId, &Expr>| {
-        let mut vars = Vec::new();
-        expr.variables(&mut vars);
-        vars.iter().any(|v| v.id == now || set.contains_key(&v.id))
-    };
-    for assignment in assignments {
-        if reads(&assignment.value, &derived) {
-            derived.insert(assignment.variable, &assignment.value);
-            literals.insert(assignment.literal);
-        }
-    }
+    let (derived, mut literals) = computed_from_clock(now, assignments);
     let is_clock = |var: VarId| var == now || derived.contains_key(&var);
     forbidden_places(rule, now, &is_clock, diagnostics);
-
     let mut conditions = Vec::new();
     let mut atoms: Option<(Vec<usize>, Span)> = None;
     for &index in filters {
         let Literal::Comparison(comparison) = &rule.body[index] else {
             continue;
         };
-        if !reads(&comparison.left, &derived) && !reads(&comparison.right, &derived) {
+        if !reads_clock(&comparison.left, now, &derived)
+            && !reads_clock(&comparison.right, now, &derived)
+        {
             continue;
         }
         literals.insert(index);
-        if let Some(window) = rule.windows().next() {
-            let message = "a rule with a window literal cannot compare with `now`";
-            let help = "filter by time in a view of its own, then window over that view";
-            diagnostics.push(
-                Diagnostic::error(comparison.span, message)
-                    .with_help(help)
-                    .with_note(window.span, "the window"),
-            );
+        let Some(condition) = clock_condition(rule, comparison, now, &derived, diagnostics) else {
             continue;
-        }
-        if !comparison.op.is_ordering() {
-            let message = format!(
-                "`now` can be compared only with `<`, `<=`, `>` or `>=`, not `{}`",
-                comparison.op.symbol()
-            );
-            let help = "an equality with the clock holds for one instant; a window of time \
-                        is written `ts > now - 604800`";
-            diagnostics.push(Diagnostic::error(comparison.span, message).with_help(help));
-            continue;
-        }
-        let sides = linear(&comparison.left, now, &derived).and_then(|left| {
-            linear(&comparison.right, now, &derived).map(|right| left.minus(&right))
-        });
-        let difference = match sides {
-            Ok(difference) => difference,
-            Err(diagnostic) => {
-                diagnostics.push(diagnostic);
-                continue;
-            }
         };
-        let Some((op, vars, constant)) =
-            normalize(comparison.op, difference, comparison.span, diagnostics)
+        let Some(candidates) = atoms_binding(rule, &condition.1, comparison.span, diagnostics)
         else {
             continue;
         };
-        // The atoms that bind every variable of the crossing.
-        let candidates: Vec<usize> = rule
-            .body
-            .iter()
-            .enumerate()
-            .filter_map(|(i, literal)| match literal {
-                Literal::Positive(atom) => vars
-                    .keys()
-                    .all(|v| {
-                        atom.terms
-                            .iter()
-                            .any(|t| matches!(t.kind, TermKind::Var(w) if w == *v))
-                    })
-                    .then_some(i),
-                _ => None,
-            })
-            .collect();
-        if candidates.is_empty() {
-            let names: Vec<String> = vars
-                .keys()
-                .map(|v| format!("`{}`", rule.variable_name(*v)))
-                .collect();
-            let message = format!(
-                "`now` is compared with {}, which no one positive atom binds",
-                names.join(", ")
-            );
-            diagnostics.push(Diagnostic::error(comparison.span, message).with_help(FORM_HELP));
+        if !share_an_atom(&mut atoms, candidates, comparison.span, diagnostics) {
             continue;
         }
-        match &mut atoms {
-            None => atoms = Some((candidates, comparison.span)),
-            Some((shared, first)) => {
-                shared.retain(|i| candidates.contains(i));
-                if shared.is_empty() {
-                    let message = "the comparisons with `now` in one rule must read the same \
-                                   positive atom";
-                    let help = "filter each atom by time in a view of its own";
-                    diagnostics.push(
-                        Diagnostic::error(comparison.span, message)
-                            .with_help(help)
-                            .with_note(*first, "an earlier comparison with `now`"),
-                    );
-                    continue;
-                }
-            }
-        }
-        conditions.push((index, op, vars, constant));
+        conditions.push((index, condition));
     }
     if diagnostics.len() > errors_before || conditions.is_empty() {
         return None;
     }
-    // The windowed atom: among the atoms every condition can read, of a stored relation if
-    // there is one, the one whose text sorts first (never a choice made by literal order).
     let (candidates, span) = atoms?;
+    let atom_index = windowed_atom(rule, &candidates, span, kind_of, diagnostics)?;
+    let Literal::Positive(atom) = &rule.body[atom_index] else {
+        return None;
+    };
+    let (built, column_vars, texts) = crossings(rule, atom, conditions)?;
+    Some(ClockUse {
+        now,
+        atom: atom_index,
+        relation: atom.relation.name.clone(),
+        conditions: built,
+        literals: literals.into_iter().collect(),
+        column_vars,
+        texts,
+    })
+}
+
+/// One comparison with the clock before it is tied to an atom: its operator as `now OP
+/// f(row)`, f's variables with their coefficients, and f's constant.
+type RawCondition = (CmpOp, BTreeMap<VarId, i64>, i128);
+
+/// Whether `expr` reads `now` or a variable computed from it.
+fn reads_clock(expr: &Expr, now: VarId, derived: &BTreeMap<VarId, &Expr>) -> bool {
+    let mut vars = Vec::new();
+    expr.variables(&mut vars);
+    vars.iter()
+        .any(|v| v.id == now || derived.contains_key(&v.id))
+}
+
+/// The variables computed from the clock, with their values, and the literals that assign
+/// them (assignments come in dependency order, so one pass finds them all).
+fn computed_from_clock(
+    now: VarId,
+    assignments: &[Assignment],
+) -> (BTreeMap<VarId, &Expr>, BTreeSet<usize>) {
+    let mut derived: BTreeMap<VarId, &Expr> = BTreeMap::new();
+    let mut literals = BTreeSet::new();
+    for assignment in assignments {
+        if reads_clock(&assignment.value, now, &derived) {
+            derived.insert(assignment.variable, &assignment.value);
+            literals.insert(assignment.literal);
+        }
+    }
+    (derived, literals)
+}
+
+/// A comparison with the clock as a [`RawCondition`], or the error it is.
+fn clock_condition(
+    rule: &Rule,
+    comparison: &Comparison,
+    now: VarId,
+    derived: &BTreeMap<VarId, &Expr>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<RawCondition> {
+    if let Some(window) = rule.windows().next() {
+        let message = "a rule with a window literal cannot compare with `now`";
+        let help = "filter by time in a view of its own, then window over that view";
+        diagnostics.push(
+            Diagnostic::error(comparison.span, message)
+                .with_help(help)
+                .with_note(window.span, "the window"),
+        );
+        return None;
+    }
+    if !comparison.op.is_ordering() {
+        let message = format!(
+            "`now` can be compared only with `<`, `<=`, `>` or `>=`, not `{}`",
+            comparison.op.symbol()
+        );
+        let help = "an equality with the clock holds for one instant; a window of time \
+                    is written `ts > now - 604800`";
+        diagnostics.push(Diagnostic::error(comparison.span, message).with_help(help));
+        return None;
+    }
+    let sides = linear(&comparison.left, now, derived)
+        .and_then(|left| linear(&comparison.right, now, derived).map(|right| left.minus(&right)));
+    match sides {
+        Ok(difference) => normalize(comparison.op, difference, comparison.span, diagnostics),
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
+            None
+        }
+    }
+}
+
+/// The positive atoms that bind every variable of a condition; an error when none does.
+fn atoms_binding(
+    rule: &Rule,
+    vars: &BTreeMap<VarId, i64>,
+    span: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<usize>> {
+    let binds = |atom: &Atom, v: &VarId| {
+        atom.terms
+            .iter()
+            .any(|t| matches!(t.kind, TermKind::Var(w) if w == *v))
+    };
+    let candidates: Vec<usize> = rule
+        .body
+        .iter()
+        .enumerate()
+        .filter_map(|(i, literal)| match literal {
+            Literal::Positive(atom) => vars.keys().all(|v| binds(atom, v)).then_some(i),
+            _ => None,
+        })
+        .collect();
+    if !candidates.is_empty() {
+        return Some(candidates);
+    }
+    let names: Vec<String> = vars
+        .keys()
+        .map(|v| format!("`{}`", rule.variable_name(*v)))
+        .collect();
+    let message = format!(
+        "`now` is compared with {}, which no one positive atom binds",
+        names.join(", ")
+    );
+    diagnostics.push(Diagnostic::error(span, message).with_help(FORM_HELP));
+    None
+}
+
+/// Narrows the atoms every condition so far can read (`atoms`, with the first condition's
+/// span) to those `candidates` names too; false, with an error, when none is left.
+fn share_an_atom(
+    atoms: &mut Option<(Vec<usize>, Span)>,
+    candidates: Vec<usize>,
+    span: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    let Some((shared, first)) = atoms else {
+        *atoms = Some((candidates, span));
+        return true;
+    };
+    shared.retain(|i| candidates.contains(i));
+    if shared.is_empty() {
+        let message = "the comparisons with `now` in one rule must read the same positive atom";
+        let help = "filter each atom by time in a view of its own";
+        diagnostics.push(
+            Diagnostic::error(span, message)
+                .with_help(help)
+                .with_note(*first, "an earlier comparison with `now`"),
+        );
+        return false;
+    }
+    true
+}
+
+/// The windowed atom: among the atoms every condition can read, of a stored relation if
+/// there is one, the one whose text sorts first (never a choice made by literal order). An
+/// error when it is not stored: a time window reads a stored relation.
+fn windowed_atom(
+    rule: &Rule,
+    candidates: &[usize],
+    span: Span,
+    kind_of: &dyn Fn(&str) -> Option<RelationKind>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<usize> {
     let stored = |i: &usize| match &rule.body[*i] {
         Literal::Positive(atom) => kind_of(&atom.relation.name).is_some_and(|k| k.is_stored()),
         _ => false,
@@ -305,28 +376,39 @@ pub(super) fn clock_use(
     let Literal::Positive(atom) = &rule.body[atom_index] else {
         return None;
     };
-    let relation = atom.relation.name.clone();
-    let kind = kind_of(&relation);
-    if kind.is_some_and(|k| !k.is_stored()) {
-        let kind = match kind {
-            Some(RelationKind::Ephemeral) => "an ephemeral relation",
-            _ => "a denial",
-        };
-        let message = format!(
-            "`now` is compared with variables of `{relation}`, {kind}: a time window reads a \
-             stored relation"
-        );
-        let help = format!(
-            "declare `{relation}` as a view (its rows then keep an index by crossing time), or \
-             compare with `now` in its own rules"
-        );
-        diagnostics.push(
-            Diagnostic::error(span, message)
-                .with_help(help)
-                .with_note(atom.span, "the atom"),
-        );
-        return None;
+    let relation = &atom.relation.name;
+    let kind = kind_of(relation);
+    if kind.is_none_or(RelationKind::is_stored) {
+        return Some(atom_index);
     }
+    let kind = match kind {
+        Some(RelationKind::Ephemeral) => "an ephemeral relation",
+        _ => "a denial",
+    };
+    let message = format!(
+        "`now` is compared with variables of `{relation}`, {kind}: a time window reads a \
+         stored relation"
+    );
+    let help = format!(
+        "declare `{relation}` as a view (its rows then keep an index by crossing time), or \
+         compare with `now` in its own rules"
+    );
+    diagnostics.push(
+        Diagnostic::error(span, message)
+            .with_help(help)
+            .with_note(atom.span, "the atom"),
+    );
+    None
+}
+
+/// Each condition as a crossing over `atom`'s columns, the variable at each column it
+/// reads, and the conditions' texts.
+#[allow(clippy::type_complexity)]
+fn crossings(
+    rule: &Rule,
+    atom: &Atom,
+    conditions: Vec<(usize, RawCondition)>,
+) -> Option<(Vec<ClockCondition>, BTreeMap<usize, VarId>, Vec<String>)> {
     let column_of = |var: VarId| {
         atom.terms
             .iter()
@@ -335,7 +417,7 @@ pub(super) fn clock_use(
     let mut column_vars = BTreeMap::new();
     let mut built = Vec::new();
     let mut texts = Vec::new();
-    for (literal, op, vars, constant) in conditions {
+    for (literal, (op, vars, constant)) in conditions {
         let mut columns: BTreeMap<usize, i64> = BTreeMap::new();
         for (var, coefficient) in vars {
             let column = column_of(var)?;
@@ -357,15 +439,7 @@ pub(super) fn clock_use(
         });
         texts.push(literal_text(rule, &rule.body[literal]));
     }
-    Some(ClockUse {
-        now,
-        atom: atom_index,
-        relation,
-        conditions: built,
-        literals: literals.into_iter().collect(),
-        column_vars,
-        texts,
-    })
+    Some((built, column_vars, texts))
 }
 
 /// Reports `now` (or a variable computed from it) in the head, an aggregate, a `not` atom or
