@@ -1,4 +1,4 @@
-//! Guards the layers DESIGN.md draws (`docs/design.md`, "Layers"), from what Cargo itself
+//! Guards the layers docs/design.md draws (`docs/design.md`, "Layers"), from what Cargo itself
 //! says: `cargo metadata` lists each workspace crate's dependencies, and every one points
 //! down — `lang` depends on no crate of ours, `engine` on `lang` and `merkle`, `db` on
 //! `engine`, `lang`, `merkle` and `store`, and only `cli` (and this facade) above them.
@@ -128,4 +128,191 @@ fn every_dependency_between_our_crates_points_down() {
             "{name} depends on the test support crate outside its tests"
         );
     }
+}
+
+/// The source folders of our crates (tests, benches and test support excluded: they are
+/// not what a newcomer reads to find a concept).
+const SOURCES: [&str; 7] = [
+    "src",
+    "store/src",
+    "merkle/src",
+    "maintain/lang/src",
+    "maintain/engine/src",
+    "maintain/db/src",
+    "cli/src",
+];
+
+/// The longest a source file may be (its code before an inline `#[cfg(test)]` module).
+const FILE_LINES_MAX: usize = 800;
+
+/// The longest a function may be, from its `fn` line to its closing brace.
+const FUNCTION_LINES_MAX: usize = 100;
+
+/// Every `.rs` file under `dir`, with its text.
+fn rust_files(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).expect("a readable source");
+            out.push((path.display().to_string(), text));
+        }
+    }
+}
+
+/// The lines of a file before its inline test module.
+fn code_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .take_while(|line| !line.starts_with("#[cfg(test)]"))
+        .collect()
+}
+
+/// A line with string and char literals emptied and its `//` comment cut, for counting
+/// braces.
+fn bare(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '\'' if chars.clone().nth(1) == Some('\'') => {
+                chars.nth(1);
+            }
+            '\'' if chars.peek() == Some(&'\\') => {
+                for d in chars.by_ref() {
+                    if d == '\'' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => break,
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Each function of `lines`: its name, first line (from 1) and length in lines.
+fn functions(lines: &[&str]) -> Vec<(String, usize, usize)> {
+    let mut out = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let after = [
+            "pub fn ",
+            "fn ",
+            "pub(crate) fn ",
+            "pub(super) fn ",
+            "const fn ",
+        ]
+        .iter()
+        .find_map(|prefix| code.strip_prefix(prefix));
+        let Some(after) = after else { continue };
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let (mut depth, mut opened) = (0i64, false);
+        for (offset, text) in lines[start..].iter().enumerate() {
+            let text = bare(text);
+            if !opened && text.contains(';') && !text.contains('{') {
+                break;
+            }
+            for c in text.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if opened && depth == 0 {
+                out.push((name.clone(), start + 1, offset + 1));
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn all_sources() -> Vec<(String, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in SOURCES {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 100, "the source folders hold our code");
+    files
+}
+
+/// Files hold one concept, and functions read at once (issue 20): counted here, so the
+/// numbers cannot drift. A file's size is its code before an inline test module.
+#[test]
+fn files_and_functions_stay_short() {
+    let mut long = Vec::new();
+    for (path, text) in all_sources() {
+        let lines = code_lines(&text);
+        if lines.len() > FILE_LINES_MAX {
+            long.push(format!("{path}: {} lines", lines.len()));
+        }
+        for (name, line, length) in functions(&lines) {
+            if length > FUNCTION_LINES_MAX {
+                long.push(format!("{path}:{line}: fn {name} is {length} lines"));
+            }
+        }
+    }
+    assert!(long.is_empty(), "too long:\n{}", long.join("\n"));
+}
+
+/// The counter itself: a function's lines run from `fn` to its closing brace, braces in
+/// strings and comments not counted.
+#[test]
+fn the_function_counter_counts_lines_to_the_closing_brace() {
+    let text = "fn a() {\n    let s = \"}\"; // }\n    if x { y() }\n}\nfn b();\npub fn c() {}\n";
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        functions(&lines),
+        vec![("a".to_string(), 1, 4), ("c".to_string(), 6, 1)]
+    );
+}
+
+/// Only the CLI reads the environment: the libraries take their configuration from their
+/// caller (issue 20, item 5).
+#[test]
+fn only_the_cli_reads_the_environment() {
+    let mut reads = Vec::new();
+    for (path, text) in all_sources() {
+        if path.contains("/cli/src/") {
+            continue;
+        }
+        for (n, line) in code_lines(&text).iter().enumerate() {
+            let code = bare(line);
+            if code.contains("std::env")
+                || code.contains("env::var")
+                || code.contains("option_env!")
+            {
+                reads.push(format!("{path}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        reads.is_empty(),
+        "environment read outside cli:\n{}",
+        reads.join("\n")
+    );
 }

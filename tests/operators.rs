@@ -2200,7 +2200,7 @@ row2(p, i, n) :- plan_orders(p, i, a), n = row_number() over (partition p order 
     );
 }
 
-// Time windows (seed 001, "Time-window filter"): `ts > now - W` keeps, per windowed atom, a
+// Time windows (docs/costs.md, "Time-window filter"): `ts > now - W` keeps, per windowed atom, a
 // crossing index ordered by the time each row crosses its bound. A change costs O(Δ): its
 // rows are filtered at the new clock. A clock step reads the rows that enter or leave from
 // the front of the index, O(E), never the rows that stay. The clock is 1000 before each

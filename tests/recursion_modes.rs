@@ -1,4 +1,4 @@
-//! Guards recursion's two modes (seed 001; `maintain/src/delta/recursion.rs`): a recursive
+//! Guards recursion's two modes (docs/costs.md; `maintain/src/delta/recursion.rs`): a recursive
 //! stratum of views maintained by DRed and the same stratum recomputed in memory and
 //! diffed reach the same state address after every commit of one history, `verify`
 //! passes, and the commit stats name the mode that ran; the cost rule picks recompute for

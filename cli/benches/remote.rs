@@ -1,4 +1,4 @@
-//! The remote benchmark (issue 12): the reference store of DESIGN.md (100k customers, 1M
+//! The remote benchmark (issue 12): the reference store of docs/design.md (100k customers, 1M
 //! orders, a 100k-node forest, the W1–W4 program) built locally, then pushed to a remote on
 //! the S3 test server, and ticks of ~120 changes committed and pushed one by one while a
 //! clone fetches each. Measured side by side in one run:

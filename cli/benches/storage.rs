@@ -1,5 +1,5 @@
 //! The storage benchmark: what a user of the `rnt` binary meets, on the reference workload
-//! of DESIGN.md (100k customers, 1M orders, a 100k-node forest, the W1–W4 program, 20
+//! of docs/design.md (100k customers, 1M orders, a 100k-node forest, the W1–W4 program, 20
 //! ticks of ~100 order changes, 10 customer changes and 5 moved edges), for each backend
 //! side by side in one run:
 //!

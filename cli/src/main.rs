@@ -1,7 +1,7 @@
 //! `rnt`, the command-line tool: parses arguments, runs one subcommand against the store,
 //! prints tables, CSV or JSON, and maps errors to exit codes.
 //!
-//! Exit codes (the contract in `DESIGN.md`): 0 success (including "nothing to commit"),
+//! Exit codes (the contract in `docs/design.md`): 0 success (including "nothing to commit"),
 //! 1 a user error (bad input, unknown reference, usage error, store in use), 2 a commit
 //! refused by a denial, 3 corruption or a failed verify. Errors go to stderr as one line
 //! `error: ...`; program errors print their rendered diagnostics with source snippets.

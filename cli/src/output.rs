@@ -35,7 +35,7 @@ pub enum ReportFormat {
 }
 
 /// A JSON value whose objects keep their keys in the order written, so the shapes in
-/// `DESIGN.md` print in the order they are documented.
+/// `docs/design.md` print in the order they are documented.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
     /// `null`.

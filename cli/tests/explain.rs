@@ -1,4 +1,4 @@
-//! Guards `rnt explain`: every operator kind gets its cost class from seed 001's table and
+//! Guards `rnt explain`: every operator kind gets its cost class from docs/costs.md's table and
 //! its mode, the reads name the trees and indexes the planner really uses (checked against
 //! `Snapshot::plans`, the state's auxiliary tree labels and the operators commit stats
 //! name), both formats agree, `--at` explains an older state's program, and every error
@@ -266,7 +266,7 @@ fn rules(explained: &Value) -> BTreeMap<String, Value> {
 #[test]
 fn every_operator_gets_its_cost_class_and_mode() {
     let shop = operators();
-    // (relation, kind, mode, the cost class of each rule): seed 001's table.
+    // (relation, kind, mode, the cost class of each rule): docs/costs.md's table.
     let join = "O(Σm) join";
     let filter = "O(Δ) filter, project, union";
     let recompute = "O(N) recursion, recomputed in memory and diffed";

@@ -1,4 +1,4 @@
-//! The reference workload of DESIGN.md, drawn the same way in every CLI bench: 100k
+//! The reference workload of docs/design.md, drawn the same way in every CLI bench: 100k
 //! customers, 1M orders, a 100k-node forest (scaled by `RNT_BENCH_SCALE`), the W1–W4
 //! program, and ticks of ~100 order changes, 10 customer changes and 5 moved edges.
 

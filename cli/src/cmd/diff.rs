@@ -14,7 +14,7 @@ use rnt_db::{Database, DiffScope, Sign, Snapshot, Tuple, TupleChange};
 use std::collections::BTreeSet;
 use std::io::Write;
 
-/// The line on stderr when the two states' programs differ (the contract in `DESIGN.md`).
+/// The line on stderr when the two states' programs differ (the contract in `docs/design.md`).
 pub const PROGRAM_DIFFERS_NOTE: &str = "note: the program differs; see rnt program";
 
 /// Arguments of `rnt diff`.

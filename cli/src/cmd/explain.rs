@@ -1,5 +1,5 @@
 //! `rnt explain REL [--at REF] [--format table|json]`: how a derived relation is maintained
-//! — for each rule its cost class per commit (seed 001's operator table) and the plan of
+//! — for each rule its cost class per commit (docs/costs.md's operator table) and the plan of
 //! each term a commit runs for it: the literal whose delta drives it, then every step in
 //! order, each read with its bound columns and the tree or index that serves it. A read
 //! with nothing bound is a full scan, and says so; that is where a slow commit looks first.

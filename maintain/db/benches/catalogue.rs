@@ -1,4 +1,4 @@
-//! The catalogue workloads of DESIGN.md (Performance): W5 top-3 orders by amount per
+//! The catalogue workloads of docs/design.md (Performance): W5 top-3 orders by amount per
 //! customer, W6 running total per customer ordered by id, W7 `count_distinct` of customers
 //! per plan, W9 first order per customer — over the reference data of `common` (100k
 //! customers) at 100k and at 1M orders, in one run — and W8, orders of the last 7 days on

@@ -1,4 +1,4 @@
-//! History benchmarks on the reference workload (DESIGN.md, Performance; issue "History as
+//! History benchmarks on the reference workload (docs/design.md, Performance; issue "History as
 //! git and Dolt users expect it"), with all four views (W1 join, W2 aggregate, W3 recursion,
 //! W4 denial) over 100k customers, 1M orders and a 100k-node forest, in one process:
 //!

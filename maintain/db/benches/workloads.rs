@@ -1,4 +1,4 @@
-//! The reference workloads of DESIGN.md (Performance): W1 join `order_plan`, W2 aggregate
+//! The reference workloads of docs/design.md (Performance): W1 join `order_plan`, W2 aggregate
 //! `plan_total`, W3 recursion `reach`, W4 denial `orphan`, over 100k customers, 1M orders
 //! and a 100k-node forest; 20 ticks of ~100 order changes and 10 customer changes (W3: 5
 //! edges moved per tick). For each: initial load, median commit time incremental, median

@@ -1,4 +1,4 @@
-//! The commit pipeline (seed 003, "When maintenance runs"), one path for every writer:
+//! The commit pipeline (docs/maintenance.md, "When maintenance runs"), one path for every writer:
 //! a change set is checked against the head's schemas and turned into sorted edits per
 //! base relation ([`Database::commit`]); the engine applies them — each changed
 //! relation's tuple delta, change counts and indexes (`rnt_engine::delta::base`) — and

@@ -1,6 +1,6 @@
 //! Guards the cost model through the node store's counters: binding-aware reads probe the
 //! matching tuples, not the relation; and reads per commit follow the operator table of
-//! seed 001 (a filter or projection reads nothing beyond its delta, a join reads the other
+//! docs/costs.md (a filter or projection reads nothing beyond its delta, a join reads the other
 //! side's tuples under the touched keys, SUM/COUNT reads one accumulator per touched group,
 //! COUNT_DISTINCT one match count per changed (group, value), CONCAT the touched group's
 //! values, a window its touched partitions, a running window its partition from the first
@@ -587,7 +587,7 @@ fn windows_read_the_touched_partitions_not_the_relation() {
     );
 }
 
-/// Top-k (seed 001's O(K·k)): a rank bounded by a constant over ascending order terms
+/// Top-k (docs/costs.md's O(K·k)): a rank bounded by a constant over ascending order terms
 /// reads each touched partition's front only, old and new, from the index that holds it
 /// in window order, up to the first row past the bound — about 2(k + 1) entries per
 /// touched partition, the same over partitions of 20 and of 200 orders (10k and 100k
@@ -645,7 +645,7 @@ fn top_k_reads_the_front_of_the_touched_partition() {
     assert_eq!(reads[0], reads[1], "{reads:?}");
 }
 
-/// Running values (seed 001's "running total, appends": O(1) per change): an order appended
+/// Running values (docs/costs.md's "running total, appends": O(1) per change): an order appended
 /// at the end of its customer's partition reads the partition's total and no row for a
 /// running `sum` and `count`, and the `n` rows before it for `lag`/`lead` — the same
 /// entries whether partitions hold 20 orders or 200 (5k and 50k orders). A change at

@@ -1,4 +1,4 @@
-//! Guards the canonical program text a state hashes: its exact form for the DESIGN.md
+//! Guards the canonical program text a state hashes: its exact form for the docs/design.md
 //! sample, that it parses back to the same program, and that comments, layout, rule order
 //! and literal order never change it.
 
@@ -349,7 +349,7 @@ proptest! {
     }
 }
 
-/// The DESIGN.md sample as pieces.
+/// The docs/design.md sample as pieces.
 fn sample_pieces() -> Pieces {
     let mut pieces = Pieces {
         declarations: Vec::new(),

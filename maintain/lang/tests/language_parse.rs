@@ -1,4 +1,4 @@
-//! Guards the rule language's grammar (DESIGN.md "Language"): every construct parses to the
+//! Guards the rule language's grammar (docs/design.md "Language"): every construct parses to the
 //! expected tree, syntax errors render with exact positions, and no input panics the parser.
 
 // Test data and measurements: small generated numbers and counters cast freely.

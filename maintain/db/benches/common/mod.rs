@@ -1,4 +1,4 @@
-//! The reference data set and change sets of DESIGN.md (Performance), shared by the
+//! The reference data set and change sets of docs/design.md (Performance), shared by the
 //! benchmarks: 100k customers, 1M orders and a 100k-node forest at scale 1, and ticks of
 //! order, customer and edge changes.
 

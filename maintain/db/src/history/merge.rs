@@ -1,4 +1,4 @@
-//! `merge`: bring another branch's history into the current one (DESIGN.md, "Merge").
+//! `merge`: bring another branch's history into the current one (docs/design.md, "Merge").
 //!
 //! With B the merge base (the nearest common ancestor), O ours and T theirs:
 //! - T already in O's history: nothing to do; O in T's history: the branch fast-forwards.
@@ -86,22 +86,10 @@ impl Database {
     /// Merges the commit `reference` names (a branch, a tag, a commit) into the current
     /// branch. `message` defaults to `Merge REFERENCE`.
     pub fn merge(&self, reference: &str, message: Option<&str>) -> DbResult<MergeOutcome> {
-        let branch = self.current_branch()?;
         let head = self.head()?;
         let theirs = self.resolve_commit(reference)?;
         let Some(ours) = head.commit else {
-            refs::move_branch(
-                self.chunks.as_ref(),
-                &branch,
-                None,
-                theirs,
-                &format!("merge {reference}: fast-forward"),
-                self.commit_time(),
-            )?;
-            return Ok(MergeOutcome::FastForward {
-                from: None,
-                to: theirs,
-            });
+            return self.fast_forward(None, theirs, reference);
         };
         let ours_history = self.ancestors(ours)?;
         if ours_history.contains(&theirs) {
@@ -109,27 +97,50 @@ impl Database {
         }
         let theirs_history = self.ancestors(theirs)?;
         if theirs_history.contains(&ours) {
-            refs::move_branch(
-                self.chunks.as_ref(),
-                &branch,
-                Some(ours),
-                theirs,
-                &format!("merge {reference}: fast-forward"),
-                self.commit_time(),
-            )?;
-            return Ok(MergeOutcome::FastForward {
-                from: Some(ours),
-                to: theirs,
-            });
+            return self.fast_forward(Some(ours), theirs, reference);
         }
-        let base_commit = self.merge_base(&ours_history, &theirs_history)?;
+        let base = self.merge_base(&ours_history, &theirs_history)?;
+        self.merge_three_way(&head, base, theirs, reference, message)
+    }
+
+    /// Moves the current branch from `from` to `to`, a descendant of it.
+    fn fast_forward(
+        &self,
+        from: Option<Address>,
+        to: Address,
+        reference: &str,
+    ) -> DbResult<MergeOutcome> {
+        let branch = self.current_branch()?;
+        refs::move_branch(
+            self.chunks.as_ref(),
+            &branch,
+            from,
+            to,
+            &format!("merge {reference}: fast-forward"),
+            self.commit_time(),
+        )?;
+        Ok(MergeOutcome::FastForward { from, to })
+    }
+
+    /// The three-way merge of `theirs` into `head` from their merge base `base_commit`:
+    /// the program of the side that changed it, the other side's base changes applied as
+    /// edits, the views maintained and the denials judged as in any commit, and a commit
+    /// with two parents (ours first).
+    fn merge_three_way(
+        &self,
+        head: &Snapshot,
+        base_commit: Option<Address>,
+        theirs: Address,
+        reference: &str,
+        message: Option<&str>,
+    ) -> DbResult<MergeOutcome> {
         let base = match base_commit {
             Some(commit) => self.snapshot_of_commit(commit)?,
             None => Snapshot::empty()?,
         };
         let theirs_snapshot = self.snapshot_of_commit(theirs)?;
         let started = self.nodes.counters();
-        let program_from = program_side(&base, &head, &theirs_snapshot).ok_or_else(|| {
+        let program_from = program_side(&base, head, &theirs_snapshot).ok_or_else(|| {
             DbError::user(format!(
                 "cannot merge `{reference}`: both branches changed the program since their merge base, differently (compare them with `rnt diff --program HEAD {reference}`; make the programs equal on one side, then merge)"
             ))
@@ -138,39 +149,30 @@ impl Database {
         // start from the side whose program the merge keeps and apply the other side's
         // changes since the base, so the program never changes under the data. Either way
         // the first parent is ours.
-        let (start, other) = match program_from {
-            Some(ProgramSide::Theirs) => (
+        let start_is_ours = program_from != Some(ProgramSide::Theirs);
+        let (start, other) = match start_is_ours {
+            false => (
                 Snapshot {
                     commit: head.commit,
                     ..theirs_snapshot.clone()
                 },
-                &head,
+                head,
             ),
-            _ => (head.clone(), &theirs_snapshot),
+            true => (head.clone(), &theirs_snapshot),
         };
-        let start_is_ours = program_from != Some(ProgramSide::Theirs);
         let merged = self.merged_base_edits(&start, &base, other, start_is_ours, reference)?;
         if !merged.conflicts.is_empty() {
             return Err(conflict_error(reference, &merged.conflicts));
         }
-        // The merged clock is the later of the two sides' and the commit time: it never
-        // goes back from either parent (`None` when the merged program lacks `now`).
-        let now = self.commit_time();
-        let clock = start.program.mentions_now().then(|| {
-            [start.state.clock, other.state.clock, Some(now)]
-                .into_iter()
-                .flatten()
-                .max()
-                .unwrap_or(now)
-        });
+        let clock = merged_clock(&start, other, self.commit_time());
         let (state, mut changes, stats) =
             match self.maintain(&start, merged.edits, clock, started)? {
                 Some(step) => (step.state, step.counts, step.stats),
                 None => (start.state.clone(), Vec::new(), Vec::new()),
             };
-        if program_from == Some(ProgramSide::Theirs) {
+        if !start_is_ours {
             // A commit's change counts are from its first parent: ours.
-            changes = self.base_change_counts(&head, &state)?;
+            changes = self.base_change_counts(head, &state)?;
         }
         let default_message = format!("Merge {reference}");
         let message = message.unwrap_or(&default_message);
@@ -178,17 +180,15 @@ impl Database {
             true => format!("merge {reference}"),
             false => format!("merge {reference}: {message}"),
         };
-        let outcome = self.write_commit(
-            &start,
-            NewCommit {
-                merged: Some(theirs),
-                state,
-                changes,
-                stats,
-                message,
-                action: Some(action),
-            },
-        )?;
+        let new = NewCommit {
+            merged: Some(theirs),
+            state,
+            changes,
+            stats,
+            message,
+            action: Some(action),
+        };
+        let outcome = self.write_commit(&start, new)?;
         Ok(MergeOutcome::Merged {
             base: base_commit,
             program_from,
@@ -431,6 +431,18 @@ fn conflict_error(reference: &str, conflicts: &[KeyConflict]) -> DbError {
     }
     debug_assert!(!conflicts.is_empty());
     DbError::MergeConflict(lines.join("\n"))
+}
+
+/// The merged clock: the later of the two sides' and the commit time `now`, so it never
+/// goes back from either parent (`None` when the merged program lacks `now`).
+fn merged_clock(start: &Snapshot, other: &Snapshot, now: i64) -> Option<i64> {
+    start.program.mentions_now().then(|| {
+        [start.state.clock, other.state.clock, Some(now)]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or(now)
+    })
 }
 
 /// What a merge does to the base relations of the side merged into: each changed

@@ -14,6 +14,7 @@ use super::{aux, encode, stored_tree, Delta, Maintainer};
 use crate::eval::aggregate::{
     distinct_label, extremes_label, values_label, Accumulator, AggregateShape, GROUPS_LABEL,
 };
+use crate::eval::aggregate::{FoldColumns, GroupFold};
 use crate::eval::read::Flow;
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::Tuple;
@@ -22,15 +23,7 @@ use rnt_merkle::{Edit, Tree};
 use std::collections::BTreeMap;
 
 /// The signed change the delta terms bring to one group.
-struct GroupChange {
-    matches: i64,
-    sums: Vec<i128>,
-    values: Vec<BTreeMap<Value, i64>>,
-    /// Signed matches per value, per `distinct_columns`.
-    distinct: Vec<BTreeMap<Value, i64>>,
-    /// Signed matches per value, per `concat_columns`.
-    concat: Vec<BTreeMap<Value, i64>>,
-}
+type GroupChange = GroupFold<i64>;
 
 /// The aux trees of an aggregating view that a group change reads.
 struct AuxTrees<'a> {
@@ -97,15 +90,15 @@ impl Maintainer<'_> {
             concat: &concat,
         };
         for (key, change) in changes {
-            self.apply_group_change(
+            let group = Group {
                 view,
-                &plan.source,
-                &shape,
-                &trees,
-                &key,
-                &change,
-                &mut edits,
-            )?;
+                rule: &plan.source,
+                shape: &shape,
+                trees: &trees,
+                group_key: shape.encode_key(&key, &plan.source)?,
+                key: &key,
+            };
+            self.apply_group_change(&group, &change, &mut edits)?;
         }
         edits.rows.sort_by(|a, b| a.0.cmp(&b.0));
         edits.groups.sort_by(|a, b| a.0.cmp(&b.0));
@@ -147,10 +140,7 @@ impl Maintainer<'_> {
         view: &str,
         shape: &AggregateShape,
     ) -> EngineResult<BTreeMap<Tuple, GroupChange>> {
-        let sum_columns = shape.sum_columns();
-        let extreme_columns = shape.extreme_columns();
-        let distinct_columns = shape.distinct_columns();
-        let concat_columns = shape.concat_columns();
+        let columns = FoldColumns::of(shape);
         let mut changes: BTreeMap<Tuple, GroupChange> = BTreeMap::new();
         self.delta_terms(
             view,
@@ -159,36 +149,10 @@ impl Maintainer<'_> {
             &self.new,
             &self.old,
             &mut |_, b, sign| {
-                let change = changes
+                changes
                     .entry(shape.key_of(b))
-                    .or_insert_with(|| GroupChange {
-                        matches: 0,
-                        sums: vec![0; sum_columns.len()],
-                        values: vec![BTreeMap::new(); extreme_columns.len()],
-                        distinct: vec![BTreeMap::new(); distinct_columns.len()],
-                        concat: vec![BTreeMap::new(); concat_columns.len()],
-                    });
-                change.matches += sign;
-                for (slot, &column) in sum_columns.iter().enumerate() {
-                    if let Some(Value::Int(x)) = shape.argument(column, b) {
-                        change.sums[slot] += i128::from(sign) * i128::from(x);
-                    }
-                }
-                for (slot, &column) in extreme_columns.iter().enumerate() {
-                    if let Some(value) = shape.argument(column, b) {
-                        *change.values[slot].entry(value).or_default() += sign;
-                    }
-                }
-                for (slot, &column) in distinct_columns.iter().enumerate() {
-                    if let Some(value) = shape.argument(column, b) {
-                        *change.distinct[slot].entry(value).or_default() += sign;
-                    }
-                }
-                for (slot, &column) in concat_columns.iter().enumerate() {
-                    if let Some(value) = shape.argument(column, b) {
-                        *change.concat[slot].entry(value).or_default() += sign;
-                    }
-                }
+                    .or_insert_with(|| GroupChange::empty(&columns))
+                    .add(shape, &columns, b, sign);
                 Ok(Flow::Continue)
             },
         )?;
@@ -196,27 +160,67 @@ impl Maintainer<'_> {
     }
 
     /// One touched group: its accumulator `acc' = acc + change`, its MIN/MAX fronts, its
-    /// COUNT_DISTINCT steps, its CONCAT values re-read, and the retraction of its old row and insertion of its new one
-    /// when they differ.
-    #[allow(clippy::too_many_arguments)] // the group's parts, each read once; a struct would only rename them
+    /// COUNT_DISTINCT steps, its CONCAT values re-read, and the retraction of its old row
+    /// and insertion of its new one when they differ.
     fn apply_group_change(
         &self,
-        view: &str,
-        rule: &str,
-        shape: &AggregateShape,
-        trees: &AuxTrees<'_>,
-        key: &Tuple,
+        group: &Group<'_>,
         change: &GroupChange,
         edits: &mut Edits,
     ) -> EngineResult<()> {
-        let types = &shape.head_types;
-        let sum_count = shape.sum_columns().len();
-        let distinct_count = shape.distinct_columns().len();
-        let group_key = shape.encode_key(key, rule)?;
-        let old = match trees.groups.get(self.nodes, &group_key)? {
+        let shape = group.shape;
+        let (sum_count, distinct_count) =
+            (shape.sum_columns().len(), shape.distinct_columns().len());
+        let old = match group.trees.groups.get(self.nodes, &group.group_key)? {
             Some(bytes) => Accumulator::decode(&bytes, sum_count, distinct_count)?,
             None => Accumulator::empty(sum_count, distinct_count),
         };
+        let new = self.accumulator_after(group, &old, change, edits)?;
+        let (old_front, new_front) = self.fronts_after(group, change, edits)?;
+        let (old_joined, new_joined) = self.concat_after(group, change, new.matches, edits)?;
+        let row =
+            |accumulator: &Accumulator, front: Vec<Option<Value>>, joined: Vec<Option<String>>| {
+                if accumulator.matches == 0 {
+                    return Ok(None);
+                }
+                let front = unwrap_all(front, group.view)?;
+                let joined = unwrap_all(joined, group.view)?;
+                shape
+                    .output_row(group.key, accumulator, (&front, &joined), group.rule)
+                    .map(Some)
+            };
+        let old_row = row(&old, old_front, old_joined)?;
+        let new_row = row(&new, new_front, new_joined)?;
+        let accumulator = (new.matches > 0).then(|| new.encode());
+        edits.groups.push((group.group_key.clone(), accumulator));
+        if old_row != new_row {
+            let types = &shape.head_types;
+            if let Some(row) = old_row {
+                edits.rows.push((encode(&row, types, group.view)?, None));
+                edits.delta.deleted.insert(row);
+            }
+            if let Some(row) = new_row {
+                edits
+                    .rows
+                    .push((encode(&row, types, group.view)?, Some(Vec::new())));
+                edits.delta.inserted.insert(row);
+            }
+        }
+        Ok(())
+    }
+
+    /// The group's accumulator after `change`: matches and sums stepped, each
+    /// COUNT_DISTINCT count stepped from the values whose counts cross zero (their edits
+    /// noted). A group has a value exactly when it has a match, and no more values than
+    /// matches: anything else is damage.
+    fn accumulator_after(
+        &self,
+        group: &Group<'_>,
+        old: &Accumulator,
+        change: &GroupChange,
+        edits: &mut Edits,
+    ) -> EngineResult<Accumulator> {
+        let view = group.view;
         let negative = |what: &str| {
             EngineError::corrupted(format!(
                 "maintaining `{view}`: a group's {what} went negative"
@@ -230,21 +234,20 @@ impl Maintainer<'_> {
                 .zip(&change.sums)
                 .map(|(a, b)| a + b)
                 .collect(),
-            distincts: Vec::with_capacity(distinct_count),
+            distincts: Vec::with_capacity(old.distincts.len()),
         };
         for (slot, &old_distinct) in old.distincts.iter().enumerate() {
             let (distinct_step, column_edits) = self.distinct_change(
-                shape,
-                &trees.distinct[slot],
-                (key, &group_key),
+                group.shape,
+                &group.trees.distinct[slot],
+                (group.key, &group.group_key),
                 &change.distinct[slot],
-                (view, rule),
+                (view, group.rule),
             )?;
             new.distincts
                 .push(step(old_distinct, distinct_step).ok_or_else(|| negative("distinct count"))?);
             edits.distinct[slot].extend(column_edits);
         }
-        // A group has a value exactly when it has a match, and no more values than matches.
         let inconsistent = |d: u64| (d == 0) != (new.matches == 0) || d > new.matches;
         if new.distincts.iter().any(|&d| inconsistent(d)) {
             return Err(EngineError::corrupted(format!(
@@ -252,37 +255,62 @@ impl Maintainer<'_> {
                 new.matches, new.distincts
             )));
         }
+        Ok(new)
+    }
+
+    /// Each MIN/MAX column's front (its least or greatest value) before and after
+    /// `change`, its sorted values' edits noted.
+    #[allow(clippy::type_complexity)]
+    fn fronts_after(
+        &self,
+        group: &Group<'_>,
+        change: &GroupChange,
+        edits: &mut Edits,
+    ) -> EngineResult<(Vec<Option<Value>>, Vec<Option<Value>>)> {
         let mut old_front = Vec::new();
         let mut new_front = Vec::new();
-        for (slot, &column) in shape.extreme_columns().iter().enumerate() {
+        for (slot, &column) in group.shape.extreme_columns().iter().enumerate() {
             let (old, new, column_edits) = self.extreme_fronts(
-                shape,
-                &trees.extremes[slot],
-                (key, &group_key),
+                group.shape,
+                &group.trees.extremes[slot],
+                (group.key, &group.group_key),
                 column,
                 &change.values[slot],
-                (view, rule),
+                (group.view, group.rule),
             )?;
             old_front.push(old);
             new_front.push(new);
             edits.extremes[slot].extend(column_edits);
         }
+        Ok((old_front, new_front))
+    }
+
+    /// Each CONCAT column's joined values before and after `change` (the group's values
+    /// re-read), their edits noted; `matches` is the group's count after the change.
+    #[allow(clippy::type_complexity)]
+    fn concat_after(
+        &self,
+        group: &Group<'_>,
+        change: &GroupChange,
+        matches: u64,
+        edits: &mut Edits,
+    ) -> EngineResult<(Vec<Option<String>>, Vec<Option<String>>)> {
         let mut old_joined = Vec::new();
         let mut new_joined = Vec::new();
-        for (slot, &column) in shape.concat_columns().iter().enumerate() {
+        for (slot, &column) in group.shape.concat_columns().iter().enumerate() {
             let joined = self.concat_change(
-                shape,
-                &trees.concat[slot],
-                (key, &group_key),
+                group.shape,
+                &group.trees.concat[slot],
+                (group.key, &group.group_key),
                 column,
                 &change.concat[slot],
-                (view, rule),
+                (group.view, group.rule),
             )?;
             // A group has a value exactly when it has a match.
-            if joined.new.is_some() != (new.matches > 0) {
+            if joined.new.is_some() != (matches > 0) {
                 return Err(EngineError::corrupted(format!(
-                    "maintaining `{view}`: a group has {} matches but {} concat values",
-                    new.matches,
+                    "maintaining `{}`: a group has {matches} matches but {} concat values",
+                    group.view,
                     if joined.new.is_some() { "some" } else { "no" }
                 )));
             }
@@ -290,35 +318,20 @@ impl Maintainer<'_> {
             new_joined.push(joined.new);
             edits.concat[slot].extend(joined.edits);
         }
-        let row =
-            |accumulator: &Accumulator, front: Vec<Option<Value>>, joined: Vec<Option<String>>| {
-                if accumulator.matches == 0 {
-                    return Ok(None);
-                }
-                let front = unwrap_all(front, view)?;
-                let joined = unwrap_all(joined, view)?;
-                shape
-                    .output_row(key, accumulator, (&front, &joined), rule)
-                    .map(Some)
-            };
-        let old_row = row(&old, old_front, old_joined)?;
-        let new_row = row(&new, new_front, new_joined)?;
-        let accumulator = (new.matches > 0).then(|| new.encode());
-        edits.groups.push((group_key, accumulator));
-        if old_row != new_row {
-            if let Some(row) = old_row {
-                edits.rows.push((encode(&row, types, view)?, None));
-                edits.delta.deleted.insert(row);
-            }
-            if let Some(row) = new_row {
-                edits
-                    .rows
-                    .push((encode(&row, types, view)?, Some(Vec::new())));
-                edits.delta.inserted.insert(row);
-            }
-        }
-        Ok(())
+        Ok((old_joined, new_joined))
     }
+}
+
+/// One touched group of an aggregating view, and what reading and writing it needs.
+struct Group<'a> {
+    view: &'a str,
+    /// The rule's text, for errors.
+    rule: &'a str,
+    shape: &'a AggregateShape,
+    trees: &'a AuxTrees<'a>,
+    /// The group key's values, and their encoding.
+    key: &'a Tuple,
+    group_key: Vec<u8>,
 }
 
 /// `count + change`, or `None` when it would go below zero (or past `u64::MAX`).

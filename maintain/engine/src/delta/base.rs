@@ -1,4 +1,4 @@
-//! The base half of a commit (seed 003, "When maintenance runs", steps 1 and 2): each
+//! The base half of a commit (docs/maintenance.md, "When maintenance runs", steps 1 and 2): each
 //! changed base relation edited — by sorted edits, or replaced by the tree it becomes —
 //! its tuple delta taken, its change counted, and its indexes kept. Every writer of base
 //! relations (commit, import, merge, revert) comes through [`apply_base`]; the views are

@@ -1,4 +1,4 @@
-//! Time-window filter (seed 001: O(Δ) per change · O(E) per clock step): a rule that
+//! Time-window filter (docs/costs.md: O(Δ) per change · O(E) per clock step): a rule that
 //! compares `now` with its windowed atom `A` reads `A' = σ_now(A)`, the rows inside the
 //! window at the state's clock. Treating `A'` as the atom, the telescoped delta rule
 //! (`terms`) needs its delta, and with the clock stepping from `t₀` to `t₁`:

@@ -6,7 +6,7 @@
 //! `concat'(g) = join(sep, {v : n'(g, v) > 0})` in byte order, recomputed from the group's
 //! stored values (one prefix scan) and the change; the view's delta retracts
 //! `join(sep, {v : n(g, v) > 0})` and inserts the new one when they differ. A change reads
-//! its touched groups' values, O(Σm) as seed 001 states; never another group's, never the
+//! its touched groups' values, O(Σm) as docs/costs.md states; never another group's, never the
 //! relation.
 
 use super::{decode_count, moved_count, Maintainer};

@@ -1,4 +1,4 @@
-//! Recursion, two modes (seed 001): a recursive stratum of views is maintained by DRed
+//! Recursion, two modes (docs/costs.md): a recursive stratum of views is maintained by DRed
 //! ([`super::dred`], `O(Σm)` at each level the change reaches) unless it is small, when it
 //! is recomputed in memory and diffed ([`super::recompute`], `O(N)`); either way the stratum
 //! gets the same tuples, hence the same trees (history independence).

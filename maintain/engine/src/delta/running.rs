@@ -18,7 +18,7 @@
 //!   partition's total kept beside the view (`running`, `eval::window::PartitionTotal`):
 //!   the value just before `k₁` is the total less what those rows add. A change at
 //!   position `i` reads and re-emits the `m − i` rows after it; an append at the tail reads
-//!   one total and no row — O(1) per change, seed 001's "running total, appends".
+//!   one total and no row — O(1) per change, docs/costs.md's "running total, appends".
 //! - `lag(x, n, d)`, `lead(x, n, d)`: the `n` rows before `k₁` (read backward), the rows up
 //!   to `kₗ` and the `n` after it: O(n + the rows between the first and last change).
 //!

@@ -1,4 +1,4 @@
-//! Window views, by the fallback (D∘Q∘I per touched partition, seeds 000 and 004): a view
+//! Window views, by the fallback (D∘Q∘I per touched partition, docs/theory.md): a view
 //! whose rule holds a window literal counts derivations as a counting view does, and
 //!
 //! `Δcount(t) = Σ_{p ∈ P(ΔR)} (#{rows of W(R_new|p) deriving t} − #{rows of W(R_old|p) deriving t})`

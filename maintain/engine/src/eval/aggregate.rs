@@ -415,19 +415,91 @@ impl Accumulator {
     }
 }
 
-/// One group's state computed from scratch.
-#[derive(Default)]
-pub struct GroupState {
+/// One group's matches folded in, each with a weight `N`: their number, each `sum`'s total,
+/// and the matches per value of each `min`/`max`, `count_distinct` and `concat` column.
+/// From scratch `N` is a count (`u64`, [`GroupState`]); in a delta a signed change
+/// (`i64`). Folding a match in is the same in both: written once, in [`GroupFold::add`].
+#[derive(Clone, Debug, Default)]
+pub struct GroupFold<N> {
     /// Body matches.
-    pub matches: u64,
+    pub matches: N,
     /// Sums per `sum_columns`.
     pub sums: Vec<i128>,
     /// Value multiplicities per `extreme_columns`.
-    pub values: Vec<BTreeMap<Value, u64>>,
+    pub values: Vec<BTreeMap<Value, N>>,
     /// Matches per value, per `distinct_columns`.
-    pub distinct: Vec<BTreeMap<Value, u64>>,
+    pub distinct: Vec<BTreeMap<Value, N>>,
     /// Matches per value, per `concat_columns` (byte order: `Value`'s order on strs).
-    pub concat: Vec<BTreeMap<Value, u64>>,
+    pub concat: Vec<BTreeMap<Value, N>>,
+}
+
+/// One group's state computed from scratch.
+pub type GroupState = GroupFold<u64>;
+
+/// The head columns a [`GroupFold`] folds, by kind, found once per view.
+#[derive(Clone, Debug)]
+pub struct FoldColumns {
+    sums: Vec<usize>,
+    extremes: Vec<usize>,
+    distinct: Vec<usize>,
+    concat: Vec<usize>,
+}
+
+impl FoldColumns {
+    /// The columns of `shape`'s head that each part of a fold follows.
+    pub fn of(shape: &AggregateShape) -> FoldColumns {
+        FoldColumns {
+            sums: shape.sum_columns(),
+            extremes: shape.extreme_columns(),
+            distinct: shape.distinct_columns(),
+            concat: shape.concat_columns(),
+        }
+    }
+}
+
+impl<N> GroupFold<N>
+where
+    N: Copy + Default + std::ops::AddAssign + Into<i128>,
+{
+    /// A group nothing was folded into yet.
+    pub fn empty(columns: &FoldColumns) -> GroupFold<N> {
+        GroupFold {
+            matches: N::default(),
+            sums: vec![0; columns.sums.len()],
+            values: vec![BTreeMap::new(); columns.extremes.len()],
+            distinct: vec![BTreeMap::new(); columns.distinct.len()],
+            concat: vec![BTreeMap::new(); columns.concat.len()],
+        }
+    }
+
+    /// Folds in the match `bindings` with `weight` (a count index's multiplicity, or a
+    /// delta term's sign).
+    pub fn add(
+        &mut self,
+        shape: &AggregateShape,
+        columns: &FoldColumns,
+        bindings: &[Option<Value>],
+        weight: N,
+    ) {
+        self.matches += weight;
+        for (slot, &column) in columns.sums.iter().enumerate() {
+            if let Some(Value::Int(x)) = shape.argument(column, bindings) {
+                self.sums[slot] += i128::from(x) * weight.into();
+            }
+        }
+        let parts = [
+            (&columns.extremes, &mut self.values),
+            (&columns.distinct, &mut self.distinct),
+            (&columns.concat, &mut self.concat),
+        ];
+        for (part_columns, counts) in parts {
+            for (slot, &column) in part_columns.iter().enumerate() {
+                if let Some(value) = shape.argument(column, bindings) {
+                    *counts[slot].entry(value).or_default() += weight;
+                }
+            }
+        }
+    }
 }
 
 /// Runs an aggregating plan from scratch and returns every group's state.
@@ -437,42 +509,15 @@ pub fn groups_from_scratch(
     sources: &[&dyn Relations],
     mut bindings: Vec<Option<Value>>,
 ) -> EngineResult<BTreeMap<Tuple, GroupState>> {
-    let sum_columns = shape.sum_columns();
-    let extreme_columns = shape.extreme_columns();
-    let distinct_columns = shape.distinct_columns();
-    let concat_columns = shape.concat_columns();
+    let columns = FoldColumns::of(shape);
     let mut groups: BTreeMap<Tuple, GroupState> = BTreeMap::new();
     // A count index's entry stands for its count's matches: each is folded in once,
     // weighted (`run_plan_weighted`).
     run_plan_weighted(plan, sources, &mut bindings, &mut |b, weight| {
-        let group = groups.entry(shape.key_of(b)).or_insert_with(|| GroupState {
-            matches: 0,
-            sums: vec![0; sum_columns.len()],
-            values: vec![BTreeMap::new(); extreme_columns.len()],
-            distinct: vec![BTreeMap::new(); distinct_columns.len()],
-            concat: vec![BTreeMap::new(); concat_columns.len()],
-        });
-        group.matches += weight;
-        for (slot, &column) in sum_columns.iter().enumerate() {
-            if let Some(Value::Int(x)) = shape.argument(column, b) {
-                group.sums[slot] += i128::from(x) * i128::from(weight);
-            }
-        }
-        for (slot, &column) in extreme_columns.iter().enumerate() {
-            if let Some(value) = shape.argument(column, b) {
-                *group.values[slot].entry(value).or_default() += weight;
-            }
-        }
-        for (slot, &column) in distinct_columns.iter().enumerate() {
-            if let Some(value) = shape.argument(column, b) {
-                *group.distinct[slot].entry(value).or_default() += weight;
-            }
-        }
-        for (slot, &column) in concat_columns.iter().enumerate() {
-            if let Some(value) = shape.argument(column, b) {
-                *group.concat[slot].entry(value).or_default() += weight;
-            }
-        }
+        groups
+            .entry(shape.key_of(b))
+            .or_insert_with(|| GroupState::empty(&columns))
+            .add(shape, &columns, b, weight);
         Ok(Flow::Continue)
     })?;
     Ok(groups)

@@ -3,9 +3,10 @@
 
 use crate::eval::expr::{eval_comparison, eval_expr};
 use crate::eval::limit::check_derived;
-use crate::eval::plan::{Column, HeadColumn, RulePlan, Step};
+use crate::eval::plan::{AtomRead, Column, HeadColumn, RulePlan, Step};
 use crate::eval::read::{Flow, Relations};
 use crate::{EngineError, EngineResult};
+use rnt_lang::check::ClockUse;
 use rnt_lang::tuple::Tuple;
 use rnt_lang::value::Value;
 use std::cell::RefCell;
@@ -45,6 +46,9 @@ pub fn run_plan_weighted(
     exec(plan, 0, sources, bindings, 1, emit)
 }
 
+/// Runs `plan` from step `step` on: each step either binds (a join, an assignment) and runs
+/// the rest for each binding, or tests (a negation, a filter, a time window) and runs the
+/// rest when it holds; past the last step, `emit` gets the bindings and their weight.
 fn exec(
     plan: &RulePlan,
     step: usize,
@@ -57,111 +61,128 @@ fn exec(
     let Some(current) = plan.steps.get(step) else {
         return emit(bindings, weight);
     };
-    match current {
-        Step::Join(read) => {
-            debug_assert!(read.used_matches_columns());
-            let pattern = pattern_of(&read.columns, bindings);
-            let source = sources[read.literal];
-            // The visitor needs the bindings mutably while the source is borrowed: copy
-            // them into a cell scoped to this read.
-            let cell = RefCell::new(&mut *bindings);
-            let mut visit = |tuple: &[Value], times: u64| -> EngineResult<Flow> {
-                let weight = weight.checked_mul(times).ok_or_else(|| {
-                    EngineError::user(format!(
-                        "rule `{}`: a match stands for more than 2^64 matches",
-                        plan.source
-                    ))
-                })?;
-                let mut guard = cell.borrow_mut();
-                let bindings: &mut [Option<Value>] = &mut guard;
-                for (column, value) in read.columns.iter().zip(tuple) {
-                    match column {
-                        Column::Bind(v) => bindings[v.index()] = Some(value.clone()),
-                        Column::Same(v) if bindings[v.index()].as_ref() != Some(value) => {
-                            unbind(&read.columns, bindings);
-                            return Ok(Flow::Continue);
-                        }
-                        _ => {}
-                    }
-                }
-                let flow = exec(plan, step + 1, sources, bindings, weight, emit)?;
-                unbind(&read.columns, bindings);
-                Ok(flow)
-            };
-            source.read_used(&read.relation, &pattern, &read.used, &mut visit)
-        }
-        Step::Not(read) => {
-            debug_assert!(read.used_matches_columns());
-            let pattern = pattern_of(&read.columns, bindings);
-            let mut found = false;
-            sources[read.literal].read_used(
-                &read.relation,
-                &pattern,
-                &read.used,
-                &mut |_, _| {
-                    found = true;
-                    Ok(Flow::Stop)
-                },
-            )?;
-            if found {
-                Ok(Flow::Continue)
-            } else {
-                exec(plan, step + 1, sources, bindings, weight, emit)
-            }
-        }
-        Step::Clock { literal, clock } => {
-            let Some(now) = sources[*literal].clock() else {
-                return Err(EngineError::user(format!(
-                    "rule `{}` reads `now`, but this state has no clock (its program does not \
-                     mention `now`)",
-                    plan.source
-                )));
-            };
-            let value = |column: usize| match clock
-                .column_vars
-                .get(&column)
-                .and_then(|v| bindings[v.index()].as_ref())
-            {
-                Some(Value::Int(i)) => Some(*i),
-                _ => None,
-            };
-            for condition in &clock.conditions {
-                let crossing = condition.crossing.at(value).ok_or_else(|| {
-                    EngineError::internal(format!(
-                        "rule `{}`: a time window read an unbound or non-int column \
-                         (planner bug)",
-                        plan.source
-                    ))
-                })?;
-                if !condition.holds(now, crossing) {
-                    return Ok(Flow::Continue);
-                }
-            }
-            exec(plan, step + 1, sources, bindings, weight, emit)
-        }
-        Step::Filter(comparison) => {
-            if eval_comparison(comparison, bindings, &plan.source)? {
-                exec(plan, step + 1, sources, bindings, weight, emit)
-            } else {
-                Ok(Flow::Continue)
-            }
-        }
+    let holds = match current {
+        Step::Join(read) => return join(plan, step, read, sources, bindings, weight, emit),
         Step::Assign { variable, value } => {
             let computed = eval_expr(value, bindings, &plan.source)?;
             match &bindings[variable.index()] {
-                Some(existing) if *existing == computed => {
-                    exec(plan, step + 1, sources, bindings, weight, emit)
-                }
-                Some(_) => Ok(Flow::Continue),
+                Some(existing) => *existing == computed,
                 None => {
                     bindings[variable.index()] = Some(computed);
                     let flow = exec(plan, step + 1, sources, bindings, weight, emit);
                     bindings[variable.index()] = None;
-                    flow
+                    return flow;
                 }
             }
         }
+        Step::Not(read) => !matches_any(read, sources, bindings)?,
+        Step::Clock { literal, clock } => {
+            clock_holds(plan, clock, sources[*literal].clock(), bindings)?
+        }
+        Step::Filter(comparison) => eval_comparison(comparison, bindings, &plan.source)?,
+    };
+    if holds {
+        exec(plan, step + 1, sources, bindings, weight, emit)
+    } else {
+        Ok(Flow::Continue)
     }
+}
+
+/// A join step: `read` through its source with the bound columns given, the rest of the
+/// plan run for each match (its weight multiplied through, for a count index's entries).
+#[allow(clippy::too_many_arguments)] // exec's state, passed on as it is
+fn join(
+    plan: &RulePlan,
+    step: usize,
+    read: &AtomRead,
+    sources: &[&dyn Relations],
+    bindings: &mut [Option<Value>],
+    weight: u64,
+    emit: &mut WeightedEmit<'_>,
+) -> EngineResult<Flow> {
+    debug_assert!(read.used_matches_columns());
+    let pattern = pattern_of(&read.columns, bindings);
+    let source = sources[read.literal];
+    // The visitor needs the bindings mutably while the source is borrowed: copy them into
+    // a cell scoped to this read.
+    let cell = RefCell::new(&mut *bindings);
+    let mut visit = |tuple: &[Value], times: u64| -> EngineResult<Flow> {
+        let weight = weight.checked_mul(times).ok_or_else(|| {
+            EngineError::user(format!(
+                "rule `{}`: a match stands for more than 2^64 matches",
+                plan.source
+            ))
+        })?;
+        let mut guard = cell.borrow_mut();
+        let bindings: &mut [Option<Value>] = &mut guard;
+        for (column, value) in read.columns.iter().zip(tuple) {
+            match column {
+                Column::Bind(v) => bindings[v.index()] = Some(value.clone()),
+                Column::Same(v) if bindings[v.index()].as_ref() != Some(value) => {
+                    unbind(&read.columns, bindings);
+                    return Ok(Flow::Continue);
+                }
+                _ => {}
+            }
+        }
+        let flow = exec(plan, step + 1, sources, bindings, weight, emit)?;
+        unbind(&read.columns, bindings);
+        Ok(flow)
+    };
+    source.read_used(&read.relation, &pattern, &read.used, &mut visit)
+}
+
+/// Whether `read` (a negated atom, its columns bound) matches any tuple: stops at the first.
+fn matches_any(
+    read: &AtomRead,
+    sources: &[&dyn Relations],
+    bindings: &[Option<Value>],
+) -> EngineResult<bool> {
+    debug_assert!(read.used_matches_columns());
+    let pattern = pattern_of(&read.columns, bindings);
+    let mut found = false;
+    sources[read.literal].read_used(&read.relation, &pattern, &read.used, &mut |_, _| {
+        found = true;
+        Ok(Flow::Stop)
+    })?;
+    Ok(found)
+}
+
+/// Whether every condition of a time window holds for the bound row at the clock `now` of
+/// the state its atom is read from.
+fn clock_holds(
+    plan: &RulePlan,
+    clock: &ClockUse,
+    now: Option<i64>,
+    bindings: &[Option<Value>],
+) -> EngineResult<bool> {
+    let Some(now) = now else {
+        return Err(EngineError::user(format!(
+            "rule `{}` reads `now`, but this state has no clock (its program does not mention \
+             `now`)",
+            plan.source
+        )));
+    };
+    let value = |column: usize| match clock
+        .column_vars
+        .get(&column)
+        .and_then(|v| bindings[v.index()].as_ref())
+    {
+        Some(Value::Int(i)) => Some(*i),
+        _ => None,
+    };
+    for condition in &clock.conditions {
+        let crossing = condition.crossing.at(value).ok_or_else(|| {
+            EngineError::internal(format!(
+                "rule `{}`: a time window read an unbound or non-int column (planner bug)",
+                plan.source
+            ))
+        })?;
+        if !condition.holds(now, crossing) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 fn pattern_of(columns: &[Column], bindings: &[Option<Value>]) -> Vec<Option<Value>> {

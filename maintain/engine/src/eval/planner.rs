@@ -194,41 +194,7 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
     }) else {
         return;
     };
-    // One hidden variable per wildcard of the input, in column order.
-    let mut hidden = Vec::new();
-    let mut columns = Vec::new();
-    for term in &atom.terms {
-        match term.kind {
-            TermKind::Var(v) => columns.push(Some(v)),
-            TermKind::Wildcard => {
-                let var = VarId(
-                    u32::try_from(plan.variables)
-                        .expect("a rule has far fewer than 2^32 variables"),
-                );
-                plan.variables += 1;
-                plan.variable_names.push("_".to_string());
-                hidden.push(var);
-                columns.push(Some(var));
-            }
-            TermKind::Const(_) => columns.push(None),
-        }
-    }
-    for step in &mut plan.steps {
-        if let Step::Join(read) = step {
-            if read.literal == input {
-                let mut next = hidden.iter();
-                for (column, used) in read.columns.iter_mut().zip(&mut read.used) {
-                    if *column == Column::Ignore {
-                        if let Some(&var) = next.next() {
-                            *column = Column::Bind(var);
-                            *used = true;
-                        }
-                    }
-                }
-                debug_assert!(read.used_matches_columns());
-            }
-        }
-    }
+    let columns = read_wildcards_into_hidden_variables(plan, input, atom);
     let order: Vec<(VarId, bool)> = window
         .order
         .iter()
@@ -240,22 +206,7 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
             tie.push(var);
         }
     }
-    let mut steps = Vec::new();
-    let mut texts = Vec::new();
-    for &literal in &after[1..] {
-        let step = match checked.assignments.iter().find(|a| a.literal == literal) {
-            Some(assignment) => Step::Assign {
-                variable: assignment.variable,
-                value: assignment.value.clone(),
-            },
-            None => match &rule.body[literal] {
-                Literal::Comparison(c) => Step::Filter(c.clone()),
-                _ => continue,
-            },
-        };
-        steps.push(step);
-        texts.push(literal_text(rule, &rule.body[literal]));
-    }
+    let (steps, texts) = steps_after_window(checked, &after[1..]);
     let top = top_k(window, atom, &steps);
     let running = running(window, atom);
     let default = window.default.as_ref().and_then(|t| match &t.kind {
@@ -281,6 +232,75 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
         top,
         running,
     });
+}
+
+/// Gives each wildcard of the window's input atom (literal `input`) a hidden variable, in
+/// column order, and makes the plan's read of that atom bind it: a partition's rows are
+/// ordered by every column of the input. Returns the variable at each column (`None` for
+/// a constant).
+fn read_wildcards_into_hidden_variables(
+    plan: &mut RulePlan,
+    input: usize,
+    atom: &Atom,
+) -> Vec<Option<VarId>> {
+    let mut hidden = Vec::new();
+    let mut columns = Vec::new();
+    for term in &atom.terms {
+        match term.kind {
+            TermKind::Var(v) => columns.push(Some(v)),
+            TermKind::Wildcard => {
+                let var = VarId(
+                    u32::try_from(plan.variables)
+                        .expect("a rule has far fewer than 2^32 variables"),
+                );
+                plan.variables += 1;
+                plan.variable_names.push("_".to_string());
+                hidden.push(var);
+                columns.push(Some(var));
+            }
+            TermKind::Const(_) => columns.push(None),
+        }
+    }
+    for step in &mut plan.steps {
+        let Step::Join(read) = step else { continue };
+        if read.literal != input {
+            continue;
+        }
+        let mut next = hidden.iter();
+        for (column, used) in read.columns.iter_mut().zip(&mut read.used) {
+            if *column == Column::Ignore {
+                if let Some(&var) = next.next() {
+                    *column = Column::Bind(var);
+                    *used = true;
+                }
+            }
+        }
+        debug_assert!(read.used_matches_columns());
+    }
+    columns
+}
+
+/// The steps that run after a window (SQL's QUALIFY: the assignments and comparisons that
+/// read its result), in order, with their texts.
+fn steps_after_window(checked: &CheckedRule, literals: &[usize]) -> (Vec<Step>, Vec<String>) {
+    let rule = &checked.rule;
+    let mut steps = Vec::new();
+    let mut texts = Vec::new();
+    for &literal in literals {
+        let step = match checked.assignments.iter().find(|a| a.literal == literal) {
+            Some(assignment) => Step::Assign {
+                variable: assignment.variable,
+                value: assignment.value.clone(),
+            },
+            None => match &rule.body[literal] {
+                Literal::Comparison(c) => Step::Filter(c.clone()),
+                _ => continue,
+            },
+        };
+        steps.push(step);
+        texts.push(literal_text(rule, &rule.body[literal]));
+    }
+    (steps, texts)
 }
 
 /// The top-k shape of a window ([`TopK`]): a ranking function, ascending order terms, and

@@ -97,85 +97,128 @@ pub fn shared_plans(program: &std::sync::Arc<Program>) -> std::sync::Arc<Program
 pub fn plan_program(program: &Program) -> ProgramPlans {
     let mut plans = ProgramPlans::default();
     for (name, relation) in &program.relations {
-        let mut full = Vec::new();
-        let mut delta = Vec::new();
-        let mut negation_delta = Vec::new();
-        for rule in &relation.rules {
-            if let Some(clock) = &rule.clock {
-                for condition in &clock.conditions {
-                    plans
-                        .crossings
-                        .entry(clock.relation.clone())
-                        .or_default()
-                        .insert(condition.crossing.clone());
-                }
-            }
-            full.push(plan_rule(rule));
-            for (i, literal) in rule.rule.body.iter().enumerate() {
-                match literal {
-                    Literal::Positive(_) => delta.push((plan_from_literal(rule, i), i)),
-                    Literal::Negative { atom, .. } => {
-                        negation_delta.push((plan_from_negation(rule, i), i, atom.clone()));
-                    }
-                    Literal::Comparison(_) | Literal::Window(_) => {}
-                }
-            }
-        }
-        if let Some(rule) = relation.rules.iter().find(|r| r.rule.is_windowed()) {
-            let partition: Vec<VarId> = rule
-                .rule
-                .windows()
-                .flat_map(|w| w.partition.iter().map(|v| v.id))
-                .collect();
-            let plan = plan_with_bound(rule, &partition);
-            // A top-k over a stored input reads each partition's front from the index
-            // that holds it in window order (the tuple tree when that is its order).
-            // So does a running window, from its first changed row on.
-            let window = plan.window.as_ref();
-            let ordered = window
-                .and_then(|w| w.top.as_ref())
-                .map(|top| &top.permutation)
-                .or_else(|| {
-                    window
-                        .and_then(|w| w.running.as_ref())
-                        .map(|r| &r.permutation)
-                });
-            let input = plan.reads().next().map(|read| read.relation.clone());
-            if let (Some(permutation), Some(input)) = (ordered, input) {
-                let identity = permutation.iter().enumerate().all(|(i, &c)| i == c);
-                let stored = program
-                    .relation(&input)
-                    .is_some_and(|r| r.kind().is_stored());
-                if stored && !identity {
-                    plans
-                        .indexes
-                        .entry(input)
-                        .or_default()
-                        .insert(permutation.clone());
-                }
-            }
-            plans.partition.insert(name.clone(), plan);
-        }
-        if !relation.rules.is_empty() {
-            plans.full.insert(name.clone(), full);
-            plans.delta.insert(name.clone(), delta);
-            plans.negation_delta.insert(name.clone(), negation_delta);
+        plan_relation(&mut plans, program, name, relation);
+    }
+    let mut work = initial_reads(&plans);
+    work.extend(rederivation_reads(&mut plans, program));
+    work.extend(key_reads(program));
+    let count_reads = follow_reads(&mut plans, program, work);
+    // An index the relation keeps anyway serves a count read too: no count index then.
+    for (relation, permutation, columns) in count_reads {
+        let indexed = plans
+            .indexes
+            .get(&relation)
+            .is_some_and(|kept| kept.contains(&permutation));
+        if !indexed {
+            plans.counts.entry(relation).or_default().insert(columns);
         }
     }
-    // Read sets: every (relation, bound columns, used columns) a plan reads, following
-    // reads of ephemeral relations into their rules with the head columns pre-bound.
-    let mut work: Vec<ReadShape> = Vec::new();
-    let mut seen: BTreeSet<ReadShape> = BTreeSet::new();
-    let all_plans = plans
+    record_other_pushed_reads(program, &mut plans);
+    plans
+}
+
+/// One relation's plans: full and delta plans per rule, the crossing indexes its time
+/// windows keep, and a windowed view's partition plan.
+fn plan_relation(
+    plans: &mut ProgramPlans,
+    program: &Program,
+    name: &str,
+    relation: &rnt_lang::check::Relation,
+) {
+    let mut full = Vec::new();
+    let mut delta = Vec::new();
+    let mut negation_delta = Vec::new();
+    for rule in &relation.rules {
+        if let Some(clock) = &rule.clock {
+            for condition in &clock.conditions {
+                plans
+                    .crossings
+                    .entry(clock.relation.clone())
+                    .or_default()
+                    .insert(condition.crossing.clone());
+            }
+        }
+        full.push(plan_rule(rule));
+        for (i, literal) in rule.rule.body.iter().enumerate() {
+            match literal {
+                Literal::Positive(_) => delta.push((plan_from_literal(rule, i), i)),
+                Literal::Negative { atom, .. } => {
+                    negation_delta.push((plan_from_negation(rule, i), i, atom.clone()));
+                }
+                Literal::Comparison(_) | Literal::Window(_) => {}
+            }
+        }
+    }
+    if let Some(rule) = relation.rules.iter().find(|r| r.rule.is_windowed()) {
+        let plan = partition_plan(plans, program, rule);
+        plans.partition.insert(name.to_string(), plan);
+    }
+    if !relation.rules.is_empty() {
+        plans.full.insert(name.to_string(), full);
+        plans.delta.insert(name.to_string(), delta);
+        plans
+            .negation_delta
+            .insert(name.to_string(), negation_delta);
+    }
+}
+
+/// A windowed rule planned with its partition variables bound first. A top-k over a stored
+/// input reads each partition's front from the index that holds it in window order (the
+/// tuple tree when that is its order), and so does a running window from its first
+/// changed row on: that index is kept.
+fn partition_plan(
+    plans: &mut ProgramPlans,
+    program: &Program,
+    rule: &rnt_lang::check::CheckedRule,
+) -> RulePlan {
+    let partition: Vec<VarId> = rule
+        .rule
+        .windows()
+        .flat_map(|w| w.partition.iter().map(|v| v.id))
+        .collect();
+    let plan = plan_with_bound(rule, &partition);
+    let window = plan.window.as_ref();
+    let ordered = window
+        .and_then(|w| w.top.as_ref())
+        .map(|top| &top.permutation)
+        .or_else(|| {
+            window
+                .and_then(|w| w.running.as_ref())
+                .map(|r| &r.permutation)
+        });
+    let input = plan.reads().next().map(|read| read.relation.clone());
+    if let (Some(permutation), Some(input)) = (ordered, input) {
+        let identity = permutation.iter().enumerate().all(|(i, &c)| i == c);
+        let stored = program
+            .relation(&input)
+            .is_some_and(|r| r.kind().is_stored());
+        if stored && !identity {
+            plans
+                .indexes
+                .entry(input)
+                .or_default()
+                .insert(permutation.clone());
+        }
+    }
+    plan
+}
+
+/// The reads of the full, delta and partition plans.
+fn initial_reads(plans: &ProgramPlans) -> Vec<ReadShape> {
+    plans
         .full
         .values()
         .flatten()
         .chain(plans.delta.values().flatten().map(|(p, _)| p))
-        .chain(plans.partition.values());
-    for plan in all_plans {
-        work.extend(plan.reads().map(ReadShape::of));
-    }
-    // DRed's rederivation reads: recursive views with every head column bound.
+        .chain(plans.partition.values())
+        .flat_map(|plan| plan.reads().map(ReadShape::of))
+        .collect()
+}
+
+/// DRed's rederivation plans (recursive views with every head column bound), kept, and
+/// their reads.
+fn rederivation_reads(plans: &mut ProgramPlans, program: &Program) -> Vec<ReadShape> {
+    let mut work = Vec::new();
     for stratum in program.strata.iter().filter(|s| s.recursive) {
         let members: BTreeSet<&str> = stratum.relations.iter().map(String::as_str).collect();
         for name in &stratum.relations {
@@ -194,21 +237,39 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
             plans.rederive.insert(name.clone(), rederive);
         }
     }
-    // A keyed base relation is read by key at every upsert and delete by key: when its key
-    // is not a leading prefix of the tuple, it keeps an index that leads with the key, so
-    // that read is a prefix scan, O(log n), like any other bound read.
-    for (name, relation) in &program.relations {
-        if let Some(key) = relation.declaration.key_columns() {
-            work.push(ReadShape {
+    work
+}
+
+/// A keyed base relation is read by key at every upsert and delete by key: when its key
+/// is not a leading prefix of the tuple, it keeps an index that leads with the key, so
+/// that read is a prefix scan, O(log n), like any other bound read.
+fn key_reads(program: &Program) -> Vec<ReadShape> {
+    program
+        .relations
+        .iter()
+        .filter_map(|(name, relation)| {
+            let key = relation.declaration.key_columns()?;
+            Some(ReadShape {
                 relation: name.clone(),
                 bound: key,
                 used: vec![true; relation.declaration.arity()],
-            });
-        }
-    }
-    // Reads that look at some columns only, each with the index it would otherwise need
-    // and the count index that serves it instead.
-    let mut count_reads: Vec<(String, Vec<usize>, Vec<usize>)> = Vec::new();
+            })
+        })
+        .collect()
+}
+
+/// Follows every read in `work` to the index it needs: a stored relation keeps one for
+/// its bound columns, a relation computed when read is read through its rules with the
+/// head columns bound (those plans kept, their reads followed too). Returns the reads that
+/// look at some columns only, each with the index it would otherwise need and the count
+/// index that serves it instead.
+fn follow_reads(
+    plans: &mut ProgramPlans,
+    program: &Program,
+    mut work: Vec<ReadShape>,
+) -> Vec<(String, Vec<usize>, Vec<usize>)> {
+    let mut seen: BTreeSet<ReadShape> = BTreeSet::new();
+    let mut count_reads = Vec::new();
     while let Some(shape) = work.pop() {
         if !seen.insert(shape.clone()) {
             continue;
@@ -221,25 +282,7 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
         let Some(declared) = program.relation(&relation) else {
             continue;
         };
-        if declared.kind().is_stored() {
-            if let Some(permutation) = index_permutation(&bound, declared.declaration.arity()) {
-                // A base relation read only for how many tuples match its bound columns
-                // (every other column `_`) keeps a count index instead of an index: as
-                // large as the distinct bound values, and untouched by updates of the
-                // other columns. A read that binds more columns keeps the index: their
-                // projection is nearly as large, and its counts would cost a read per
-                // change. Views keep indexes: DRed's patched reads see whole tuples.
-                if declared.kind() == RelationKind::Relation && counts_only(&bound, &used) {
-                    count_reads.push((relation, permutation, count_columns(&bound, &used)));
-                } else {
-                    plans
-                        .indexes
-                        .entry(relation)
-                        .or_default()
-                        .insert(permutation);
-                }
-            }
-        } else {
+        if !declared.kind().is_stored() {
             let pushed: Vec<RulePlan> = declared
                 .rules
                 .iter()
@@ -253,20 +296,28 @@ pub fn plan_program(program: &Program) -> ProgramPlans {
                 .entry(relation)
                 .or_default()
                 .insert(bound, pushed);
+            continue;
+        }
+        let Some(permutation) = index_permutation(&bound, declared.declaration.arity()) else {
+            continue;
+        };
+        // A base relation read only for how many tuples match its bound columns (every
+        // other column `_`) keeps a count index instead of an index: as large as the
+        // distinct bound values, and untouched by updates of the other columns. A read
+        // that binds more columns keeps the index: their projection is nearly as large,
+        // and its counts would cost a read per change. Views keep indexes: DRed's patched
+        // reads see whole tuples.
+        if declared.kind() == RelationKind::Relation && counts_only(&bound, &used) {
+            count_reads.push((relation, permutation, count_columns(&bound, &used)));
+        } else {
+            plans
+                .indexes
+                .entry(relation)
+                .or_default()
+                .insert(permutation);
         }
     }
-    // An index the relation keeps anyway serves a count read too: no count index then.
-    for (relation, permutation, columns) in count_reads {
-        let indexed = plans
-            .indexes
-            .get(&relation)
-            .is_some_and(|kept| kept.contains(&permutation));
-        if !indexed {
-            plans.counts.entry(relation).or_default().insert(columns);
-        }
-    }
-    record_other_pushed_reads(program, &mut plans);
-    plans
+    count_reads
 }
 
 /// The reads of relations computed when read that no index follows, planned too so that

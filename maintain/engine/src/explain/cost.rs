@@ -1,4 +1,4 @@
-//! Cost classes (seed 001's operator table, `docs/costs.md`) and the auxiliary trees each
+//! Cost classes (docs/costs.md's operator table, `docs/costs.md`) and the auxiliary trees each
 //! rule's operator keeps, for `rnt explain`.
 
 use super::Mode;
@@ -100,7 +100,7 @@ fn window_class(program: &Program, plans: &ProgramPlans, relation: &str) -> Opti
     })
 }
 
-/// The time-window part of a rule's cost class (seed 001, "Time-window filter": O(Δ) per
+/// The time-window part of a rule's cost class (docs/costs.md, "Time-window filter": O(Δ) per
 /// change · O(E) per clock step), naming the crossing index its clock steps read.
 fn time_window_class(clock: &rnt_lang::check::ClockUse) -> String {
     let labels: BTreeSet<String> = clock
@@ -135,7 +135,7 @@ fn aggregate_trees(rule: &Rule) -> Vec<String> {
     trees
 }
 
-/// The cost class per commit of `rule`, from seed 001's operator table (work per tick):
+/// The cost class per commit of `rule`, from docs/costs.md's operator table (work per tick):
 ///
 /// | rule | class | the seed's line |
 /// |---|---|---|

@@ -1,6 +1,6 @@
 //! `rnt explain` and plan dumps: how a program evaluates and maintains a derived relation,
 //! read from the plans it chose ([`ProgramPlans`], the ones commits run) — each rule's
-//! cost class from seed 001's operator table (`docs/costs.md`), and every term's steps
+//! cost class from docs/costs.md's operator table (`docs/costs.md`), and every term's steps
 //! with each read's bound columns and the tree or index that serves it. The operator named
 //! is the one a commit from this state runs (`crate::delta::operator_of`).
 
@@ -67,7 +67,7 @@ pub struct PlanDump {
 }
 
 /// `rnt explain`: the plans of a derived relation's rules as data — for each rule its cost
-/// class from seed 001's operator table and the steps of every term that runs for it, each
+/// class from docs/costs.md's operator table and the steps of every term that runs for it, each
 /// read with its bound columns and what serves it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Explanation {
@@ -92,7 +92,7 @@ pub struct Explanation {
 pub struct RuleExplanation {
     /// The rule's canonical text.
     pub rule: String,
-    /// The cost class per commit (seed 001), e.g. `O(Σm) join`.
+    /// The cost class per commit (docs/costs.md), e.g. `O(Σm) join`.
     pub cost: String,
     /// The auxiliary trees the operator keeps for the rule besides the relation's own tree
     /// and indexes (`groups`, `extremes I`, `distinct I`), by their labels in the state.

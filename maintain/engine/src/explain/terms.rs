@@ -24,6 +24,23 @@ impl<'p> Explainer<'p> {
         Explainer { program, plans }
     }
 
+    /// A negation's term first reads the negated atom (literal `i`) for each binding the
+    /// delta gives, in the old state and the new, to find the bindings whose `not` flips
+    /// (`delta::terms::negation_terms`); `None` for a positive driver.
+    fn flip_step(&self, rule: &CheckedRule, i: usize) -> Option<StepExplanation> {
+        let Literal::Negative { atom, .. } = &rule.rule.body[i] else {
+            return None;
+        };
+        let read = read_with_variables_bound(atom, i);
+        Some(StepExplanation {
+            op: "flip",
+            literal: literal_text(&rule.rule, &rule.rule.body[i]),
+            relation: Some(read.relation.clone()),
+            bound: attribute_names(self.program, &read.relation, &read.bound_columns()),
+            served_by: Some(self.served_by(&read)),
+        })
+    }
+
     /// The steps of `plan`, a term of `rule`, as `explain` lists them.
     pub(super) fn term(
         &self,
@@ -34,22 +51,7 @@ impl<'p> Explainer<'p> {
     ) -> TermExplanation {
         let delta = driver.map(|i| literal_text(&rule.rule, &rule.rule.body[i]));
         let positive_driver = driver.filter(|&i| matches!(rule.rule.body[i], Literal::Positive(_)));
-        // A negation's term first reads the negated atom for each binding the delta gives,
-        // in the old state and the new, to find the bindings whose `not` flips
-        // (`delta::terms::negation_terms`).
-        let flip = driver.and_then(|i| match &rule.rule.body[i] {
-            Literal::Negative { atom, .. } => {
-                let read = read_with_variables_bound(atom, i);
-                Some(StepExplanation {
-                    op: "flip",
-                    literal: literal_text(&rule.rule, &rule.rule.body[i]),
-                    relation: Some(read.relation.clone()),
-                    bound: attribute_names(self.program, &read.relation, &read.bound_columns()),
-                    served_by: Some(self.served_by(&read)),
-                })
-            }
-            _ => None,
-        });
+        let flip = driver.and_then(|i| self.flip_step(rule, i));
         // A term driven by a time window's atom first reads, at a clock step, the rows that
         // enter or leave from the front of each crossing index (`delta::clock`).
         let clock_step = rule

@@ -1,4 +1,4 @@
-//! The clock, `now`, in rules (DESIGN.md "Time windows and the clock"): which rules read it,
+//! The clock, `now`, in rules (docs/design.md "Time windows and the clock"): which rules read it,
 //! and each comparison with it rewritten as a *time window* `now OP f(row)` whose truth flips
 //! exactly when the clock crosses `f(row)`, the row's *crossing time*.
 //!

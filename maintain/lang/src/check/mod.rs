@@ -8,7 +8,7 @@
 //! variable, more than one rule for an aggregating relation, and negation or aggregation
 //! through recursion.
 //!
-//! Decisions beyond DESIGN.md (extensions, never restrictions):
+//! Decisions beyond docs/design.md (extensions, never restrictions):
 //! - **Assignments chain.** `v = e` (or `e = v`) assigns `v` when `v` is not bound by a
 //!   positive atom and every variable of `e` is bound, by a positive atom *or an earlier
 //!   assignment*: `y = x + 1, z = y * 2` is fine. Assignments are found by a fixpoint (so

@@ -1,10 +1,10 @@
-//! Checks of window literals (`v = F over (partition P… order O…)`, DESIGN.md "The operator
+//! Checks of window literals (`v = F over (partition P… order O…)`, docs/design.md "The operator
 //! catalogue"): a rule with a window reads exactly one positive atom, its input, and has no
 //! `not` and no aggregate; it derives a view, the view's only rule; `partition` and `order`
 //! list variables of that atom; the result is a new variable (int, or `lag`/`lead`'s
 //! default's type); `sum` reads an int, `lag`/`lead` a variable of their default's type.
 //!
-//! Decisions beyond DESIGN.md: at most one window per rule (a second reads its own view);
+//! Decisions beyond docs/design.md: at most one window per rule (a second reads its own view);
 //! windows only in views — an ephemeral relation, a denial or a query would need a window
 //! delta of their own, and a denial or a query over a window view says the same thing.
 

@@ -1,6 +1,6 @@
 //! Fixtures shared by the language tests.
 
-/// The sample program of DESIGN.md (Language), comments and layout as written there.
+/// The sample program of docs/design.md (Language), comments and layout as written there.
 pub const SAMPLE: &str = r#"# comments start with '#'
 relation orders(id: int, customer: int, amount: int).      # base relation
 relation customers(id: int, plan: str).

@@ -1,4 +1,4 @@
-//! Tokens → syntax tree, by recursive descent. The grammar (DESIGN.md, "Language"):
+//! Tokens → syntax tree, by recursive descent. The grammar (docs/design.md, "Language"):
 //!
 //! ```text
 //! program     = { declaration | rule }
