@@ -65,12 +65,16 @@ impl Json {
         )
     }
 
-    /// A value of a tuple: ints as numbers, strings as strings, bools as bools.
+    /// A value of a tuple: ints as numbers, strings as strings, bools as bools, null as
+    /// `null`; decimals, dates and timestamps as strings in their text forms (`"12.50"`,
+    /// `"2013-01-01"`): exact for every client.
     pub fn of_value(value: &Value) -> Json {
         match value {
+            Value::Null => Json::Null,
             Value::Int(i) => Json::Int(*i),
             Value::Str(s) => Json::Str(s.clone()),
             Value::Bool(b) => Json::Bool(*b),
+            Value::Decimal(_) | Value::Date(_) | Value::Timestamp(_) => Json::Str(value.text()),
         }
     }
 
@@ -169,8 +173,9 @@ fn write_json_string(out: &mut String, text: &str) {
     out.push_str(&serde_json::Value::String(text.to_string()).to_string());
 }
 
-/// A value as a table cell: ints and bools as written, strings as their text with control
-/// characters escaped (so a row stays one line).
+/// A value as a table cell: ints, decimals and bools as written, `null`, dates and
+/// timestamps in ISO form, strings as their text with control characters escaped (so a
+/// row stays one line).
 pub fn cell(value: &Value) -> String {
     match value {
         Value::Str(s) if s.chars().any(char::is_control) => {
@@ -178,6 +183,7 @@ pub fn cell(value: &Value) -> String {
             quoted[1..quoted.len() - 1].to_string()
         }
         Value::Str(s) => s.clone(),
+        Value::Date(_) | Value::Timestamp(_) => value.text(),
         other => other.to_string(),
     }
 }

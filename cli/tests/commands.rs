@@ -464,7 +464,7 @@ fn show_formats() {
     let csv = shop.ok(&["show", "t", "--format", "csv"]);
     assert_eq!(
         csv,
-        "n,s,b\n-5,\"a,b\",true\n2,,false\n2,\"line\nbreak\",true\n10,\" padded \",false\n"
+        "n,s,b\n-5,\"a,b\",true\n2,\"\",false\n2,\"line\nbreak\",true\n10,\" padded \",false\n"
     );
     let table = shop.ok(&["show", "t"]);
     assert_eq!(table, " n  s            b\n-5  a,b          true\n 2               false\n 2  line\\nbreak  true\n10   padded      false\n(4 tuples)\n");

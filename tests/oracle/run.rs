@@ -87,7 +87,7 @@ pub(crate) fn ints(tuple: &[Value]) -> Tuple {
         .map(|v| match v {
             Value::Int(i) => *i,
             Value::Str(s) => str_id(s),
-            other @ Value::Bool(_) => panic!("a bool {other} where the oracle has ints and strs"),
+            other => panic!("{other} where the oracle has ints and strs"),
         })
         .collect()
 }

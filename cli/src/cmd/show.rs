@@ -5,7 +5,7 @@ use crate::output::{cell, write_table, Format, Json};
 use crate::Context;
 use clap::Args;
 use rnt_db::csv::write_csv;
-use rnt_db::{RelationSchema, Tuple, Type};
+use rnt_db::{RelationSchema, Tuple};
 use std::io::Write;
 
 /// Arguments of `rnt show`.
@@ -56,7 +56,7 @@ pub fn write_tuples(
         }
         Format::Table => {
             let header: Vec<&str> = schema.attribute_names().collect();
-            let right: Vec<bool> = schema.types().iter().map(|&t| t == Type::Int).collect();
+            let right: Vec<bool> = schema.types().iter().map(|t| t.ty.is_numeric()).collect();
             let rows: Vec<Vec<String>> = tuples
                 .iter()
                 .map(|t| t.iter().map(cell).collect())

@@ -26,7 +26,7 @@ use rnt_lang::change::key_text;
 use rnt_lang::schema::RelationSchema;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{decode_tuple, encode_tuple, Tuple};
-use rnt_lang::value::{Type, Value};
+use rnt_lang::value::{ColumnType, Value};
 use rnt_merkle::{ChangeCount, Counters, DiffEntry, Edit, OperatorStat, State, Tree};
 use std::collections::BTreeMap;
 
@@ -184,7 +184,7 @@ struct ImportRun<'d> {
     db: &'d Database,
     relation: &'d str,
     schema: &'d RelationSchema,
-    types: Vec<Type>,
+    types: Vec<ColumnType>,
     mode: ImportMode,
     /// Whether each batch (or, for a replace, each part of the diff) is maintained as a
     /// step.
@@ -224,7 +224,7 @@ impl ImportRun<'_> {
         self.read += 1;
         if let Some(columns) = self.schema.key_columns() {
             let key_values: Vec<Value> = columns.iter().map(|&c| tuple[c].clone()).collect();
-            let key_types: Vec<Type> = columns.iter().map(|&c| self.types[c]).collect();
+            let key_types: Vec<ColumnType> = columns.iter().map(|&c| self.types[c]).collect();
             let key = encode_tuple(&key_values, &key_types)
                 .map_err(|e| DbError::user(format!("{relation}: {e}")))?;
             self.keyed.push(KeyedRow {
@@ -406,7 +406,7 @@ impl ImportRun<'_> {
     /// The key values an encoded key stands for.
     fn decode_key(&self, key: &[u8]) -> DbResult<Vec<Value>> {
         let columns = self.schema.key_columns().unwrap_or_default();
-        let types: Vec<Type> = columns.iter().map(|&c| self.types[c]).collect();
+        let types: Vec<ColumnType> = columns.iter().map(|&c| self.types[c]).collect();
         decode_tuple(key, &types)
             .map_err(|e| DbError::internal(format!("an import's key does not decode: {e}")))
     }

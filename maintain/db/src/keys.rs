@@ -63,7 +63,7 @@ impl Database {
             && columns
                 .iter()
                 .zip(key)
-                .all(|(&c, value)| value.ty() == schema.attributes[c].ty);
+                .all(|(&c, value)| schema.attributes[c].column_type().holds(value));
         if !fits {
             let names = schema.key_names();
             return Err(DbError::user(format!(

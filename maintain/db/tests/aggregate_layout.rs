@@ -56,7 +56,7 @@ fn count_distinct_keeps_a_match_count_per_group_and_value() {
     let one = key(&[Value::Int(1)], &[Type::Int]);
     let two = key(&[Value::Int(2)], &[Type::Int]);
     let under = |group: &[u8], value: Value| {
-        let ty = value.ty();
+        let ty = value.ty().expect("a value, not null");
         [group, &key(&[value], &[ty])].concat()
     };
     let count = |n: u64| n.to_le_bytes().to_vec();

@@ -81,7 +81,7 @@ pub fn declaration_text(declaration: &Declaration) -> String {
     let attributes: Vec<String> = declaration
         .attributes
         .iter()
-        .map(|a| format!("{}: {}", a.name.name, a.ty))
+        .map(|a| format!("{}: {}", a.name.name, a.column_type()))
         .collect();
     let key = match &declaration.key {
         None => String::new(),
@@ -155,6 +155,12 @@ pub fn literal_text(rule: &Rule, literal: &Literal) -> String {
     match literal {
         Literal::Positive(atom) => atom_text(rule, atom),
         Literal::Negative { atom, .. } => format!("not {}", atom_text(rule, atom)),
+        Literal::Optional { atom, .. } => format!("optional {}", atom_text(rule, atom)),
+        Literal::IsNull { expr, negated, .. } => format!(
+            "{} is {}null",
+            expr_text(rule, expr),
+            if *negated { "not " } else { "" }
+        ),
         Literal::Comparison(c) => {
             format!(
                 "{} {} {}",
@@ -213,9 +219,24 @@ pub fn window_text(rule: &Rule, window: &Window) -> String {
     )
 }
 
-/// The text of an atom.
+/// The text of an atom: positional, or named (`flights(carrier: c, arr_delay: a)`, the
+/// columns not named left out; the first written as `_` when every one is).
 pub fn atom_text(rule: &Rule, atom: &Atom) -> String {
-    let terms: Vec<String> = atom.terms.iter().map(|t| term_text(rule, t)).collect();
+    let Some(names) = &atom.names else {
+        let terms: Vec<String> = atom.terms.iter().map(|t| term_text(rule, t)).collect();
+        return format!("{}({})", atom.relation.name, terms.join(", "));
+    };
+    let mut terms: Vec<String> = names
+        .iter()
+        .zip(&atom.terms)
+        .filter(|(_, term)| term.kind != TermKind::Wildcard)
+        .map(|(name, term)| format!("{}: {}", name.name, term_text(rule, term)))
+        .collect();
+    if terms.is_empty() {
+        if let Some(first) = names.first() {
+            terms.push(format!("{}: _", first.name));
+        }
+    }
     format!("{}({})", atom.relation.name, terms.join(", "))
 }
 
@@ -244,6 +265,17 @@ fn write_expr(out: &mut String, rule: &Rule, expr: &Expr) {
             out.push('-');
             let parenthesize = !matches!(inner.kind, ExprKind::Var(_));
             write_operand(out, rule, inner, parenthesize);
+        }
+        ExprKind::Call { function, args } => {
+            out.push_str(function.name());
+            out.push('(');
+            for (i, arg) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_expr(out, rule, arg);
+            }
+            out.push(')');
         }
         ExprKind::Binary { op, left, right } => {
             // Left-associative: a left operand needs parentheses only when it binds more
@@ -387,6 +419,10 @@ impl Renumber<'_> {
         Atom {
             relation: self.ident(&atom.relation),
             terms: atom.terms.iter().map(|t| self.term(t)).collect(),
+            names: atom
+                .names
+                .as_ref()
+                .map(|names| names.iter().map(|n| self.ident(n)).collect()),
             span: Span::default(),
         }
     }
@@ -396,6 +432,15 @@ impl Renumber<'_> {
             Literal::Positive(atom) => Literal::Positive(self.atom(atom)),
             Literal::Negative { atom, .. } => Literal::Negative {
                 atom: self.atom(atom),
+                span: Span::default(),
+            },
+            Literal::Optional { atom, .. } => Literal::Optional {
+                atom: self.atom(atom),
+                span: Span::default(),
+            },
+            Literal::IsNull { expr, negated, .. } => Literal::IsNull {
+                expr: self.expr(expr),
+                negated: *negated,
                 span: Span::default(),
             },
             Literal::Comparison(c) => Literal::Comparison(Comparison {
@@ -434,6 +479,10 @@ impl Renumber<'_> {
                 op: *op,
                 left: Box::new(self.expr(left)),
                 right: Box::new(self.expr(right)),
+            },
+            ExprKind::Call { function, args } => ExprKind::Call {
+                function: *function,
+                args: args.iter().map(|a| self.expr(a)).collect(),
             },
         };
         Expr {

@@ -25,11 +25,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::conform::conform;
+use crate::decimal::Decimal;
 use crate::diagnostic::clip;
 use crate::literal::unescape_json_string;
 use crate::schema::RelationSchema;
 use crate::tuple::{check_tuple, TupleDisplay, TupleError, TUPLE_BYTES_MAX};
-use crate::value::{Type, Value};
+use crate::value::{ColumnType, Type, Value};
 
 /// Whether a change inserts or deletes its tuple.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -380,48 +382,91 @@ impl<'a> LineParser<'a> {
         Some(&rest[..end])
     }
 
-    /// An int, a string or a bool.
+    /// A value: an int, a decimal (`12.50`, `-0.5`), a string, `true`/`false`, `null`,
+    /// `date("2013-01-01")` or `timestamp("2013-01-01T05:00:00Z")`.
     fn value(&mut self) -> Result<Value, ChangeError> {
         let start = self.pos;
         match self.peek() {
             Some('"') => self.string(),
-            Some('-') | Some('0'..='9') => {
-                let negative = self.peek() == Some('-');
-                if negative {
-                    self.pos += 1;
-                }
-                let digits = self.rest().len()
-                    - self
-                        .rest()
-                        .trim_start_matches(|c: char| c.is_ascii_digit())
-                        .len();
-                if digits == 0 {
-                    return Err(self.expected("digits after `-`"));
-                }
-                self.pos += digits;
-                let text = &self.text[start..self.pos];
-                text.parse::<i64>().map(Value::Int).map_err(|_| {
-                    self.error_at(
-                        start,
-                        format!(
-                            "integer {} is out of range for int ({} to {})",
-                            clip(text),
-                            i64::MIN,
-                            i64::MAX
-                        ),
-                    )
-                })
-            }
+            Some('-') | Some('0'..='9') => self.number(),
             _ => match self.identifier() {
                 Some("true") => Ok(Value::Bool(true)),
                 Some("false") => Ok(Value::Bool(false)),
+                Some("null") => Ok(Value::Null),
+                Some(function @ ("date" | "timestamp")) => self.dated(start, function),
                 _ => {
                     self.pos = start;
-                    Err(self
-                        .expected("a value (an int, a string in double quotes, `true` or `false`)"))
+                    Err(self.expected(
+                        "a value (an int, a decimal, a string in double quotes, `true`, \
+                         `false`, `null`, date(\"…\") or timestamp(\"…\"))",
+                    ))
                 }
             },
         }
+    }
+
+    /// An int or, with a `.` between digits, a decimal; the cursor is on `-` or a digit.
+    fn number(&mut self) -> Result<Value, ChangeError> {
+        let start = self.pos;
+        if self.peek() == Some('-') {
+            self.pos += 1;
+        }
+        let digits =
+            |rest: &str| rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let whole = digits(self.rest());
+        if whole == 0 {
+            return Err(self.expected("digits after `-`"));
+        }
+        self.pos += whole;
+        let fraction = self.rest().strip_prefix('.').map_or(0, digits);
+        if fraction > 0 {
+            self.pos += 1 + fraction;
+            let text = &self.text[start..self.pos];
+            return Decimal::parse(text).map(Value::Decimal).ok_or_else(|| {
+                self.error_at(
+                    start,
+                    format!("decimal {} has more than 38 digits", clip(text)),
+                )
+            });
+        }
+        let text = &self.text[start..self.pos];
+        text.parse::<i64>().map(Value::Int).map_err(|_| {
+            self.error_at(
+                start,
+                format!(
+                    "integer {} is out of range for int ({} to {})",
+                    clip(text),
+                    i64::MIN,
+                    i64::MAX
+                ),
+            )
+        })
+    }
+
+    /// `date("…")` or `timestamp("…")`, the name read already (from `start`).
+    fn dated(&mut self, start: usize, function: &str) -> Result<Value, ChangeError> {
+        self.skip_blanks();
+        if self.peek() != Some('(') {
+            return Err(self.expected(&format!("`(` after `{function}`")));
+        }
+        self.pos += 1;
+        self.skip_blanks();
+        if self.peek() != Some('"') {
+            return Err(self.expected(&format!("a string in double quotes in `{function}(…)`")));
+        }
+        let Value::Str(text) = self.string()? else {
+            unreachable!("a string literal reads as a string");
+        };
+        self.skip_blanks();
+        if self.peek() != Some(')') {
+            return Err(self.expected(&format!("`)` closing `{function}(…)`")));
+        }
+        self.pos += 1;
+        let column = match function {
+            "date" => ColumnType::of(Type::Date),
+            _ => ColumnType::of(Type::Timestamp),
+        };
+        conform(Value::Str(text), column).map_err(|message| self.error_at(start, message))
     }
 
     /// A double-quoted string with JSON escapes; the cursor is on the opening quote.
@@ -508,6 +553,41 @@ pub fn check_changes<'s>(
     Ok(ChangeSet { changes })
 }
 
+/// Reads each value of `changes` into its column (a column's type decides how its value
+/// is read: an int or a decimal into a `decimal(p, s)`, a string into a `date`, `null`
+/// into a `T?`; see `crate::conform`), before [`check_change_slice`] checks them. Changes
+/// of an unknown relation or with another arity are left for that check to report.
+pub fn conform_changes<'s>(
+    changes: &mut [Change],
+    lookup: impl Fn(&str) -> Option<&'s RelationSchema>,
+) -> Result<(), ChangeError> {
+    for change in changes.iter_mut() {
+        let Some(schema) = lookup(&change.relation) else {
+            continue;
+        };
+        if change.values.len() + change.wildcards.len() != schema.arity() {
+            continue;
+        }
+        let columns: Vec<usize> = (0..schema.arity())
+            .filter(|c| change.wildcards.binary_search(c).is_err())
+            .collect();
+        for (value, &column) in change.values.iter_mut().zip(&columns) {
+            let attribute = &schema.attributes[column];
+            let read = conform(
+                std::mem::replace(value, Value::Null),
+                attribute.column_type(),
+            );
+            *value = read.map_err(|why| ChangeError {
+                source: change.source.clone(),
+                line: change.line,
+                column: None,
+                message: value_error(column, schema, &why),
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// [`check_changes`] on borrowed changes: the same checks, the same first error.
 pub fn check_change_slice<'s>(
     changes: &[Change],
@@ -515,7 +595,7 @@ pub fn check_change_slice<'s>(
 ) -> Result<(), ChangeError> {
     let mut named = NamedOnce::default();
     // Each relation's column types, found once.
-    let mut types_of: HashMap<&str, Vec<Type>> = HashMap::new();
+    let mut types_of: HashMap<&str, Vec<ColumnType>> = HashMap::new();
     for (index, change) in changes.iter().enumerate() {
         let error = |message: String| ChangeError {
             source: change.source.clone(),
@@ -534,12 +614,27 @@ pub fn check_change_slice<'s>(
     Ok(())
 }
 
+/// `value N of R (A) …`: what is wrong with the value at `column` of a change of `schema`.
+fn value_error(column: usize, schema: &RelationSchema, why: &str) -> String {
+    let attribute = &schema.attributes[column].name;
+    let joint = if why.starts_with("must be") || why.starts_with("is ") {
+        " "
+    } else {
+        ": "
+    };
+    format!(
+        "value {} of {} ({attribute}){joint}{why}",
+        column + 1,
+        schema.name
+    )
+}
+
 /// One change against its relation's schema: arity, each value's type, each `_`, and the
 /// size of what it stores (a delete by key stores nothing: only its key must fit a key).
 fn check_against_schema(
     change: &Change,
     schema: &RelationSchema,
-    types: &[Type],
+    types: &[ColumnType],
 ) -> Result<(), String> {
     let pattern = change.pattern();
     if pattern.len() != schema.arity() {
@@ -553,14 +648,11 @@ fn check_against_schema(
     }
     for (position, (term, attribute)) in pattern.iter().zip(&schema.attributes).enumerate() {
         match term {
-            Some(value) if value.ty() != attribute.ty => {
-                return Err(format!(
-                    "value {} of {} ({}) must be {}, found {value}",
-                    position + 1,
-                    schema.name,
-                    attribute.name,
-                    attribute.ty
-                ));
+            Some(value) if !attribute.column_type().holds(value) => {
+                let why = conform((*value).clone(), attribute.column_type())
+                    .err()
+                    .unwrap_or_else(|| "read it into its column first (conform_changes)".into());
+                return Err(value_error(position, schema, &why));
             }
             Some(_) => {}
             None => check_wildcard(change, schema, position)?,
@@ -571,7 +663,10 @@ fn check_against_schema(
     } else {
         let key = schema.key_columns().unwrap_or_default();
         let values: Vec<Value> = key.iter().filter_map(|&c| pattern[c].cloned()).collect();
-        let types: Vec<Type> = key.iter().map(|&c| schema.attributes[c].ty).collect();
+        let types: Vec<ColumnType> = key
+            .iter()
+            .map(|&c| schema.attributes[c].column_type())
+            .collect();
         check_tuple(&values, &types)
     };
     match checked {

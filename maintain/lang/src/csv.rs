@@ -19,12 +19,11 @@
 
 use std::borrow::Cow;
 use std::io::{self, BufRead, Read, Write};
-use std::num::IntErrorKind;
 
-use crate::diagnostic::clip;
+use crate::conform::parse_text;
 use crate::schema::RelationSchema;
 use crate::tuple::{check_tuple, Tuple, TupleError, TUPLE_BYTES_MAX};
-use crate::value::{Type, Value};
+use crate::value::{ColumnType, Value};
 
 /// The longest record, in bytes of CSV text. A valid tuple encodes to at most
 /// [`TUPLE_BYTES_MAX`] bytes, and its CSV text is at most a few times that (doubled quotes,
@@ -342,7 +341,7 @@ impl<R: BufRead> Iterator for CsvReader<R> {
 pub struct TupleReader<'s, R> {
     records: CsvReader<R>,
     schema: &'s RelationSchema,
-    types: Vec<Type>,
+    types: Vec<ColumnType>,
     /// For each CSV column, the attribute it holds.
     attribute_of_column: Vec<usize>,
     /// Whether the columns are the attributes in declaration order.
@@ -474,40 +473,14 @@ impl<R: BufRead> Iterator for TupleReader<'_, R> {
     }
 }
 
-/// Converts one field to a value of type `ty`; the error message names what was expected.
-fn parse_field(field: &str, ty: Type) -> Result<Value, String> {
-    let shown = |text: &str| {
-        if text.is_empty() {
-            "an empty field".to_string()
-        } else {
-            format!("`{}`", clip(text))
-        }
-    };
-    match ty {
-        Type::Str => Ok(Value::Str(field.to_string())),
-        Type::Int => {
-            let text = field.trim_matches(' ');
-            text.parse::<i64>()
-                .map(Value::Int)
-                .map_err(|error| match error.kind() {
-                    IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => format!(
-                        "{} is out of range for int ({} to {})",
-                        clip(text),
-                        i64::MIN,
-                        i64::MAX
-                    ),
-                    _ => format!("expected an int, found {}", shown(field)),
-                })
-        }
-        Type::Bool => match field.trim_matches(' ') {
-            "true" => Ok(Value::Bool(true)),
-            "false" => Ok(Value::Bool(false)),
-            _ => Err(format!(
-                "expected `true` or `false`, found {}",
-                shown(field)
-            )),
-        },
+/// Converts one field to a value of column type `column`: an empty field is null in a
+/// nullable column; otherwise the field's text form ([`parse_text`]). The error message
+/// names what was expected.
+fn parse_field(field: &str, column: ColumnType) -> Result<Value, String> {
+    if column.nullable && field.is_empty() {
+        return Ok(Value::Null);
     }
+    parse_text(field, column.ty)
 }
 
 /// `field` as it appears in a CSV row: quoted (with quotes doubled) only when it holds a
@@ -537,7 +510,7 @@ impl<W: Write> CsvWriter<W> {
             arity: schema.arity(),
         };
         let names: Vec<&str> = schema.attribute_names().collect();
-        writer.write_row(names.iter().map(|name| Cow::Borrowed(*name)))?;
+        writer.write_row(names.iter().map(|name| quote_field(name)))?;
         Ok(writer)
     }
 
@@ -554,13 +527,17 @@ impl<W: Write> CsvWriter<W> {
                 ),
             ));
         }
+        // An empty string is always `""`, so that it stays apart from null (an empty
+        // field).
         self.write_row(tuple.iter().map(|value| match value {
-            Value::Int(i) => Cow::Owned(i.to_string()),
             Value::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
-            Value::Str(s) => Cow::Borrowed(s.as_str()),
+            Value::Str(s) if s.is_empty() => Cow::Borrowed("\"\""),
+            Value::Str(s) => quote_field(s),
+            other => Cow::Owned(other.text()),
         }))
     }
 
+    /// Writes one row of fields, each already quoted as it must be.
     fn write_row<'v>(&mut self, fields: impl Iterator<Item = Cow<'v, str>>) -> io::Result<()> {
         let mut row = String::new();
         let mut count = 0;
@@ -568,7 +545,7 @@ impl<W: Write> CsvWriter<W> {
             if count > 0 {
                 row.push(',');
             }
-            row.push_str(&quote_field(&field));
+            row.push_str(&field);
             count += 1;
         }
         if count == 1 && row.is_empty() {

@@ -12,18 +12,22 @@
 pub mod canonical;
 pub mod change;
 pub mod check;
+pub mod conform;
 pub mod csv;
+pub mod decimal;
 pub mod diagnostic;
 pub mod literal;
 pub mod schema;
 pub mod strata;
 pub mod syntax;
+pub mod time;
 pub mod tuple;
 pub mod value;
 
 pub use change::{Change, ChangeError, ChangeSet, Sign};
 pub use csv::CsvError;
+pub use decimal::Decimal;
 pub use schema::{Attribute, RelationSchema};
 pub use syntax::ast::RelationKind;
 pub use tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
-pub use value::{Type, Value};
+pub use value::{compare, ColumnType, Type, Value};

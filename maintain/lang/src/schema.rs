@@ -6,31 +6,51 @@
 
 use std::fmt;
 
-use crate::value::{Type, Value};
+use crate::value::{ColumnType, Type, Value};
 
-/// One attribute (column) of a relation: its name and type.
+/// One attribute (column) of a relation: its name, type, and whether it may hold null.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Attribute {
     /// The attribute's name, e.g. `customer`.
     pub name: String,
     /// The attribute's type.
     pub ty: Type,
+    /// Whether the attribute may hold `null` (declared `T?`).
+    pub nullable: bool,
 }
 
 impl Attribute {
-    /// An attribute named `name` of type `ty`.
+    /// An attribute named `name` of type `ty` that refuses null.
     pub fn new(name: impl Into<String>, ty: Type) -> Attribute {
         Attribute {
             name: name.into(),
             ty,
+            nullable: false,
+        }
+    }
+
+    /// An attribute named `name` of column type `column`.
+    pub fn of_column(name: impl Into<String>, column: ColumnType) -> Attribute {
+        Attribute {
+            name: name.into(),
+            ty: column.ty,
+            nullable: column.nullable,
+        }
+    }
+
+    /// The attribute's column type.
+    pub fn column_type(&self) -> ColumnType {
+        ColumnType {
+            ty: self.ty,
+            nullable: self.nullable,
         }
     }
 }
 
 impl fmt::Display for Attribute {
-    /// Declaration syntax: `customer: int`.
+    /// Declaration syntax: `customer: int`, `arr_delay: decimal(6, 1)?`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.name, self.ty)
+        write!(f, "{}: {}", self.name, self.column_type())
     }
 }
 
@@ -99,11 +119,8 @@ impl RelationSchema {
     }
 
     /// The attribute types in declaration order, as the tuple encoding takes them.
-    pub fn types(&self) -> Vec<Type> {
-        self.attributes
-            .iter()
-            .map(|attribute| attribute.ty)
-            .collect()
+    pub fn types(&self) -> Vec<ColumnType> {
+        self.attributes.iter().map(Attribute::column_type).collect()
     }
 
     /// The position (0-based) of the attribute called `name`, if there is one.
@@ -178,7 +195,8 @@ mod tests {
             ],
         );
         assert_eq!(orders.arity(), 3);
-        assert_eq!(orders.types(), vec![Type::Int, Type::Str, Type::Bool]);
+        let types: Vec<Type> = orders.types().into_iter().map(|c| c.ty).collect();
+        assert_eq!(types, vec![Type::Int, Type::Str, Type::Bool]);
         assert_eq!(orders.attribute_index("paid"), Some(2));
         assert_eq!(orders.attribute_index("amount"), None);
         assert_eq!(orders.attribute("plan").map(|a| a.ty), Some(Type::Str));

@@ -16,7 +16,19 @@
 //!         ""      -> 00 01
 //!         "ab"    -> 61 62 00 01
 //!         "a\0b"  -> 61 00 ff 62 00 01
+//! decimal(p, s)  the units (value × 10^s) as an int of 8 bytes (p ≤ 18) or 16 (p > 18),
+//!         two's complement, sign bit flipped, big-endian
+//!         decimal(5, 2)   12.50 -> 80 00 00 00 00 00 04 e2
+//!         decimal(20, 0)     -1 -> 7f ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff
+//! date  4 bytes: the days since 1970-01-01 as an i32, sign bit flipped, big-endian
+//!         1970-01-01 -> 80 00 00 00      2013-01-01 -> 80 00 3d 5a
+//! timestamp  8 bytes: the microseconds since the epoch, as an int
+//! T?    a nullable column: 00 for null, or 01 then the value's encoding (null sorts first)
+//!         int? null -> 00      int? 1 -> 01 80 00 00 00 00 00 00 01
 //! ```
+//!
+//! A column that is not nullable has no marker byte, and the three first types keep the
+//! encoding they always had: a state that uses none of the new types keeps its bytes.
 //!
 //! Properties (checked by `tests/tuple_props.rs`):
 //! - *Order*: for two tuples of the same schema, comparing their encodings as byte strings
@@ -34,7 +46,8 @@
 
 use std::fmt;
 
-use crate::value::{Type, Value};
+use crate::decimal::Decimal;
+use crate::value::{ColumnType, Type, Value};
 
 /// One tuple of a relation: a value per attribute, in declaration order.
 pub type Tuple = Vec<Value>;
@@ -46,8 +59,49 @@ pub type Tuple = Vec<Value>;
 /// rules derive them (naming the rule), and when decoding.
 pub const TUPLE_BYTES_MAX: usize = 64 * 1024;
 
-/// Encoded width of an `int`.
+/// Encoded width of an `int` (and of a timestamp, and a decimal of at most 18 digits).
 const INT_BYTES: usize = 8;
+/// Encoded width of a decimal of more than 18 digits.
+const WIDE_DECIMAL_BYTES: usize = 16;
+/// The most digits a decimal encoded in 8 bytes holds.
+const NARROW_DECIMAL_DIGITS: u8 = 18;
+/// Encoded width of a date.
+const DATE_BYTES: usize = 4;
+/// A nullable column's marker for null.
+const NULL_MARKER: u8 = 0x00;
+/// A nullable column's marker before a value.
+const VALUE_MARKER: u8 = 0x01;
+
+/// A column type as the encoding takes it: a [`ColumnType`], or a [`Type`] (a column that
+/// refuses null). Lets callers pass either.
+pub trait AsColumnType: Copy {
+    /// The column type.
+    fn column_type(self) -> ColumnType;
+}
+
+impl AsColumnType for ColumnType {
+    fn column_type(self) -> ColumnType {
+        self
+    }
+}
+
+impl AsColumnType for Type {
+    fn column_type(self) -> ColumnType {
+        ColumnType::of(self)
+    }
+}
+
+/// The encoded width of a value of a fixed-width type; `None` for `str`.
+fn fixed_width(ty: Type) -> Option<usize> {
+    match ty {
+        Type::Int | Type::Timestamp => Some(INT_BYTES),
+        Type::Bool => Some(1),
+        Type::Date => Some(DATE_BYTES),
+        Type::Decimal { precision, .. } if precision <= NARROW_DECIMAL_DIGITS => Some(INT_BYTES),
+        Type::Decimal { .. } => Some(WIDE_DECIMAL_BYTES),
+        Type::Str => None,
+    }
+}
 /// Escape byte inside a string: followed by [`STR_ESCAPED_ZERO`] or [`STR_TERMINATOR`].
 const STR_ESCAPE: u8 = 0x00;
 /// `00 ff` stands for a 00 byte of the string.
@@ -73,7 +127,7 @@ pub enum TupleError {
         /// The column (0-based).
         column: usize,
         /// The column's type.
-        expected: Type,
+        expected: ColumnType,
         /// The value given.
         found: Value,
     },
@@ -123,6 +177,28 @@ pub enum TupleError {
         /// The byte after it.
         byte: u8,
     },
+    /// A nullable column's marker is neither 00 (null) nor 01 (a value).
+    #[error(
+        "corrupt tuple: byte {offset} of column {column} is {byte:#04x}, not a null marker (0x00 or 0x01)"
+    )]
+    BadMarker {
+        /// The column.
+        column: usize,
+        /// Position of the byte.
+        offset: usize,
+        /// The byte found.
+        byte: u8,
+    },
+    /// A decimal column holds more digits than its precision.
+    #[error("corrupt tuple: column {column} at byte {offset} holds more than {precision} digits")]
+    BadDecimal {
+        /// The column.
+        column: usize,
+        /// Where the value starts.
+        offset: usize,
+        /// The column's precision.
+        precision: u8,
+    },
     /// A string column's bytes are not UTF-8.
     #[error("corrupt tuple: column {column} starting at byte {offset} is not valid UTF-8")]
     InvalidUtf8 {
@@ -143,7 +219,7 @@ pub enum TupleError {
 
 /// Checks that `values` fit `types` column by column (at most `types.len()` values) and
 /// returns the length of their encoding. Does not apply [`TUPLE_BYTES_MAX`].
-fn checked_len(values: &[Value], types: &[Type]) -> Result<usize, TupleError> {
+fn checked_len<C: AsColumnType>(values: &[Value], types: &[C]) -> Result<usize, TupleError> {
     if values.len() > types.len() {
         return Err(TupleError::Arity {
             expected: types.len(),
@@ -151,23 +227,27 @@ fn checked_len(values: &[Value], types: &[Type]) -> Result<usize, TupleError> {
         });
     }
     let mut bytes = 0usize;
-    for (column, (value, &ty)) in values.iter().zip(types).enumerate() {
-        bytes += match (value, ty) {
-            (Value::Int(_), Type::Int) => INT_BYTES,
-            (Value::Bool(_), Type::Bool) => 1,
-            (Value::Str(s), Type::Str) => {
-                s.len() + s.bytes().filter(|&b| b == STR_ESCAPE).count() + 2
-            }
-            _ => {
-                return Err(TupleError::TypeMismatch {
-                    column,
-                    expected: ty,
-                    found: value.clone(),
-                })
-            }
-        };
+    for (column, (value, ty)) in values.iter().zip(types).enumerate() {
+        let ty = ty.column_type();
+        if !ty.holds(value) {
+            return Err(TupleError::TypeMismatch {
+                column,
+                expected: ty,
+                found: value.clone(),
+            });
+        }
+        bytes += usize::from(ty.nullable) + value_bytes_in(value, ty.ty);
     }
     Ok(bytes)
+}
+
+/// One present value's encoding length in a column of `ty` (0 for null).
+fn value_bytes_in(value: &Value, ty: Type) -> usize {
+    match value {
+        Value::Null => 0,
+        Value::Str(s) => s.len() + s.bytes().filter(|&b| b == STR_ESCAPE).count() + 2,
+        _ => fixed_width(ty).unwrap_or(0),
+    }
 }
 
 /// The length of `values`' encoding, whatever their types: what [`encode_tuple`] would
@@ -183,20 +263,28 @@ pub fn fits_limit(values: &[Value]) -> bool {
     upper <= TUPLE_BYTES_MAX || encoded_bytes(values) <= TUPLE_BYTES_MAX
 }
 
-/// An upper bound of one value's encoding, O(1): every string byte escaped.
+/// An upper bound of one value's encoding, O(1): every string byte escaped, a marker
+/// byte counted, a decimal at its widest.
 fn value_bytes_upper(value: &Value) -> usize {
-    match value {
-        Value::Int(_) => INT_BYTES,
+    1 + match value {
+        Value::Null => 0,
+        Value::Int(_) | Value::Timestamp(_) => INT_BYTES,
         Value::Bool(_) => 1,
+        Value::Date(_) => DATE_BYTES,
+        Value::Decimal(_) => WIDE_DECIMAL_BYTES,
         Value::Str(s) => 2 * s.len() + 2,
     }
 }
 
-/// One value's encoding length, exact.
+/// One value's encoding length as its own type would write it (a decimal at its widest,
+/// no marker byte).
 fn value_bytes(value: &Value) -> usize {
     match value {
-        Value::Int(_) => INT_BYTES,
+        Value::Null => 0,
+        Value::Int(_) | Value::Timestamp(_) => INT_BYTES,
         Value::Bool(_) => 1,
+        Value::Date(_) => DATE_BYTES,
+        Value::Decimal(_) => WIDE_DECIMAL_BYTES,
         Value::Str(s) => s.len() + s.bytes().filter(|&b| b == STR_ESCAPE).count() + 2,
     }
 }
@@ -211,7 +299,7 @@ fn check_limit(bytes: usize) -> Result<usize, TupleError> {
 
 /// Checks `tuple` against `types` (arity, each value's type, [`TUPLE_BYTES_MAX`]) without
 /// encoding it, and returns the length its encoding will have.
-pub fn check_tuple(tuple: &[Value], types: &[Type]) -> Result<usize, TupleError> {
+pub fn check_tuple<C: AsColumnType>(tuple: &[Value], types: &[C]) -> Result<usize, TupleError> {
     if tuple.len() != types.len() {
         return Err(TupleError::Arity {
             expected: types.len(),
@@ -221,12 +309,31 @@ pub fn check_tuple(tuple: &[Value], types: &[Type]) -> Result<usize, TupleError>
     check_limit(checked_len(tuple, types)?)
 }
 
-/// Appends one value's encoding; the caller has checked its type.
-fn put_value(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Int(i) => {
-            out.extend_from_slice(&(u64::from_be_bytes(i.to_be_bytes()) ^ (1 << 63)).to_be_bytes())
+/// `bits` with the sign bit flipped, big-endian: two's complement in byte order.
+fn put_signed(out: &mut Vec<u8>, value: i128, width: usize) {
+    let flipped = value.cast_unsigned() ^ (1u128 << (width * 8 - 1));
+    out.extend_from_slice(&flipped.to_be_bytes()[16 - width..]);
+}
+
+/// Appends one value's encoding in a column of type `ty`; the caller has checked it.
+fn put_value(out: &mut Vec<u8>, value: &Value, ty: ColumnType) {
+    if ty.nullable {
+        if value.is_null() {
+            out.push(NULL_MARKER);
+            return;
         }
+        out.push(VALUE_MARKER);
+    }
+    match value {
+        Value::Null => debug_assert!(false, "null is checked out of a column that refuses it"),
+        Value::Int(i) => put_signed(out, i128::from(*i), INT_BYTES),
+        Value::Timestamp(t) => put_signed(out, i128::from(*t), INT_BYTES),
+        Value::Date(d) => put_signed(out, i128::from(*d), DATE_BYTES),
+        Value::Decimal(d) => put_signed(
+            out,
+            d.units(),
+            fixed_width(ty.ty).unwrap_or(WIDE_DECIMAL_BYTES),
+        ),
         Value::Bool(b) => out.push(u8::from(*b)),
         Value::Str(s) => {
             for &byte in s.as_bytes() {
@@ -242,7 +349,7 @@ fn put_value(out: &mut Vec<u8>, value: &Value) {
 
 /// Encodes `tuple` of a relation with column `types`. Errors on an arity or type mismatch
 /// and on an encoding longer than [`TUPLE_BYTES_MAX`].
-pub fn encode_tuple(tuple: &[Value], types: &[Type]) -> Result<Vec<u8>, TupleError> {
+pub fn encode_tuple<C: AsColumnType>(tuple: &[Value], types: &[C]) -> Result<Vec<u8>, TupleError> {
     let mut out = Vec::new();
     encode_into(&mut out, tuple, types)?;
     Ok(out)
@@ -250,11 +357,15 @@ pub fn encode_tuple(tuple: &[Value], types: &[Type]) -> Result<Vec<u8>, TupleErr
 
 /// Appends the encoding of `tuple` to `out` (which may already hold bytes, e.g. a reused
 /// buffer). On error `out` is left unchanged.
-pub fn encode_into(out: &mut Vec<u8>, tuple: &[Value], types: &[Type]) -> Result<(), TupleError> {
+pub fn encode_into<C: AsColumnType>(
+    out: &mut Vec<u8>,
+    tuple: &[Value],
+    types: &[C],
+) -> Result<(), TupleError> {
     let bytes = check_tuple(tuple, types)?;
     out.reserve(bytes);
-    for value in tuple {
-        put_value(out, value);
+    for (value, ty) in tuple.iter().zip(types) {
+        put_value(out, value, ty.column_type());
     }
     Ok(())
 }
@@ -264,11 +375,14 @@ pub fn encode_into(out: &mut Vec<u8>, tuple: &[Value], types: &[Type]) -> Result
 /// tuple that starts with `values`, and of no other tuple, so it is the key prefix for a
 /// prefix scan. For an index, pass the bound values and the types in the index's column
 /// order.
-pub fn encode_prefix(values: &[Value], types: &[Type]) -> Result<Vec<u8>, TupleError> {
+pub fn encode_prefix<C: AsColumnType>(
+    values: &[Value],
+    types: &[C],
+) -> Result<Vec<u8>, TupleError> {
     let bytes = check_limit(checked_len(values, types)?)?;
     let mut out = Vec::with_capacity(bytes);
-    for value in values {
-        put_value(&mut out, value);
+    for (value, ty) in values.iter().zip(types) {
+        put_value(&mut out, value, ty.column_type());
     }
     Ok(out)
 }
@@ -297,16 +411,16 @@ fn check_column_order(order: &[usize], arity: usize) -> Result<(), TupleError> {
 /// Encodes `tuple` with its columns in `column_order` (a permutation of the column
 /// positions), the key of an index over that permutation: column `column_order[0]` first,
 /// and so on. `decode_permuted` with the same order gives the tuple back.
-pub fn encode_permuted(
+pub fn encode_permuted<C: AsColumnType>(
     tuple: &[Value],
-    types: &[Type],
+    types: &[C],
     column_order: &[usize],
 ) -> Result<Vec<u8>, TupleError> {
     let bytes = check_tuple(tuple, types)?;
     check_column_order(column_order, types.len())?;
     let mut out = Vec::with_capacity(bytes);
     for &column in column_order {
-        put_value(&mut out, &tuple[column]);
+        put_value(&mut out, &tuple[column], types[column].column_type());
     }
     Ok(out)
 }
@@ -315,12 +429,12 @@ pub fn encode_permuted(
 /// disk, so every malformation is an error naming where it is: bytes ending inside a
 /// column, a bool byte other than 00/01, a bad string escape, a string that is not UTF-8,
 /// bytes after the last column, more than [`TUPLE_BYTES_MAX`] bytes.
-pub fn decode_tuple(bytes: &[u8], types: &[Type]) -> Result<Tuple, TupleError> {
+pub fn decode_tuple<C: AsColumnType>(bytes: &[u8], types: &[C]) -> Result<Tuple, TupleError> {
     check_limit(bytes.len())?;
     let mut tuple = Vec::with_capacity(types.len());
     let mut offset = 0;
-    for (column, &ty) in types.iter().enumerate() {
-        let (value, next) = decode_value(bytes, offset, column, ty)?;
+    for (column, ty) in types.iter().enumerate() {
+        let (value, next) = decode_column(bytes, offset, column, ty.column_type())?;
         tuple.push(value);
         offset = next;
     }
@@ -335,13 +449,16 @@ pub fn decode_tuple(bytes: &[u8], types: &[Type]) -> Result<Tuple, TupleError> {
 
 /// Decodes an index key written by [`encode_permuted`] with the same `column_order`, and
 /// returns the tuple in declaration order.
-pub fn decode_permuted(
+pub fn decode_permuted<C: AsColumnType>(
     bytes: &[u8],
-    types: &[Type],
+    types: &[C],
     column_order: &[usize],
 ) -> Result<Tuple, TupleError> {
     check_column_order(column_order, types.len())?;
-    let permuted_types: Vec<Type> = column_order.iter().map(|&column| types[column]).collect();
+    let permuted_types: Vec<ColumnType> = column_order
+        .iter()
+        .map(|&column| types[column].column_type())
+        .collect();
     let permuted = decode_tuple(bytes, &permuted_types)?;
     let mut slots: Vec<Option<Value>> = vec![None; types.len()];
     for (value, &column) in permuted.into_iter().zip(column_order) {
@@ -349,6 +466,44 @@ pub fn decode_permuted(
     }
     // A permutation fills every slot exactly once.
     Ok(slots.into_iter().flatten().collect())
+}
+
+/// Decodes the value of `column` (of column type `ty`: its null marker first when it is
+/// nullable) starting at `offset`; returns it and the offset after it.
+fn decode_column(
+    bytes: &[u8],
+    offset: usize,
+    column: usize,
+    ty: ColumnType,
+) -> Result<(Value, usize), TupleError> {
+    if !ty.nullable {
+        return decode_value(bytes, offset, column, ty.ty);
+    }
+    match bytes.get(offset) {
+        Some(&NULL_MARKER) => Ok((Value::Null, offset + 1)),
+        Some(&VALUE_MARKER) => decode_value(bytes, offset + 1, column, ty.ty),
+        Some(&byte) => Err(TupleError::BadMarker {
+            column,
+            offset,
+            byte,
+        }),
+        None => Err(TupleError::Truncated {
+            column,
+            ty: ty.ty,
+            offset,
+        }),
+    }
+}
+
+/// `width` bytes at `offset` read as a sign-flipped big-endian integer.
+fn signed_at(bytes: &[u8], offset: usize, width: usize) -> Option<i128> {
+    let slice = bytes.get(offset..offset + width)?;
+    let mut raw = [0u8; 16];
+    raw[16 - width..].copy_from_slice(slice);
+    let unsigned = u128::from_be_bytes(raw) ^ (1u128 << (width * 8 - 1));
+    // Sign-extend from `width` bytes.
+    let shift = 128 - width * 8;
+    Some((unsigned << shift).cast_signed() >> shift)
 }
 
 /// Decodes the value of `column` (of type `ty`) starting at `offset`; returns it and the
@@ -364,15 +519,30 @@ fn decode_value(
         ty,
         offset: at,
     };
+    let fixed = |width: usize| signed_at(bytes, offset, width).ok_or(truncated(bytes.len()));
     match ty {
         Type::Int => {
-            let end = offset + INT_BYTES;
-            let raw: [u8; INT_BYTES] = bytes
-                .get(offset..end)
-                .and_then(|slice| slice.try_into().ok())
-                .ok_or(truncated(bytes.len()))?;
-            let value = i64::from_be_bytes((u64::from_be_bytes(raw) ^ (1 << 63)).to_be_bytes());
-            Ok((Value::Int(value), end))
+            let value = i64::try_from(fixed(INT_BYTES)?).map_err(|_| truncated(offset))?;
+            Ok((Value::Int(value), offset + INT_BYTES))
+        }
+        Type::Timestamp => {
+            let value = i64::try_from(fixed(INT_BYTES)?).map_err(|_| truncated(offset))?;
+            Ok((Value::Timestamp(value), offset + INT_BYTES))
+        }
+        Type::Date => {
+            let value = i32::try_from(fixed(DATE_BYTES)?).map_err(|_| truncated(offset))?;
+            Ok((Value::Date(value), offset + DATE_BYTES))
+        }
+        Type::Decimal { precision, scale } => {
+            let width = fixed_width(ty).unwrap_or(WIDE_DECIMAL_BYTES);
+            let value = Decimal::new(fixed(width)?, scale)
+                .filter(|d| d.fits(precision, scale))
+                .ok_or(TupleError::BadDecimal {
+                    column,
+                    offset,
+                    precision,
+                })?;
+            Ok((Value::Decimal(value), offset + width))
         }
         Type::Bool => match bytes.get(offset) {
             Some(0) => Ok((Value::Bool(false), offset + 1)),
@@ -483,6 +653,119 @@ mod tests {
         }
     }
 
+    /// Golden vectors of the types real data brought (`docs/format.md` §7): decimals at
+    /// both widths, dates, timestamps, and the null marker of a nullable column.
+    #[test]
+    fn golden_encodings_of_decimals_dates_timestamps_and_nulls() {
+        let decimal = |text: &str| Value::Decimal(Decimal::parse(text).unwrap());
+        let dec = |p: u8, s: u8| {
+            ColumnType::of(Type::Decimal {
+                precision: p,
+                scale: s,
+            })
+        };
+        let cases: Vec<(Vec<Value>, Vec<ColumnType>, Vec<u8>)> = vec![
+            (
+                vec![decimal("12.50")],
+                vec![dec(5, 2)],
+                vec![0x80, 0, 0, 0, 0, 0, 0x04, 0xe2],
+            ),
+            (
+                vec![decimal("-0.5")],
+                vec![dec(6, 1)],
+                vec![0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfb],
+            ),
+            (
+                vec![decimal("-1")],
+                vec![dec(20, 0)],
+                vec![
+                    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                    0xff, 0xff, 0xff,
+                ],
+            ),
+            (
+                vec![Value::Date(0)],
+                vec![ColumnType::of(Type::Date)],
+                vec![0x80, 0, 0, 0],
+            ),
+            (
+                vec![Value::Date(15706)],
+                vec![ColumnType::of(Type::Date)],
+                vec![0x80, 0, 0x3d, 0x5a],
+            ),
+            (
+                vec![Value::Date(-1)],
+                vec![ColumnType::of(Type::Date)],
+                vec![0x7f, 0xff, 0xff, 0xff],
+            ),
+            (
+                vec![Value::Timestamp(1_357_016_400_000_000)],
+                vec![ColumnType::of(Type::Timestamp)],
+                vec![0x80, 0x04, 0xd2, 0x33, 0x00, 0x79, 0xf4, 0x00],
+            ),
+            (
+                vec![Value::Null],
+                vec![ColumnType::nullable(Type::Int)],
+                vec![0x00],
+            ),
+            (
+                vec![Value::Int(1)],
+                vec![ColumnType::nullable(Type::Int)],
+                vec![0x01, 0x80, 0, 0, 0, 0, 0, 0, 1],
+            ),
+            (
+                vec![Value::Null, s("")],
+                vec![
+                    ColumnType::nullable(Type::Str),
+                    ColumnType::nullable(Type::Str),
+                ],
+                vec![0x00, 0x01, 0x00, 0x01],
+            ),
+        ];
+        for (tuple, types, bytes) in cases {
+            assert_eq!(encode_tuple(&tuple, &types).unwrap(), bytes, "{tuple:?}");
+            assert_eq!(decode_tuple(&bytes, &types).unwrap(), tuple);
+        }
+        // A value that does not fit its column is refused, not rounded.
+        assert!(encode_tuple(&[decimal("1.234")], &[dec(5, 2)]).is_err());
+        assert!(encode_tuple(&[decimal("12345.6")], &[dec(5, 1)]).is_err());
+        assert!(encode_tuple(&[Value::Null], &[Type::Int]).is_err());
+        // A decimal that holds more digits than its precision is damage.
+        let wide = [0x80, 0, 0, 0, 0, 0, 0x27, 0x10];
+        assert!(matches!(
+            decode_tuple(&wide, &[dec(4, 0)]),
+            Err(TupleError::BadDecimal { .. })
+        ));
+        assert!(matches!(
+            decode_tuple(&[0x02], &[ColumnType::nullable(Type::Bool)]),
+            Err(TupleError::BadMarker { .. })
+        ));
+    }
+
+    /// Order within a column is value order: nulls first, decimals by number, dates and
+    /// timestamps by time, negative before positive.
+    #[test]
+    fn new_types_sort_by_value_in_byte_order() {
+        let dec = ColumnType::nullable(Type::Decimal {
+            precision: 20,
+            scale: 2,
+        });
+        let values: Vec<Value> = ["-12.50", "-0.01", "0.00", "0.01", "99.99"]
+            .iter()
+            .map(|t| Value::Decimal(Decimal::parse(t).unwrap()))
+            .collect();
+        let mut encoded = vec![encode_tuple(&[Value::Null], &[dec]).unwrap()];
+        for v in &values {
+            encoded.push(encode_tuple(std::slice::from_ref(v), &[dec]).unwrap());
+        }
+        assert!(encoded.windows(2).all(|w| w[0] < w[1]), "{encoded:?}");
+        let dates: Vec<Vec<u8>> = [-800_000, -1, 0, 1, 2_900_000]
+            .iter()
+            .map(|&d| encode_tuple(&[Value::Date(d)], &[Type::Date]).unwrap())
+            .collect();
+        assert!(dates.windows(2).all(|w| w[0] < w[1]));
+    }
+
     #[test]
     fn mismatches_are_errors() {
         let types = [Type::Int, Type::Str];
@@ -497,7 +780,7 @@ mod tests {
             encode_tuple(&[Value::Int(1), Value::Bool(true)], &types),
             Err(TupleError::TypeMismatch {
                 column: 1,
-                expected: Type::Str,
+                expected: ColumnType::of(Type::Str),
                 found: Value::Bool(true)
             })
         );

@@ -205,9 +205,9 @@ fn row_errors_name_line_and_column() {
         ),
         (
             "paid,id,plan\nyes,1,b\n",
-            "line 2, column paid: expected `true` or `false`, found `yes`",
+            "line 2, column paid: expected a bool (true or false), found `yes`",
         ),
-        ("id,plan,paid\n1,b,TRUE\n", "line 2, column paid: expected `true` or `false`, found `TRUE`"),
+        ("id,plan,paid\n1,b,yes\n", "line 2, column paid: expected a bool (true or false), found `yes`"),
         ("id,plan,paid\n1,\"b\"c,true\n", "line 2: expected `,` or the end of the line after a closing quote, found `c`"),
     ];
     for (input, message) in cases {
@@ -247,7 +247,7 @@ fn writer_quotes_only_when_needed() {
          5,\"trail \",true\n\
          6,\"line\nbreak\",false\n\
          7,\"cr\rx\",true\n\
-         8,,false\n\
+         8,\"\",false\n\
          9,in ner\t,true\n"
     );
     assert_eq!(tuples(&out).unwrap(), rows);
@@ -276,6 +276,8 @@ fn arb_value(ty: Type) -> BoxedStrategy<Value> {
     match ty {
         Type::Int => any::<i64>().prop_map(Value::Int).boxed(),
         Type::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
+        // The CSV round trip of the other types is tested in `real_data_csv.rs`.
+        Type::Decimal { .. } | Type::Date | Type::Timestamp => unreachable!("not drawn"),
         Type::Str => prop_oneof![any::<String>(), "[a ,\"\r\n\t\u{feff}é]{0,8}",]
             .prop_map(Value::Str)
             .boxed(),

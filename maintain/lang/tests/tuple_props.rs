@@ -1,19 +1,61 @@
-//! Guards the tuple encoding's contract: byte order is tuple order, decode inverts encode,
-//! leading columns encode to a key prefix, and decoding arbitrary bytes never panics.
+//! Guards the tuple encoding's contract for every type (int, str, bool, decimals of both
+//! widths, dates, timestamps) and nullable columns: byte order is tuple order, decode
+//! inverts encode, leading columns encode to a key prefix, and decoding arbitrary bytes
+//! never panics.
 
 use proptest::prelude::*;
 use rnt_lang::tuple::{
     decode_permuted, decode_tuple, encode_permuted, encode_prefix, encode_tuple, Tuple,
 };
-use rnt_lang::{Type, Value};
+use rnt_lang::{ColumnType, Decimal, Type, Value};
 
-fn arb_type() -> impl Strategy<Value = Type> {
-    prop_oneof![Just(Type::Int), Just(Type::Str), Just(Type::Bool)]
+fn arb_base_type() -> impl Strategy<Value = Type> {
+    prop_oneof![
+        Just(Type::Int),
+        Just(Type::Str),
+        Just(Type::Bool),
+        Just(Type::Decimal {
+            precision: 6,
+            scale: 2
+        }),
+        Just(Type::Decimal {
+            precision: 30,
+            scale: 5
+        }),
+        Just(Type::Date),
+        Just(Type::Timestamp),
+    ]
+}
+
+fn arb_type() -> impl Strategy<Value = ColumnType> {
+    (arb_base_type(), any::<bool>()).prop_map(|(ty, nullable)| ColumnType { ty, nullable })
+}
+
+/// Values of a column: null now and then where it may hold one.
+fn arb_value(column: ColumnType) -> BoxedStrategy<Value> {
+    let present = arb_present(column.ty);
+    if column.nullable {
+        prop_oneof![1 => Just(Value::Null), 3 => present].boxed()
+    } else {
+        present
+    }
 }
 
 /// Values from small domains (so tuples often share leading columns) plus the extremes.
-fn arb_value(ty: Type) -> BoxedStrategy<Value> {
+fn arb_present(ty: Type) -> BoxedStrategy<Value> {
     match ty {
+        Type::Decimal { precision, scale } => {
+            let max = 10i128.pow(u32::from(precision)) - 1;
+            prop_oneof![-3i128..4, Just(max), Just(-max), -max..=max]
+                .prop_map(move |units| Value::Decimal(Decimal::new(units, scale).unwrap()))
+                .boxed()
+        }
+        Type::Date => prop_oneof![-2i32..3, Just(i32::MIN), Just(i32::MAX), any::<i32>()]
+            .prop_map(Value::Date)
+            .boxed(),
+        Type::Timestamp => prop_oneof![-2i64..3, Just(i64::MIN), Just(i64::MAX), any::<i64>()]
+            .prop_map(Value::Timestamp)
+            .boxed(),
         Type::Int => prop_oneof![
             -2i64..3,
             Just(i64::MIN),
@@ -43,12 +85,12 @@ fn arb_value(ty: Type) -> BoxedStrategy<Value> {
     }
 }
 
-fn arb_tuple(types: &[Type]) -> Vec<BoxedStrategy<Value>> {
+fn arb_tuple(types: &[ColumnType]) -> Vec<BoxedStrategy<Value>> {
     types.iter().map(|&ty| arb_value(ty)).collect()
 }
 
 /// A schema and two tuples of it.
-fn arb_pair() -> impl Strategy<Value = (Vec<Type>, Tuple, Tuple)> {
+fn arb_pair() -> impl Strategy<Value = (Vec<ColumnType>, Tuple, Tuple)> {
     prop::collection::vec(arb_type(), 0..5).prop_flat_map(|types| {
         let a = arb_tuple(&types);
         let b = arb_tuple(&types);
@@ -57,7 +99,7 @@ fn arb_pair() -> impl Strategy<Value = (Vec<Type>, Tuple, Tuple)> {
 }
 
 /// A schema, a tuple of it and a permutation of its columns.
-fn arb_permuted() -> impl Strategy<Value = (Vec<Type>, Tuple, Tuple, Vec<usize>)> {
+fn arb_permuted() -> impl Strategy<Value = (Vec<ColumnType>, Tuple, Tuple, Vec<usize>)> {
     arb_pair().prop_flat_map(|(types, a, b)| {
         let order = Just((0..types.len()).collect::<Vec<usize>>()).prop_shuffle();
         (Just(types), Just(a), Just(b), order)

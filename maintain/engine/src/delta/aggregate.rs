@@ -14,7 +14,7 @@ use super::{aux, encode, stored_tree, Delta, Maintainer};
 use crate::eval::aggregate::{
     distinct_label, extremes_label, values_label, Accumulator, AggregateShape, GROUPS_LABEL,
 };
-use crate::eval::aggregate::{FoldColumns, GroupFold};
+use crate::eval::aggregate::{AccumulatorShape, FoldColumns, GroupFold};
 use crate::eval::read::Flow;
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::Tuple;
@@ -169,11 +169,10 @@ impl Maintainer<'_> {
         edits: &mut Edits,
     ) -> EngineResult<()> {
         let shape = group.shape;
-        let (sum_count, distinct_count) =
-            (shape.sum_columns().len(), shape.distinct_columns().len());
+        let parts = AccumulatorShape::of(shape);
         let old = match group.trees.groups.get(self.nodes, &group.group_key)? {
-            Some(bytes) => Accumulator::decode(&bytes, sum_count, distinct_count)?,
-            None => Accumulator::empty(sum_count, distinct_count),
+            Some(bytes) => Accumulator::decode(&bytes, parts)?,
+            None => Accumulator::empty(parts),
         };
         let new = self.accumulator_after(group, &old, change, edits)?;
         let (old_front, new_front) = self.fronts_after(group, change, edits)?;
@@ -183,8 +182,7 @@ impl Maintainer<'_> {
                 if accumulator.matches == 0 {
                     return Ok(None);
                 }
-                let front = unwrap_all(front, group.view)?;
-                let joined = unwrap_all(joined, group.view)?;
+                check_values(shape, accumulator, (&front, &joined), group.view)?;
                 shape
                     .output_row(group.key, accumulator, (&front, &joined), group.rule)
                     .map(Some)
@@ -235,6 +233,12 @@ impl Maintainer<'_> {
                 .map(|(a, b)| a + b)
                 .collect(),
             distincts: Vec::with_capacity(old.distincts.len()),
+            present: old
+                .present
+                .iter()
+                .zip(&change.present)
+                .map(|(&a, &b)| step(a, b).ok_or_else(|| negative("non-null count")))
+                .collect::<EngineResult<_>>()?,
         };
         for (slot, &old_distinct) in old.distincts.iter().enumerate() {
             let (distinct_step, column_edits) = self.distinct_change(
@@ -248,8 +252,16 @@ impl Maintainer<'_> {
                 .push(step(old_distinct, distinct_step).ok_or_else(|| negative("distinct count"))?);
             edits.distinct[slot].extend(column_edits);
         }
-        let inconsistent = |d: u64| (d == 0) != (new.matches == 0) || d > new.matches;
-        if new.distincts.iter().any(|&d| inconsistent(d)) {
+        // A group has no more distinct values than matches, and none without one; with an
+        // argument that is never null, a value exactly when it has a match.
+        let distinct_columns = group.shape.distinct_columns();
+        let inconsistent = |(slot, &d): (usize, &u64)| {
+            let nullable = group.shape.argument_nullable[distinct_columns[slot]];
+            d > new.matches
+                || (new.matches == 0 && d > 0)
+                || (!nullable && new.matches > 0 && d == 0)
+        };
+        if new.distincts.iter().enumerate().any(inconsistent) {
             return Err(EngineError::corrupted(format!(
                 "maintaining `{view}`: a group has {} matches but distinct counts {:?}",
                 new.matches, new.distincts
@@ -306,8 +318,12 @@ impl Maintainer<'_> {
                 &change.concat[slot],
                 (group.view, group.rule),
             )?;
-            // A group has a value exactly when it has a match.
-            if joined.new.is_some() != (matches > 0) {
+            // A group has a value only when it has a match; exactly then when the argument
+            // is never null.
+            let nullable = group.shape.argument_nullable[column];
+            if (joined.new.is_some() && matches == 0)
+                || (!nullable && joined.new.is_none() && matches > 0)
+            {
                 return Err(EngineError::corrupted(format!(
                     "maintaining `{}`: a group has {matches} matches but {} concat values",
                     group.view,
@@ -342,15 +358,28 @@ fn step(count: u64, change: i64) -> Option<u64> {
         .and_then(|c| u64::try_from(c).ok())
 }
 
-fn unwrap_all<T>(values: Vec<Option<T>>, view: &str) -> EngineResult<Vec<T>> {
-    values
-        .into_iter()
-        .map(|v| {
-            v.ok_or_else(|| {
-                EngineError::internal(format!(
-                    "`{view}`: a group with matches has no extreme or concat value"
-                ))
-            })
-        })
-        .collect()
+/// A group with matches has each MIN/MAX and CONCAT value, unless its argument may be null
+/// (a group of only nulls has none: null).
+fn check_values(
+    shape: &AggregateShape,
+    accumulator: &Accumulator,
+    (fronts, joined): (&[Option<Value>], &[Option<String>]),
+    view: &str,
+) -> EngineResult<()> {
+    let missing = shape
+        .extreme_columns()
+        .iter()
+        .zip(fronts)
+        .any(|(&c, front)| front.is_none() && !shape.argument_nullable[c])
+        || shape
+            .concat_columns()
+            .iter()
+            .zip(joined)
+            .any(|(&c, joined)| joined.is_none() && !shape.argument_nullable[c]);
+    if missing && accumulator.matches > 0 {
+        return Err(EngineError::internal(format!(
+            "`{view}`: a group with matches has no extreme or concat value"
+        )));
+    }
+    Ok(())
 }

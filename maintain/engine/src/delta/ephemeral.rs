@@ -7,6 +7,7 @@ use super::terms::{exists, Mode};
 use super::{Delta, Maintainer};
 use crate::eval::join::project;
 use crate::eval::read::Flow;
+use crate::eval::read::Relations;
 use crate::EngineResult;
 use rnt_lang::tuple::Tuple;
 use rnt_lang::value::Value;
@@ -33,9 +34,8 @@ impl Maintainer<'_> {
         )?;
         let mut delta = Delta::default();
         for tuple in candidates {
-            let pattern: Vec<Option<Value>> = tuple.iter().cloned().map(Some).collect();
-            let before = exists(&self.old, relation, &pattern)?;
-            let after = exists(&self.new, relation, &pattern)?;
+            let before = holds(&self.old, relation, &tuple)?;
+            let after = holds(&self.new, relation, &tuple)?;
             if after && !before {
                 delta.inserted.insert(tuple);
             } else if before && !after {
@@ -46,4 +46,25 @@ impl Maintainer<'_> {
         self.deltas.insert(relation.to_string(), delta);
         Ok(())
     }
+}
+
+/// Whether `relation` holds `tuple` in `source`. A tuple without nulls is one fully bound
+/// read; one with nulls binds its other columns and looks for the tuple among what they
+/// give (a bound null would never match: a null equals nothing in a join, but a derived
+/// tuple holds its nulls as values).
+fn holds(source: &dyn Relations, relation: &str, tuple: &[Value]) -> EngineResult<bool> {
+    let pattern: Vec<Option<Value>> = tuple
+        .iter()
+        .map(|v| (!v.is_null()).then(|| v.clone()))
+        .collect();
+    if pattern.iter().all(Option::is_some) {
+        return exists(source, relation, &pattern);
+    }
+    let used = vec![true; tuple.len()];
+    let mut found = false;
+    source.read_used(relation, &pattern, &used, &mut |candidate, _| {
+        found = candidate == tuple;
+        Ok(if found { Flow::Stop } else { Flow::Continue })
+    })?;
+    Ok(found)
 }

@@ -48,7 +48,7 @@ use rnt_lang::check::ClockCondition;
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{decode_tuple, encode_tuple};
-use rnt_lang::value::{Type, Value};
+use rnt_lang::value::{ColumnType, Value};
 use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, State, Tree};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -280,7 +280,7 @@ impl<'a> Maintainer<'a> {
             .is_some_and(|r| r.is_aggregated())
     }
 
-    fn types(&self, relation: &str) -> Vec<Type> {
+    fn types(&self, relation: &str) -> Vec<ColumnType> {
         self.program
             .relation(relation)
             .map(|r| r.declaration.types())
@@ -381,7 +381,7 @@ impl<'a> Maintainer<'a> {
 /// Encodes a derived tuple of `relation`. Rules check the tuple limit where they derive a
 /// tuple (`eval::limit`, naming the rule), and the checker the types, so a failure here
 /// is a bug.
-fn encode(tuple: &[Value], types: &[Type], relation: &str) -> EngineResult<Vec<u8>> {
+fn encode(tuple: &[Value], types: &[ColumnType], relation: &str) -> EngineResult<Vec<u8>> {
     encode_tuple(tuple, types)
         .map_err(|e| EngineError::internal(format!("a derived tuple of `{relation}`: {e}")))
 }
@@ -426,7 +426,7 @@ fn aux(entry: &RelationEntry, label: &str) -> EngineResult<Tree> {
 /// Decodes a base relation's diff into a delta.
 pub fn delta_of_diff(
     entries: &[rnt_merkle::DiffEntry],
-    types: &[Type],
+    types: &[ColumnType],
     relation: &str,
 ) -> EngineResult<Delta> {
     let mut delta = Delta::default();

@@ -93,8 +93,12 @@ impl RecursionCost {
             for rule in program.rules_of(name) {
                 for literal in &rule.rule.body {
                     let atom = match literal {
-                        Literal::Positive(atom) | Literal::Negative { atom, .. } => atom,
-                        Literal::Comparison(_) | Literal::Window(_) => continue,
+                        Literal::Positive(atom)
+                        | Literal::Negative { atom, .. }
+                        | Literal::Optional { atom, .. } => atom,
+                        Literal::Comparison(_) | Literal::Window(_) | Literal::IsNull { .. } => {
+                            continue
+                        }
                     };
                     let read = atom.relation.name.as_str();
                     if !seen.insert(read) {

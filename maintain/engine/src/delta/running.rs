@@ -37,7 +37,7 @@ use crate::eval::window::{
 use crate::{EngineError, EngineResult};
 use rnt_lang::syntax::ast::WindowFn;
 use rnt_lang::tuple::{encode_permuted, Tuple};
-use rnt_lang::value::{Type, Value};
+use rnt_lang::value::{ColumnType, Value};
 use rnt_merkle::{Edit, Tree};
 use std::collections::BTreeMap;
 
@@ -60,7 +60,7 @@ pub(super) struct RunningInput<'p> {
     /// The index order.
     pub running: &'p RunningIndex,
     /// The input relation's column types.
-    pub types: Vec<Type>,
+    pub types: Vec<ColumnType>,
     /// The full plan without its read: the steps before the window, per input tuple.
     pub before: RulePlan,
 }
@@ -297,12 +297,7 @@ impl Maintainer<'_> {
                 let value = match source {
                     Some(i) => argument(input.full, input.window, &sequence[i].1)?,
                     None if (lag && starts) || (!lag && ends) => {
-                        input.window.default.clone().ok_or_else(|| {
-                            EngineError::internal(format!(
-                                "rule `{}`: lag/lead without a default",
-                                input.full.source
-                            ))
-                        })?
+                        input.window.default.clone().unwrap_or(Value::Null)
                     }
                     None => {
                         return Err(EngineError::internal(format!(

@@ -30,11 +30,12 @@ use crate::eval::limit::{check_group_row, group_too_large};
 use crate::eval::plan::{HeadColumn, RulePlan};
 use crate::eval::read::{Flow, Relations};
 use crate::{EngineError, EngineResult};
+use rnt_lang::decimal::Decimal;
 use rnt_lang::syntax::ast::AggregateFn;
 use rnt_lang::tuple::{
     decode_tuple, encode_tuple, encoded_bytes, fits_limit, Tuple, TUPLE_BYTES_MAX,
 };
-use rnt_lang::value::{Type, Value};
+use rnt_lang::value::{ColumnType, Type, Value};
 use std::collections::BTreeMap;
 
 /// Label of the accumulator tree.
@@ -63,16 +64,21 @@ pub struct AggregateShape {
     /// Head positions of the group key columns, in order.
     pub key_columns: Vec<usize>,
     /// Types of the group key columns.
-    pub key_types: Vec<Type>,
+    pub key_types: Vec<ColumnType>,
     /// Every head column's type.
-    pub head_types: Vec<Type>,
+    pub head_types: Vec<ColumnType>,
     /// The head's columns.
     pub columns: Vec<HeadColumn>,
+    /// Per head column, the aggregated variable's type (`None` for a key column and
+    /// `count()`).
+    pub argument_types: Vec<Option<Type>>,
+    /// Per head column, whether its aggregated variable may be null.
+    pub argument_nullable: Vec<bool>,
 }
 
 impl AggregateShape {
     /// The shape of `plan`'s head, given the view's column types.
-    pub fn of(plan: &RulePlan, head_types: &[Type]) -> AggregateShape {
+    pub fn of(plan: &RulePlan, head_types: &[ColumnType]) -> AggregateShape {
         let key_columns: Vec<usize> = plan
             .head_columns
             .iter()
@@ -80,12 +86,46 @@ impl AggregateShape {
             .filter(|(_, c)| !matches!(c, HeadColumn::Aggregate(..)))
             .map(|(i, _)| i)
             .collect();
+        let argument = |column: &HeadColumn| match column {
+            HeadColumn::Aggregate(_, Some(v), _) => Some(*v),
+            _ => None,
+        };
         AggregateShape {
             key_types: key_columns.iter().map(|&i| head_types[i]).collect(),
             key_columns,
             head_types: head_types.to_vec(),
+            argument_types: plan
+                .head_columns
+                .iter()
+                .map(|c| argument(c).and_then(|v| plan.variable_types.get(v.index()).copied()))
+                .collect(),
+            argument_nullable: plan
+                .head_columns
+                .iter()
+                .map(|c| argument(c).is_some_and(|v| plan.nullable.get(v.index()) == Some(&true)))
+                .collect(),
             columns: plan.head_columns.clone(),
         }
+    }
+
+    /// Head positions of the columns whose value needs the group's count of non-null
+    /// arguments: `count(x)`, and `sum`/`avg` (null over only nulls), of an argument that
+    /// may be null. A program whose arguments are never null keeps none (the accumulator
+    /// keeps the bytes it had before nulls existed).
+    pub fn counted_columns(&self) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&i| {
+                self.argument_nullable[i]
+                    && matches!(
+                        self.columns[i],
+                        HeadColumn::Aggregate(
+                            AggregateFn::Count | AggregateFn::Sum | AggregateFn::Avg,
+                            Some(_),
+                            _
+                        )
+                    )
+            })
+            .collect()
     }
 
     /// Head positions of the `sum`/`avg` columns, in order.
@@ -151,10 +191,13 @@ impl AggregateShape {
             .collect()
     }
 
-    /// The aggregated value of head column `column` in a body match.
+    /// The aggregated value of head column `column` in a body match; `None` for a null
+    /// (aggregates skip nulls).
     pub fn argument(&self, column: usize, bindings: &[Option<Value>]) -> Option<Value> {
         match &self.columns[column] {
-            HeadColumn::Aggregate(_, Some(v), _) => bindings[v.index()].clone(),
+            HeadColumn::Aggregate(_, Some(v), _) => {
+                bindings[v.index()].clone().filter(|value| !value.is_null())
+            }
             _ => None,
         }
     }
@@ -264,55 +307,114 @@ impl AggregateShape {
         &self,
         key: &[Value],
         accumulator: &Accumulator,
-        (extremes, joined): (&[Value], &[String]),
+        (extremes, joined): (&[Option<Value>], &[Option<String>]),
         rule: &str,
     ) -> EngineResult<Tuple> {
-        let Accumulator {
-            matches,
-            sums,
-            distincts,
-        } = accumulator;
-        let matches = *matches;
+        let matches = accumulator.matches;
         debug_assert!(matches > 0);
         debug_assert!(
-            distincts.iter().all(|&d| 0 < d && d <= matches),
-            "a group with {matches} matches has distinct counts {distincts:?}"
+            accumulator.distincts.iter().all(|&d| d <= matches),
+            "a group with {matches} matches has distinct counts {:?}",
+            accumulator.distincts
         );
-        let sum_columns = self.sum_columns();
-        let extreme_columns = self.extreme_columns();
-        let distinct_columns = self.distinct_columns();
-        let concat_columns = self.concat_columns();
+        let slots = Slots::of(self);
         let mut key_values = key.iter();
         let mut row = Vec::with_capacity(self.columns.len());
         for (i, column) in self.columns.iter().enumerate() {
             let value = match column {
                 HeadColumn::Var(_) | HeadColumn::Const(_) => {
-                    key_values.next().cloned().unwrap_or(Value::Int(0))
+                    key_values.next().cloned().unwrap_or(Value::Null)
                 }
-                HeadColumn::Aggregate(AggregateFn::Count, ..) => {
-                    int_result(i128::from(matches), rule)?
-                }
-                HeadColumn::Aggregate(AggregateFn::Sum, ..) => {
-                    int_result(sums[position(&sum_columns, i)], rule)?
-                }
-                HeadColumn::Aggregate(AggregateFn::Avg, ..) => {
-                    int_result(sums[position(&sum_columns, i)] / i128::from(matches), rule)?
-                }
-                HeadColumn::Aggregate(AggregateFn::Min | AggregateFn::Max, ..) => {
-                    extremes[position(&extreme_columns, i)].clone()
-                }
-                HeadColumn::Aggregate(AggregateFn::CountDistinct, ..) => {
-                    int_result(i128::from(distincts[position(&distinct_columns, i)]), rule)?
-                }
-                HeadColumn::Aggregate(AggregateFn::Concat, ..) => {
-                    Value::Str(joined[position(&concat_columns, i)].clone())
-                }
+                HeadColumn::Aggregate(function, ..) => self.aggregate_value(
+                    *function,
+                    i,
+                    accumulator,
+                    &slots,
+                    (extremes, joined),
+                    rule,
+                )?,
             };
             row.push(value);
         }
         check_group_row(rule, key, &row)?;
         Ok(row)
     }
+
+    /// The value of the aggregate at head column `column` of a group.
+    fn aggregate_value(
+        &self,
+        function: AggregateFn,
+        column: usize,
+        accumulator: &Accumulator,
+        slots: &Slots,
+        (extremes, joined): (&[Option<Value>], &[Option<String>]),
+        rule: &str,
+    ) -> EngineResult<Value> {
+        // The non-null arguments (all matches when the argument is never null).
+        let present = match slots.counted.iter().position(|&c| c == column) {
+            Some(slot) => accumulator.present[slot],
+            None => accumulator.matches,
+        };
+        let sum = || accumulator.sums[position(&slots.sums, column)];
+        let scale = match self.argument_types[column] {
+            Some(Type::Decimal { scale, .. }) => Some(scale),
+            _ => None,
+        };
+        Ok(match function {
+            AggregateFn::Count if self.argument_types[column].is_none() => {
+                int_result(i128::from(accumulator.matches), rule)?
+            }
+            AggregateFn::Count => int_result(i128::from(present), rule)?,
+            AggregateFn::Sum | AggregateFn::Avg if present == 0 => Value::Null,
+            AggregateFn::Sum => match scale {
+                Some(scale) => decimal_result(Decimal::new(sum(), scale), rule)?,
+                None => int_result(sum(), rule)?,
+            },
+            AggregateFn::Avg => match (scale, self.head_types[column].ty) {
+                (Some(scale), Type::Decimal { scale: result, .. }) => {
+                    decimal_result(Decimal::average(sum(), scale, present, result), rule)?
+                }
+                _ => int_result(sum() / i128::from(present), rule)?,
+            },
+            AggregateFn::Min | AggregateFn::Max => extremes[position(&slots.extremes, column)]
+                .clone()
+                .unwrap_or(Value::Null),
+            AggregateFn::CountDistinct => int_result(
+                i128::from(accumulator.distincts[position(&slots.distinct, column)]),
+                rule,
+            )?,
+            AggregateFn::Concat => joined[position(&slots.concat, column)]
+                .clone()
+                .map_or(Value::Null, Value::Str),
+        })
+    }
+}
+
+/// The head positions of each part of an accumulator, found once per row.
+struct Slots {
+    sums: Vec<usize>,
+    extremes: Vec<usize>,
+    distinct: Vec<usize>,
+    concat: Vec<usize>,
+    counted: Vec<usize>,
+}
+
+impl Slots {
+    fn of(shape: &AggregateShape) -> Slots {
+        Slots {
+            sums: shape.sum_columns(),
+            extremes: shape.extreme_columns(),
+            distinct: shape.distinct_columns(),
+            concat: shape.concat_columns(),
+            counted: shape.counted_columns(),
+        }
+    }
+}
+
+fn decimal_result(value: Option<Decimal>, rule: &str) -> EngineResult<Value> {
+    value.map(Value::Decimal).ok_or_else(|| {
+        EngineError::user(format!("rule `{rule}`: an aggregate overflows 38 digits"))
+    })
 }
 
 /// `group` then `value` encoded with its own type: a per-(group, value) key, refused naming
@@ -324,7 +426,12 @@ fn value_key(
     rule: &str,
     what: &str,
 ) -> EngineResult<Vec<u8>> {
-    let encoded = encode_tuple(std::slice::from_ref(value), &[value.ty()])
+    // The value's own type (a decimal at full precision, 16 bytes): nulls are skipped
+    // before they reach a per-value tree.
+    let ty = value
+        .ty()
+        .ok_or_else(|| EngineError::internal(format!("rule `{rule}`: a null aggregate value")))?;
+    let encoded = encode_tuple(std::slice::from_ref(value), &[ty])
         .map_err(|e| EngineError::internal(format!("rule `{rule}`: aggregate value: {e}")))?;
     let bytes = group.len() + encoded.len();
     if bytes > TUPLE_BYTES_MAX {
@@ -347,49 +454,80 @@ fn int_result(value: i128, rule: &str) -> EngineResult<Value> {
 }
 
 /// One group's accumulator, as `groups` stores it: its body matches, its exact sums (per
-/// `sum_columns`) and its distinct counts (per `distinct_columns`).
+/// `sum_columns`), its distinct counts (per `distinct_columns`) and its non-null argument
+/// counts (per `counted_columns`; none when no argument may be null).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Accumulator {
     /// Body matches.
     pub matches: u64,
-    /// Exact sums per `sum_columns`.
+    /// Exact sums per `sum_columns`: the units of a decimal argument, at its scale.
     pub sums: Vec<i128>,
     /// Distinct values per `distinct_columns`.
     pub distincts: Vec<u64>,
+    /// Non-null arguments per `counted_columns`.
+    pub present: Vec<u64>,
+}
+
+/// How many of each part an accumulator holds: its sums, distinct counts and counts of
+/// non-null arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct AccumulatorShape {
+    /// Sums.
+    pub sums: usize,
+    /// Distinct counts.
+    pub distincts: usize,
+    /// Counts of non-null arguments.
+    pub present: usize,
+}
+
+impl AccumulatorShape {
+    /// The parts `shape`'s groups keep.
+    pub fn of(shape: &AggregateShape) -> AccumulatorShape {
+        AccumulatorShape {
+            sums: shape.sum_columns().len(),
+            distincts: shape.distinct_columns().len(),
+            present: shape.counted_columns().len(),
+        }
+    }
 }
 
 impl Accumulator {
     /// The accumulator of a group with no match.
-    pub fn empty(sums: usize, distincts: usize) -> Accumulator {
+    pub fn empty(parts: AccumulatorShape) -> Accumulator {
         Accumulator {
             matches: 0,
-            sums: vec![0; sums],
-            distincts: vec![0; distincts],
+            sums: vec![0; parts.sums],
+            distincts: vec![0; parts.distincts],
+            present: vec![0; parts.present],
         }
     }
 
-    /// Encodes the accumulator: matches, then sums, then distinct counts.
+    /// Encodes the accumulator: matches, then sums, then distinct counts, then the
+    /// non-null counts.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 + 16 * self.sums.len() + 8 * self.distincts.len());
+        let mut out = Vec::with_capacity(
+            8 + 16 * self.sums.len() + 8 * (self.distincts.len() + self.present.len()),
+        );
         out.extend_from_slice(&self.matches.to_le_bytes());
         for sum in &self.sums {
             out.extend_from_slice(&sum.to_le_bytes());
         }
-        for distinct in &self.distincts {
-            out.extend_from_slice(&distinct.to_le_bytes());
+        for count in self.distincts.iter().chain(&self.present) {
+            out.extend_from_slice(&count.to_le_bytes());
         }
         out
     }
 
-    /// Decodes an accumulator holding `sums` sums and `distincts` distinct counts.
-    pub fn decode(bytes: &[u8], sums: usize, distincts: usize) -> EngineResult<Accumulator> {
+    /// Decodes an accumulator of `parts`.
+    pub fn decode(bytes: &[u8], parts: AccumulatorShape) -> EngineResult<Accumulator> {
         let corrupt = || {
             EngineError::corrupted(format!(
                 "an aggregate accumulator of {} bytes does not decode",
                 bytes.len()
             ))
         };
-        if bytes.len() != 8 + 16 * sums + 8 * distincts {
+        let counts = parts.distincts + parts.present;
+        if bytes.len() != 8 + 16 * parts.sums + 8 * counts {
             return Err(corrupt());
         }
         let u64_at = |at: usize| -> EngineResult<u64> {
@@ -397,20 +535,23 @@ impl Accumulator {
                 bytes[at..at + 8].try_into().map_err(|_| corrupt())?,
             ))
         };
-        let mut sum_values = Vec::with_capacity(sums);
-        for i in 0..sums {
+        let mut sums = Vec::with_capacity(parts.sums);
+        for i in 0..parts.sums {
             let at = 8 + 16 * i;
-            sum_values.push(i128::from_le_bytes(
+            sums.push(i128::from_le_bytes(
                 bytes[at..at + 16].try_into().map_err(|_| corrupt())?,
             ));
         }
-        let distinct_at = 8 + 16 * sums;
+        let counts_at = 8 + 16 * parts.sums;
+        let mut counts: Vec<u64> = (0..counts)
+            .map(|i| u64_at(counts_at + 8 * i))
+            .collect::<EngineResult<_>>()?;
+        let present = counts.split_off(parts.distincts);
         Ok(Accumulator {
             matches: u64_at(0)?,
-            sums: sum_values,
-            distincts: (0..distincts)
-                .map(|i| u64_at(distinct_at + 8 * i))
-                .collect::<EngineResult<_>>()?,
+            sums,
+            distincts: counts,
+            present,
         })
     }
 }
@@ -431,6 +572,8 @@ pub struct GroupFold<N> {
     pub distinct: Vec<BTreeMap<Value, N>>,
     /// Matches per value, per `concat_columns` (byte order: `Value`'s order on strs).
     pub concat: Vec<BTreeMap<Value, N>>,
+    /// Matches with a non-null argument, per `counted_columns`.
+    pub present: Vec<N>,
 }
 
 /// One group's state computed from scratch.
@@ -443,6 +586,7 @@ pub struct FoldColumns {
     extremes: Vec<usize>,
     distinct: Vec<usize>,
     concat: Vec<usize>,
+    counted: Vec<usize>,
 }
 
 impl FoldColumns {
@@ -453,6 +597,7 @@ impl FoldColumns {
             extremes: shape.extreme_columns(),
             distinct: shape.distinct_columns(),
             concat: shape.concat_columns(),
+            counted: shape.counted_columns(),
         }
     }
 }
@@ -469,6 +614,7 @@ where
             values: vec![BTreeMap::new(); columns.extremes.len()],
             distinct: vec![BTreeMap::new(); columns.distinct.len()],
             concat: vec![BTreeMap::new(); columns.concat.len()],
+            present: vec![N::default(); columns.counted.len()],
         }
     }
 
@@ -483,8 +629,16 @@ where
     ) {
         self.matches += weight;
         for (slot, &column) in columns.sums.iter().enumerate() {
-            if let Some(Value::Int(x)) = shape.argument(column, bindings) {
-                self.sums[slot] += i128::from(x) * weight.into();
+            let units = match shape.argument(column, bindings) {
+                Some(Value::Int(x)) => i128::from(x),
+                Some(Value::Decimal(d)) => d.units(),
+                _ => continue,
+            };
+            self.sums[slot] += units * weight.into();
+        }
+        for (slot, &column) in columns.counted.iter().enumerate() {
+            if shape.argument(column, bindings).is_some() {
+                self.present[slot] += weight;
             }
         }
         let parts = [
@@ -530,7 +684,7 @@ pub fn row_from_state(
     group: &GroupState,
     rule: &str,
 ) -> EngineResult<Tuple> {
-    let extremes: Vec<Value> = shape
+    let extremes: Vec<Option<Value>> = shape
         .extreme_columns()
         .iter()
         .enumerate()
@@ -545,19 +699,24 @@ pub fn row_from_state(
             } else {
                 values.keys().next()
             };
-            pick.cloned().unwrap_or(Value::Int(0))
+            pick.cloned()
         })
         .collect();
-    let joined: Vec<String> = shape
+    let joined: Vec<Option<String>> = shape
         .concat_columns()
         .iter()
         .enumerate()
         .map(|(slot, &column)| {
-            let values = group.concat[slot].keys().map(|value| match value {
-                Value::Str(s) => s.as_str(),
-                _ => "",
-            });
-            shape.join(column, values)
+            let values = &group.concat[slot];
+            (!values.is_empty()).then(|| {
+                shape.join(
+                    column,
+                    values.keys().map(|value| match value {
+                        Value::Str(s) => s.as_str(),
+                        _ => "",
+                    }),
+                )
+            })
         })
         .collect();
     shape.output_row(key, &group.accumulator(), (&extremes, &joined), rule)
@@ -574,6 +733,7 @@ impl GroupState {
                 .iter()
                 .map(|values| values.len() as u64)
                 .collect(),
+            present: self.present.clone(),
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::eval::memory::Delta;
 use crate::{EngineError, EngineResult};
 use rnt_lang::check::Crossing;
 use rnt_lang::tuple::{decode_tuple, encode_tuple, Tuple};
-use rnt_lang::value::Type;
+use rnt_lang::value::ColumnType;
 use rnt_merkle::{Edit, NodeStore, Tree};
 use std::ops::Bound;
 
@@ -26,18 +26,16 @@ pub fn encode_time(time: i128) -> [u8; CROSSING_BYTES] {
     (time.cast_unsigned() ^ (1u128 << 127)).to_be_bytes()
 }
 
-/// The key of `tuple` in the index over `crossing`.
+/// The key of `tuple` in the index over `crossing`; `None` for a tuple whose crossing
+/// reads a null (it is never inside the window, so the index leaves it out).
 pub fn crossing_key(
     crossing: &Crossing,
     tuple: &[rnt_lang::value::Value],
-    types: &[Type],
-) -> EngineResult<Vec<u8>> {
-    let time = crossing.of_tuple(tuple).ok_or_else(|| {
-        EngineError::internal(format!(
-            "`{}` reads a column that is not an int (type checker bug)",
-            crossing.label()
-        ))
-    })?;
+    types: &[ColumnType],
+) -> EngineResult<Option<Vec<u8>>> {
+    let Some(time) = crossing.of_tuple(tuple) else {
+        return Ok(None);
+    };
     let encoded = encode_tuple(tuple, types).map_err(|e| {
         EngineError::internal(format!(
             "a stored tuple does not re-encode for an index: {e}"
@@ -46,14 +44,14 @@ pub fn crossing_key(
     let mut key = Vec::with_capacity(CROSSING_BYTES + encoded.len());
     key.extend_from_slice(&encode_time(time));
     key.extend_from_slice(&encoded);
-    Ok(key)
+    Ok(Some(key))
 }
 
 /// Builds the index over `crossing` from a relation's tuple tree.
 pub fn build_crossing_index(
     nodes: &NodeStore,
     tree: &Tree,
-    types: &[Type],
+    types: &[ColumnType],
     crossing: &Crossing,
 ) -> EngineResult<Tree> {
     let mut keys = Vec::new();
@@ -61,7 +59,7 @@ pub fn build_crossing_index(
         let (key, _) = entry?;
         let tuple = decode_tuple(&key, types)
             .map_err(|e| EngineError::corrupted(format!("a stored tuple does not decode: {e}")))?;
-        keys.push(crossing_key(crossing, &tuple, types)?);
+        keys.extend(crossing_key(crossing, &tuple, types)?);
     }
     keys.sort_unstable();
     Ok(Tree::build(
@@ -73,13 +71,15 @@ pub fn build_crossing_index(
 /// The edits that carry a relation's delta into its index over `crossing`.
 pub fn crossing_edits(
     delta: &Delta,
-    types: &[Type],
+    types: &[ColumnType],
     crossing: &Crossing,
 ) -> EngineResult<Vec<Edit>> {
     let mut edits = Vec::new();
     for (tuples, value) in [(&delta.deleted, None), (&delta.inserted, Some(Vec::new()))] {
         for tuple in tuples.tuples() {
-            edits.push((crossing_key(crossing, tuple, types)?, value.clone()));
+            if let Some(key) = crossing_key(crossing, tuple, types)? {
+                edits.push((key, value.clone()));
+            }
         }
     }
     edits.sort_by(|a, b| a.0.cmp(&b.0));
@@ -91,7 +91,7 @@ pub fn crossing_edits(
 pub fn rows_crossing(
     nodes: &NodeStore,
     index: &Tree,
-    types: &[Type],
+    types: &[ColumnType],
     from: i128,
     to: i128,
 ) -> EngineResult<Vec<Tuple>> {

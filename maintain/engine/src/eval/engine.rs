@@ -27,7 +27,7 @@ use crate::{EngineError, EngineResult};
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{encode_tuple, format_tuple, Tuple};
-use rnt_lang::value::{Type, Value};
+use rnt_lang::value::{ColumnType, Value};
 use rnt_merkle::{AuxTree, NodeStore, RelationEntry, Tree};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -165,7 +165,7 @@ impl<'a> Engine<'a> {
         self.nodes
     }
 
-    fn types_of(&self, relation: &str) -> Vec<Type> {
+    fn types_of(&self, relation: &str) -> Vec<ColumnType> {
         self.program
             .relation(relation)
             .map(|r| r.declaration.types())
@@ -473,7 +473,7 @@ impl<'a> Engine<'a> {
     fn aggregate_from_scratch(
         &self,
         view: &str,
-        types: &[Type],
+        types: &[ColumnType],
     ) -> EngineResult<(Vec<Tuple>, AuxTrees)> {
         let plan = self
             .plans
@@ -641,7 +641,7 @@ pub fn build_sorted(nodes: &NodeStore, mut entries: Vec<(Vec<u8>, Vec<u8>)>) -> 
 }
 
 /// The schema types of a declared relation, for callers outside the engine.
-pub fn relation_types(program: &Program, relation: &str) -> Option<Vec<Type>> {
+pub fn relation_types(program: &Program, relation: &str) -> Option<Vec<ColumnType>> {
     program
         .relation(relation)
         .map(|r| r.declaration.schema().types())

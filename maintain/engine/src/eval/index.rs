@@ -16,7 +16,7 @@ use crate::eval::read::{
 };
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::encode_permuted;
-use rnt_lang::value::Type;
+use rnt_lang::value::ColumnType;
 use rnt_merkle::{AuxTree, Edit, NodeStore, RelationEntry, Tree};
 use std::collections::BTreeMap;
 
@@ -28,7 +28,7 @@ pub fn index_trees(
     nodes: &NodeStore,
     old: Option<&RelationEntry>,
     tree: &Tree,
-    types: &[Type],
+    types: &[ColumnType],
     plans: &ProgramPlans,
     name: &str,
     changes: Option<&Delta>,
@@ -91,7 +91,7 @@ pub fn delta_count_edits(
     nodes: &NodeStore,
     index: &Tree,
     delta: &Delta,
-    types: &[Type],
+    types: &[ColumnType],
     columns: &[usize],
 ) -> EngineResult<Vec<Edit>> {
     let mut net: BTreeMap<Vec<u8>, i64> = BTreeMap::new();
@@ -121,7 +121,7 @@ pub fn delta_count_edits(
 /// The edits that carry a relation's delta into its index over `permutation`.
 pub fn delta_index_edits(
     delta: &Delta,
-    types: &[Type],
+    types: &[ColumnType],
     permutation: &[usize],
 ) -> EngineResult<Vec<Edit>> {
     let mut edits = Vec::new();

@@ -1,12 +1,12 @@
 //! The join loop: a plan's steps run over binding-aware reads, one body match at a time,
 //! and the head tuple projected from the bindings.
 
-use crate::eval::expr::{eval_comparison, eval_expr};
+use crate::eval::expr::{eval_comparison, eval_expr, eval_is_null};
 use crate::eval::limit::check_derived;
 use crate::eval::plan::{AtomRead, Column, HeadColumn, RulePlan, Step};
 use crate::eval::read::{Flow, Relations};
 use crate::{EngineError, EngineResult};
-use rnt_lang::check::ClockUse;
+use rnt_lang::check::{seconds_of, ClockUse};
 use rnt_lang::tuple::Tuple;
 use rnt_lang::value::Value;
 use std::cell::RefCell;
@@ -75,11 +75,12 @@ fn exec(
                 }
             }
         }
-        Step::Not(read) => !matches_any(read, sources, bindings)?,
+        Step::Not(read) => !matches_any(plan, read, sources, bindings)?,
         Step::Clock { literal, clock } => {
             clock_holds(plan, clock, sources[*literal].clock(), bindings)?
         }
         Step::Filter(comparison) => eval_comparison(comparison, bindings, &plan.source)?,
+        Step::IsNull { expr, negated } => eval_is_null(expr, *negated, bindings, &plan.source)?,
     };
     if holds {
         exec(plan, step + 1, sources, bindings, weight, emit)
@@ -101,6 +102,9 @@ fn join(
     emit: &mut WeightedEmit<'_>,
 ) -> EngineResult<Flow> {
     debug_assert!(read.used_matches_columns());
+    if joins_a_null(plan, read, bindings) {
+        return Ok(Flow::Continue);
+    }
     let pattern = pattern_of(&read.columns, bindings);
     let source = sources[read.literal];
     // The visitor needs the bindings mutably while the source is borrowed: copy them into
@@ -118,7 +122,9 @@ fn join(
         for (column, value) in read.columns.iter().zip(tuple) {
             match column {
                 Column::Bind(v) => bindings[v.index()] = Some(value.clone()),
-                Column::Same(v) if bindings[v.index()].as_ref() != Some(value) => {
+                Column::Same(v)
+                    if value.is_null() || bindings[v.index()].as_ref() != Some(value) =>
+                {
                     unbind(&read.columns, bindings);
                     return Ok(Flow::Continue);
                 }
@@ -134,11 +140,15 @@ fn join(
 
 /// Whether `read` (a negated atom, its columns bound) matches any tuple: stops at the first.
 fn matches_any(
+    plan: &RulePlan,
     read: &AtomRead,
     sources: &[&dyn Relations],
     bindings: &[Option<Value>],
 ) -> EngineResult<bool> {
     debug_assert!(read.used_matches_columns());
+    if joins_a_null(plan, read, bindings) {
+        return Ok(false);
+    }
     let pattern = pattern_of(&read.columns, bindings);
     let mut found = false;
     sources[read.literal].read_used(&read.relation, &pattern, &read.used, &mut |_, _| {
@@ -163,26 +173,34 @@ fn clock_holds(
             plan.source
         )));
     };
-    let value = |column: usize| match clock
-        .column_vars
-        .get(&column)
-        .and_then(|v| bindings[v.index()].as_ref())
-    {
-        Some(Value::Int(i)) => Some(*i),
-        _ => None,
+    let value = |column: usize| {
+        let var = clock.column_vars.get(&column)?;
+        bindings[var.index()].as_ref().and_then(seconds_of)
     };
     for condition in &clock.conditions {
-        let crossing = condition.crossing.at(value).ok_or_else(|| {
-            EngineError::internal(format!(
-                "rule `{}`: a time window read an unbound or non-int column (planner bug)",
-                plan.source
-            ))
-        })?;
+        // A null column makes the comparison unknown: the row is outside the window.
+        let Some(crossing) = condition.crossing.at(value) else {
+            return Ok(false);
+        };
         if !condition.holds(now, crossing) {
             return Ok(false);
         }
     }
     Ok(true)
+}
+
+/// Whether `read` would join a null: a column bound to a variable that holds null. A null
+/// never matches in a join (SQL's semantics): the read has no match. A window's partition
+/// variables, bound first in its partition plan, are the exception: a null partition is
+/// one partition, read as it is.
+fn joins_a_null(plan: &RulePlan, read: &AtomRead, bindings: &[Option<Value>]) -> bool {
+    read.columns.iter().any(|column| match column {
+        Column::Var(v) => {
+            bindings[v.index()].as_ref().is_some_and(Value::is_null)
+                && !(plan.window.is_some() && plan.prebound.contains(v))
+        }
+        _ => false,
+    })
 }
 
 fn pattern_of(columns: &[Column], bindings: &[Option<Value>]) -> Vec<Option<Value>> {

@@ -7,7 +7,7 @@
 use rnt_lang::check::ClockUse;
 use rnt_lang::syntax::ast::{AggregateFn, WindowFn};
 use rnt_lang::syntax::ast::{Comparison, Expr, VarId};
-use rnt_lang::value::Value;
+use rnt_lang::value::{Type, Value};
 use std::cmp::Ordering;
 
 /// Where a column's value comes from when an atom is read.
@@ -90,8 +90,15 @@ pub enum Step {
     Join(AtomRead),
     /// Go on only when no tuple matches the pattern.
     Not(AtomRead),
-    /// Go on only when the comparison holds.
+    /// Go on only when the comparison holds (not when it is unknown: a side is null).
     Filter(Comparison),
+    /// Go on only when `expr is null` (or, `negated`, `is not null`) holds.
+    IsNull {
+        /// The expression tested.
+        expr: Expr,
+        /// `is not null`.
+        negated: bool,
+    },
     /// Bind `variable` to the expression's value (or, when it is already bound, check
     /// equality) and go on.
     Assign {
@@ -145,6 +152,10 @@ pub struct RulePlan {
     pub step_texts: Vec<String>,
     /// The head's columns.
     pub head_columns: Vec<HeadColumn>,
+    /// Each variable's type (hidden ones too), by `VarId`.
+    pub variable_types: Vec<Type>,
+    /// Whether each variable may be null (hidden ones too), by `VarId`.
+    pub nullable: Vec<bool>,
     /// A windowed rule's window: the steps above gather its input rows, the window runs
     /// per partition, then its own steps after it (`crate::eval::window`).
     pub window: Option<WindowPlan>,
@@ -252,14 +263,19 @@ impl WindowPlan {
             .collect()
     }
 
-    /// The order of rows within a partition: order terms, then the tie-break columns.
+    /// The order of rows within a partition: order terms (nulls last either way), then the
+    /// tie-break columns.
     pub fn compare(&self, a: &[Option<Value>], b: &[Option<Value>]) -> Ordering {
         for &(var, descending) in &self.order {
-            let ordering = a[var.index()].cmp(&b[var.index()]);
-            let ordering = if descending {
-                ordering.reverse()
-            } else {
-                ordering
+            let (x, y) = (&a[var.index()], &b[var.index()]);
+            let null = |v: &Option<Value>| v.as_ref().is_some_and(Value::is_null);
+            // Nulls last, ascending and descending alike (DuckDB's default).
+            let ordering = match (null(x), null(y)) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) if descending => x.cmp(y).reverse(),
+                (false, false) => x.cmp(y),
             };
             if ordering != Ordering::Equal {
                 return ordering;

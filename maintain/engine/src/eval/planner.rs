@@ -131,6 +131,8 @@ fn plan_avoiding(
         steps: placer.steps,
         step_texts: placer.step_texts,
         head_columns: head_columns(rule),
+        variable_types: checked.variable_types.clone(),
+        nullable: checked.nullable.clone(),
         window: None,
         clock: checked.clock.clone(),
     };
@@ -174,6 +176,13 @@ fn after_window(checked: &CheckedRule) -> Vec<usize> {
             }
         }
     }
+    for (i, literal) in rule.body.iter().enumerate() {
+        if let Literal::IsNull { expr, .. } = literal {
+            if reads_after(expr, &after_vars) {
+                after.push(i);
+            }
+        }
+    }
     after
 }
 
@@ -207,8 +216,14 @@ fn attach_window(plan: &mut RulePlan, checked: &CheckedRule, after: &[usize]) {
         }
     }
     let (steps, texts) = steps_after_window(checked, &after[1..]);
-    let top = top_k(window, atom, &steps);
-    let running = running(window, atom);
+    // The index a top-k or running window reads holds nulls first; an order term that may
+    // be null (they go last) takes the fallback, which orders the partition in memory.
+    let order_may_be_null = window
+        .order
+        .iter()
+        .any(|t| plan.nullable.get(t.variable.id.index()) == Some(&true));
+    let top = top_k(window, atom, &steps).filter(|_| !order_may_be_null);
+    let running = running(window, atom).filter(|_| !order_may_be_null);
     let default = window.default.as_ref().and_then(|t| match &t.kind {
         TermKind::Const(value) => Some(value.clone()),
         _ => None,
@@ -255,6 +270,9 @@ fn read_wildcards_into_hidden_variables(
                 );
                 plan.variables += 1;
                 plan.variable_names.push("_".to_string());
+                // Its column's type is unknown here; it is only ever compared as a value.
+                plan.variable_types.push(rnt_lang::value::Type::Int);
+                plan.nullable.push(true);
                 hidden.push(var);
                 columns.push(Some(var));
             }
@@ -294,6 +312,10 @@ fn steps_after_window(checked: &CheckedRule, literals: &[usize]) -> (Vec<Step>, 
             },
             None => match &rule.body[literal] {
                 Literal::Comparison(c) => Step::Filter(c.clone()),
+                Literal::IsNull { expr, negated, .. } => Step::IsNull {
+                    expr: expr.clone(),
+                    negated: *negated,
+                },
                 _ => continue,
             },
         };
@@ -502,7 +524,14 @@ impl<'r> Placer<'r> {
                             Step::Not(atom_read(atom, i, &mut scratch))
                         })
                     }
-                    Literal::Positive(_) | Literal::Window(_) => None,
+                    Literal::IsNull { expr, negated, .. } => {
+                        expr_bound(expr, &self.bound).then(|| Step::IsNull {
+                            expr: expr.clone(),
+                            negated: *negated,
+                        })
+                    }
+                    // A checked rule's optional atoms are expanded away (`rnt_lang::check`).
+                    Literal::Positive(_) | Literal::Window(_) | Literal::Optional { .. } => None,
                 };
                 if let Some(step) = step {
                     self.steps.push(step);

@@ -145,7 +145,12 @@ fn plan_relation(
                 Literal::Negative { atom, .. } => {
                     negation_delta.push((plan_from_negation(rule, i), i, atom.clone()));
                 }
-                Literal::Comparison(_) | Literal::Window(_) => {}
+                // Checked rules hold no optional atom (`rnt_lang::check` expands them);
+                // a null test is a filter.
+                Literal::Comparison(_)
+                | Literal::Window(_)
+                | Literal::IsNull { .. }
+                | Literal::Optional { .. } => {}
             }
         }
     }
@@ -426,7 +431,7 @@ impl RulePlan {
                 },
                 Step::Join(read) => format!("join {text}{}", access(read, stored, plans)),
                 Step::Not(read) => format!("{text}{}", access(read, stored, plans)),
-                Step::Filter(_) => format!("filter {text}"),
+                Step::Filter(_) | Step::IsNull { .. } => format!("filter {text}"),
                 Step::Assign { .. } => format!("assign {text}"),
                 Step::Clock { clock, .. } => format!(
                     "time window {text} at the state's clock (crossing index {})",

@@ -5,7 +5,7 @@
 
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::{decode_permuted, decode_tuple, encode_permuted, encode_prefix, Tuple};
-use rnt_lang::value::{Type, Value};
+use rnt_lang::value::{ColumnType, Value};
 use rnt_merkle::{prefix_successor, Cursor, NodeStore, RelationEntry, Tree};
 use std::ops::Bound;
 
@@ -100,7 +100,7 @@ pub struct StoredRelation {
     /// The tuple tree.
     pub tree: Tree,
     /// Column types.
-    pub types: Vec<Type>,
+    pub types: Vec<ColumnType>,
     /// Index trees by column permutation.
     pub indexes: Vec<(Vec<usize>, Tree)>,
     /// Count index trees by their columns (`count_columns`).
@@ -111,7 +111,7 @@ impl StoredRelation {
     /// A stored relation's entry made readable: its tuple tree and the index trees its
     /// auxiliary trees hold (labels `index 1,0,2`), and its count indexes (`count 1`); other
     /// auxiliary trees are neither. `None` when the entry keeps no tree.
-    pub fn from_entry(entry: &RelationEntry, types: Vec<Type>) -> Option<StoredRelation> {
+    pub fn from_entry(entry: &RelationEntry, types: Vec<ColumnType>) -> Option<StoredRelation> {
         let tree = entry.tree()?;
         let labelled = |prefix: &str| -> Vec<(Vec<usize>, Tree)> {
             entry
@@ -174,9 +174,12 @@ impl StoredRelation {
                 if let Some((_, tree)) = self.indexes.iter().find(|(p, _)| *p == permutation) {
                     let values: Vec<Value> = bound
                         .iter()
-                        .map(|&c| pattern[c].clone().unwrap_or(Value::Int(0)))
+                        .map(|&c| pattern[c].clone().unwrap_or(Value::Null))
                         .collect();
-                    let types: Vec<Type> = bound.iter().map(|&c| self.types[c]).collect();
+                    let types: Vec<ColumnType> = bound.iter().map(|&c| self.types[c]).collect();
+                    if cannot_match(&values, &types) {
+                        return Ok(Flow::Continue);
+                    }
                     let prefix = encode_prefix(&values, &types)
                         .map_err(|e| EngineError::user(e.to_string()))?;
                     let cursor = tree.prefix_cursor(nodes, &prefix)?;
@@ -196,8 +199,13 @@ impl StoredRelation {
             }
         }
         // The tuple tree: a prefix scan on the leading bound columns, filtering the rest.
+        let bound_values: Vec<Value> = bound.iter().filter_map(|&c| pattern[c].clone()).collect();
+        let bound_types: Vec<ColumnType> = bound.iter().map(|&c| self.types[c]).collect();
+        if cannot_match(&bound_values, &bound_types) {
+            return Ok(Flow::Continue);
+        }
         let values: Vec<Value> = (0..leading)
-            .map(|c| pattern[c].clone().unwrap_or(Value::Int(0)))
+            .map(|c| pattern[c].clone().unwrap_or(Value::Null))
             .collect();
         let prefix = encode_prefix(&values, &self.types[..leading])
             .map_err(|e| EngineError::user(e.to_string()))?;
@@ -234,12 +242,15 @@ impl StoredRelation {
         );
         let values: Vec<Value> = bound
             .iter()
-            .map(|&c| pattern[c].clone().unwrap_or(Value::Int(0)))
+            .map(|&c| pattern[c].clone().unwrap_or(Value::Null))
             .collect();
-        let types: Vec<Type> = bound.iter().map(|&c| self.types[c]).collect();
+        let types: Vec<ColumnType> = bound.iter().map(|&c| self.types[c]).collect();
+        if cannot_match(&values, &types) {
+            return Ok(Flow::Continue);
+        }
         let prefix =
             encode_prefix(&values, &types).map_err(|e| EngineError::user(e.to_string()))?;
-        let column_types: Vec<Type> = columns.iter().map(|&c| self.types[c]).collect();
+        let column_types: Vec<ColumnType> = columns.iter().map(|&c| self.types[c]).collect();
         let mut tuple: Tuple = self.types.iter().map(|&t| placeholder(t)).collect();
         if bound.len() == columns.len() {
             // Every column of the index bound: one entry at most, a lookup.
@@ -277,7 +288,7 @@ impl StoredRelation {
         visit: &mut Visit<'_>,
     ) -> EngineResult<Flow> {
         debug_assert!(prefix.len() <= permutation.len());
-        let types: Vec<Type> = permutation[..prefix.len()]
+        let types: Vec<ColumnType> = permutation[..prefix.len()]
             .iter()
             .map(|&c| self.types[c])
             .collect();
@@ -368,7 +379,7 @@ impl StoredRelation {
 /// tree when `permutation` is `None`).
 struct OrderedTree<'s> {
     tree: &'s Tree,
-    types: &'s [Type],
+    types: &'s [ColumnType],
     permutation: Option<&'s [usize]>,
 }
 
@@ -408,7 +419,7 @@ fn walk(
 
 /// Decodes a key of stored relation `relation`'s tuple tree; a key that does not decode is
 /// corruption, named with the relation.
-pub fn decode_stored(key: &[u8], types: &[Type], relation: &str) -> EngineResult<Tuple> {
+pub fn decode_stored(key: &[u8], types: &[ColumnType], relation: &str) -> EngineResult<Tuple> {
     decode_tuple(key, types).map_err(|e| {
         EngineError::corrupted(format!(
             "a stored tuple of `{relation}` does not decode: {e}"
@@ -420,13 +431,18 @@ fn corrupt(error: rnt_lang::TupleError) -> EngineError {
     EngineError::corrupted(format!("a stored tuple does not decode: {error}"))
 }
 
-/// A value of type `ty` standing in a column the reader does not look at.
-fn placeholder(ty: Type) -> Value {
-    match ty {
-        Type::Int => Value::Int(0),
-        Type::Str => Value::Str(String::new()),
-        Type::Bool => Value::Bool(false),
-    }
+/// A value standing in a column the reader does not look at.
+fn placeholder(_: ColumnType) -> Value {
+    Value::Null
+}
+
+/// Whether a bound value cannot be in its column at all (a decimal wider than the
+/// column's precision, as a join from a wider column may bring): then nothing matches.
+fn cannot_match(values: &[Value], types: &[ColumnType]) -> bool {
+    values
+        .iter()
+        .zip(types)
+        .any(|(value, ty)| !value.is_null() && !ty.holds(value))
 }
 
 /// The multiplicity a count index entry holds: `u64` little-endian, at least 1.
@@ -445,9 +461,13 @@ pub fn decode_count(value: &[u8]) -> EngineResult<u64> {
 
 /// The key of `tuple`'s entry in the count index over `columns`: those columns' values,
 /// encoded in that order.
-pub fn count_key(tuple: &[Value], types: &[Type], columns: &[usize]) -> EngineResult<Vec<u8>> {
+pub fn count_key(
+    tuple: &[Value],
+    types: &[ColumnType],
+    columns: &[usize],
+) -> EngineResult<Vec<u8>> {
     let values: Vec<Value> = columns.iter().map(|&c| tuple[c].clone()).collect();
-    let types: Vec<Type> = columns.iter().map(|&c| types[c]).collect();
+    let types: Vec<ColumnType> = columns.iter().map(|&c| types[c]).collect();
     // The tuple was encoded into the relation's own tree already, and a projection only
     // shortens it: a failure here is a bug, not bad input.
     encode_prefix(&values, &types).map_err(|e| {
@@ -462,7 +482,7 @@ pub fn count_key(tuple: &[Value], types: &[Type], columns: &[usize]) -> EngineRe
 pub fn build_count_index(
     nodes: &NodeStore,
     tree: &Tree,
-    types: &[Type],
+    types: &[ColumnType],
     columns: &[usize],
 ) -> EngineResult<Tree> {
     let mut counts: std::collections::BTreeMap<Vec<u8>, u64> = std::collections::BTreeMap::new();
@@ -487,7 +507,7 @@ pub fn build_count_index(
 pub fn build_index(
     nodes: &NodeStore,
     tree: &Tree,
-    types: &[Type],
+    types: &[ColumnType],
     permutation: &[usize],
 ) -> EngineResult<Tree> {
     let mut keys = Vec::new();

@@ -12,7 +12,7 @@
 //! The same function serves the fallback's maintenance (`crate::delta::window`): one
 //! touched partition's rows, before and after, through [`window_rows`].
 
-use crate::eval::expr::{eval_comparison, eval_expr};
+use crate::eval::expr::{eval_comparison, eval_expr, eval_is_null};
 use crate::eval::join::run_plan;
 use crate::eval::plan::{RulePlan, RunningIndex, Step, TopK, WindowPlan};
 use crate::eval::read::{Flow, Relations};
@@ -20,7 +20,7 @@ use crate::{EngineError, EngineResult};
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::WindowFn;
 use rnt_lang::tuple::encode_prefix;
-use rnt_lang::value::{Type, Value};
+use rnt_lang::value::{ColumnType, Value};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -101,7 +101,7 @@ pub fn keeps_totals(program: &Program, plan: &RulePlan) -> bool {
 pub fn totals_key(
     running: &RunningIndex,
     row: &[Option<Value>],
-    types: &[Type],
+    types: &[ColumnType],
 ) -> EngineResult<Vec<u8>> {
     let mut values = Vec::with_capacity(running.prefix.len());
     for var in &running.prefix {
@@ -111,7 +111,7 @@ pub fn totals_key(
             )
         })?);
     }
-    let prefix_types: Vec<Type> = running.permutation[..running.prefix.len()]
+    let prefix_types: Vec<ColumnType> = running.permutation[..running.prefix.len()]
         .iter()
         .map(|&c| types[c])
         .collect();
@@ -271,12 +271,8 @@ fn window_values(plan: &RulePlan, window: &WindowPlan, rows: &[Row]) -> EngineRe
             }
         }
         WindowFn::Lag | WindowFn::Lead => {
-            let default = window.default.clone().ok_or_else(|| {
-                EngineError::internal(format!(
-                    "rule `{}`: lag/lead without a default",
-                    plan.source
-                ))
-            })?;
+            // Without a default, null where no such row exists.
+            let default = window.default.clone().unwrap_or(Value::Null);
             for i in 0..rows.len() {
                 let other = if window.function == WindowFn::Lag {
                     i.checked_sub(window.offset)
@@ -380,6 +376,13 @@ fn after(
     match current {
         Step::Filter(comparison) => {
             if eval_comparison(comparison, row, &plan.source)? {
+                after(plan, window, step + 1, row, emit)
+            } else {
+                Ok(Flow::Continue)
+            }
+        }
+        Step::IsNull { expr, negated } => {
+            if eval_is_null(expr, *negated, row, &plan.source)? {
                 after(plan, window, step + 1, row, emit)
             } else {
                 Ok(Flow::Continue)

@@ -113,17 +113,19 @@ impl<'p> Explainer<'p> {
                             bound: Vec::new(),
                             served_by: None,
                         },
-                        Step::Filter(_) | Step::Assign { .. } => StepExplanation {
-                            op: if matches!(step, Step::Filter(_)) {
-                                "filter"
-                            } else {
-                                "assign"
-                            },
-                            literal: text.clone(),
-                            relation: None,
-                            bound: Vec::new(),
-                            served_by: None,
-                        },
+                        Step::Filter(_) | Step::IsNull { .. } | Step::Assign { .. } => {
+                            StepExplanation {
+                                op: if !matches!(step, Step::Assign { .. }) {
+                                    "filter"
+                                } else {
+                                    "assign"
+                                },
+                                literal: text.clone(),
+                                relation: None,
+                                bound: Vec::new(),
+                                served_by: None,
+                            }
+                        }
                     }),
             )
             .chain(plan.window.iter().flat_map(window_steps))

@@ -37,7 +37,7 @@ use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{
     ArithOp, CmpOp, Expr, ExprKind, HeadTerm, Literal, RelationKind, Rule, TermKind, VarId,
 };
-use crate::syntax::ast::{Atom, Comparison};
+use crate::syntax::ast::{Atom, Comparison, Function};
 use crate::syntax::Span;
 use crate::value::Value;
 
@@ -95,12 +95,21 @@ impl Crossing {
         Some(total)
     }
 
-    /// The crossing time of a tuple of the relation.
+    /// The crossing time of a tuple of the relation; `None` when a column it reads is null
+    /// (the comparison is unknown: the row is never inside the window). A timestamp column
+    /// counts as its epoch seconds (`epoch(ts)`).
     pub fn of_tuple(&self, tuple: &[Value]) -> Option<i128> {
-        self.at(|column| match tuple.get(column) {
-            Some(Value::Int(v)) => Some(*v),
-            _ => None,
-        })
+        self.at(|column| tuple.get(column).and_then(seconds_of))
+    }
+}
+
+/// The value a crossing reads from a column: an int, or a timestamp's epoch seconds;
+/// `None` for null.
+pub fn seconds_of(value: &Value) -> Option<i64> {
+    match value {
+        Value::Int(v) => Some(*v),
+        Value::Timestamp(t) => Some(t.div_euclid(crate::time::MICROS_PER_SECOND)),
+        _ => None,
     }
 }
 
@@ -484,10 +493,14 @@ fn forbidden_places(
     }
     for literal in &rule.body {
         match literal {
-            Literal::Negative { atom, .. } => {
+            Literal::Negative { atom, .. } | Literal::Optional { atom, .. } => {
+                let place = match literal {
+                    Literal::Negative { .. } => "read by a `not` atom",
+                    _ => "read by an `optional` atom",
+                };
                 for term in &atom.terms {
                     if let TermKind::Var(var) = term.kind {
-                        report(var, term.span, "read by a `not` atom");
+                        report(var, term.span, place);
                     }
                 }
             }
@@ -501,7 +514,7 @@ fn forbidden_places(
                     report(variable.id, variable.span, "read by a window");
                 }
             }
-            Literal::Positive(_) | Literal::Comparison(_) => {}
+            Literal::Positive(_) | Literal::Comparison(_) | Literal::IsNull { .. } => {}
         }
     }
 }
@@ -577,7 +590,7 @@ fn linear(expr: &Expr, now: VarId, derived: &BTreeMap<VarId, &Expr>) -> Result<L
                     left.minus(&right)
                 })
             }
-            ArithOp::Mul | ArithOp::Div | ArithOp::Rem => {
+            ArithOp::Mul | ArithOp::Div | ArithOp::Rem | ArithOp::Concat => {
                 let message = format!(
                     "`{}` of a variable in a comparison with `now`: a time window is a sum or \
                      difference of `now`, variables and constants",
@@ -586,6 +599,19 @@ fn linear(expr: &Expr, now: VarId, derived: &BTreeMap<VarId, &Expr>) -> Result<L
                 Err(Diagnostic::error(expr.span, message).with_help(FORM_HELP))
             }
         },
+        // A timestamp column's epoch seconds: what the crossing reads of it.
+        ExprKind::Call {
+            function: Function::Epoch,
+            args,
+        } if args.len() == 1 && args[0].as_var().is_some() => linear(&args[0], now, derived),
+        ExprKind::Call { function, .. } => {
+            let message = format!(
+                "`{}(…)` in a comparison with `now`: a time window is a sum or difference of \
+                 `now`, int variables and constants",
+                function.name()
+            );
+            Err(Diagnostic::error(expr.span, message).with_help(FORM_HELP))
+        }
     }
 }
 
@@ -598,7 +624,7 @@ fn constant(expr: &Expr) -> Result<i64, Diagnostic> {
     };
     match &expr.kind {
         ExprKind::Const(Value::Int(value)) => Ok(*value),
-        ExprKind::Const(_) | ExprKind::Var(_) => Err(Diagnostic::error(
+        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Call { .. } => Err(Diagnostic::error(
             expr.span,
             "a comparison with `now` adds ints only",
         )),

@@ -3,9 +3,7 @@
 //! assignment's expression, an aggregate), iterating until nothing changes, and the
 //! relation is declared `ephemeral` with the inferred types.
 
-use crate::syntax::ast::{
-    AggregateFn, ExprKind, HeadTerm, Literal, Program, Rule, TermKind, VarId,
-};
+use crate::syntax::ast::{Expr, ExprKind, HeadTerm, Literal, Program, Rule, TermKind, VarId};
 use crate::value::Type;
 use std::collections::BTreeMap;
 
@@ -34,7 +32,11 @@ pub fn infer_head_declarations(
     for declaration in &parsed_program.declarations {
         types.insert(
             declaration.name.name.clone(),
-            declaration.types().into_iter().map(Some).collect(),
+            declaration
+                .types()
+                .into_iter()
+                .map(|c| Some(c.ty))
+                .collect(),
         );
     }
     let declared: Vec<String> = types.keys().cloned().collect();
@@ -112,7 +114,8 @@ fn declarations(
                 .get(i)
                 .cloned()
                 .unwrap_or_else(|| format!("c{}", i + 1));
-            attributes.push(format!("{column}: {}", ty.name()));
+            // A query's columns may hold null: they are printed, never stored.
+            attributes.push(format!("{column}: {}?", ty.name()));
         }
         declarations.push_str(&format!("ephemeral {name}({}).\n", attributes.join(", ")));
     }
@@ -153,20 +156,17 @@ fn head_term_type(
 ) -> Option<Type> {
     match term {
         HeadTerm::Term(term) => match &term.kind {
-            TermKind::Const(value) => Some(value.ty()),
+            TermKind::Const(value) => value.ty(),
             TermKind::Var(var) => variable_type(rule, *var, types, 0),
             TermKind::Wildcard => None,
         },
-        HeadTerm::Aggregate(aggregate) => match aggregate.function {
-            AggregateFn::Count
-            | AggregateFn::Sum
-            | AggregateFn::Avg
-            | AggregateFn::CountDistinct => Some(Type::Int),
-            AggregateFn::Concat => Some(Type::Str),
-            AggregateFn::Min | AggregateFn::Max => aggregate
-                .argument
-                .and_then(|v| variable_type(rule, v.id, types, 0)),
-        },
+        HeadTerm::Aggregate(aggregate) => {
+            let argument = match aggregate.argument {
+                Some(v) => Some(variable_type(rule, v.id, types, 0)?),
+                None => None,
+            };
+            super::types::aggregate(aggregate.function, argument).ok()
+        }
     }
 }
 
@@ -180,7 +180,7 @@ fn variable_type(
         return None;
     }
     for literal in &rule.body {
-        if let Literal::Positive(atom) = literal {
+        if let Literal::Positive(atom) | Literal::Optional { atom, .. } = literal {
             for (column, term) in atom.terms.iter().enumerate() {
                 if term.kind == TermKind::Var(var) {
                     if let Some(ty) = types
@@ -200,18 +200,42 @@ fn variable_type(
                 (&comparison.right, &comparison.left),
             ] {
                 if side.as_var() == Some(var) {
-                    match &other.kind {
-                        ExprKind::Const(value) => return Some(value.ty()),
-                        ExprKind::Var(v) => {
-                            if let Some(ty) = variable_type(rule, *v, types, depth + 1) {
-                                return Some(ty);
-                            }
-                        }
-                        ExprKind::Neg(_) | ExprKind::Binary { .. } => return Some(Type::Int),
+                    if let Some(ty) = expr_type(rule, other, types, depth + 1) {
+                        return Some(ty);
                     }
                 }
             }
         }
     }
     None
+}
+
+/// The type of `expr` in `rule`, when its variables' types are known.
+fn expr_type(
+    rule: &Rule,
+    expr: &Expr,
+    types: &BTreeMap<String, Vec<Option<Type>>>,
+    depth: usize,
+) -> Option<Type> {
+    match &expr.kind {
+        ExprKind::Const(value) => value.ty(),
+        ExprKind::Var(v) => variable_type(rule, v.to_owned(), types, depth),
+        ExprKind::Neg(inner) => expr_type(rule, inner, types, depth),
+        ExprKind::Binary { op, left, right } => {
+            let left = expr_type(rule, left, types, depth)?;
+            let right = expr_type(rule, right, types, depth)?;
+            super::types::arithmetic(op.to_owned(), left, right).ok()
+        }
+        ExprKind::Call { function, args } => {
+            let arg_types: Vec<Type> = args
+                .iter()
+                .map(|a| expr_type(rule, a, types, depth))
+                .collect::<Option<_>>()?;
+            let round_scale = match args.get(1).map(|a| &a.kind) {
+                Some(ExprKind::Const(crate::value::Value::Int(s))) => Some(*s),
+                _ => None,
+            };
+            super::types::call(function.to_owned(), &arg_types, round_scale).ok()
+        }
+    }
 }

@@ -32,13 +32,17 @@
 
 mod clock;
 mod infer;
+mod named;
+mod optional;
 mod program;
 mod program_checker;
 mod rule_checker;
+mod types;
 mod window;
 
-pub use clock::{ClockCondition, ClockUse, Crossing};
+pub use clock::{seconds_of, ClockCondition, ClockUse, Crossing};
 pub use infer::infer_head_declarations;
+pub use optional::OPTIONAL_ATOMS_MAX;
 pub use program::{Assignment, CheckedRule, Program, Relation};
 use program_checker::Checker;
 use rule_checker::RuleChecker;
@@ -47,7 +51,7 @@ use std::collections::BTreeMap;
 
 use crate::diagnostic::Diagnostic;
 use crate::strata::{stratify, Strata};
-use crate::syntax::ast::{self, Literal, Rule};
+use crate::syntax::ast::{self, Literal, Rule, VarId};
 use crate::syntax::{parse, Span};
 use crate::value::Type;
 /// Parses and checks a program text; the error is every syntax error or, when there is none,
@@ -61,7 +65,12 @@ pub fn compile(text: &str) -> Result<Program, Vec<Diagnostic>> {
 }
 
 /// Checks a parsed program; the error lists every problem found, sorted by position.
-pub fn check(program: ast::Program) -> Result<Program, Vec<Diagnostic>> {
+pub fn check(mut program: ast::Program) -> Result<Program, Vec<Diagnostic>> {
+    let mut resolution = named::resolve(&mut program);
+    if !resolution.is_empty() {
+        resolution.sort_by_key(|d| d.span.start);
+        return Err(resolution);
+    }
     let mut checker = Checker {
         declarations: BTreeMap::new(),
         diagnostics: Vec::new(),
@@ -95,6 +104,7 @@ pub fn check(program: ast::Program) -> Result<Program, Vec<Diagnostic>> {
         let relation = Relation {
             declaration: declaration.clone(),
             rules: Vec::new(),
+            sources: Vec::new(),
         };
         relations.insert(declaration.name.name.clone(), relation);
     }
@@ -102,17 +112,21 @@ pub fn check(program: ast::Program) -> Result<Program, Vec<Diagnostic>> {
         let relation = relations
             .get_mut(name)
             .expect("grouped rules have declared heads");
-        relation.rules = facts.into_iter().map(RuleFacts::into_checked).collect();
+        relation.sources = facts.iter().map(|f| f.rule.clone()).collect();
+        relation.rules = facts
+            .into_iter()
+            .flat_map(RuleFacts::into_checked)
+            .collect();
     }
     let read = relations
         .values()
         .flat_map(|r| r.rules.iter())
         .flat_map(|rule| rule.rule.body.iter())
         .filter_map(|literal| match literal {
-            Literal::Positive(atom) | Literal::Negative { atom, .. } => {
-                Some(atom.relation.name.clone())
-            }
-            Literal::Comparison(_) | Literal::Window(_) => None,
+            Literal::Positive(atom)
+            | Literal::Negative { atom, .. }
+            | Literal::Optional { atom, .. } => Some(atom.relation.name.clone()),
+            Literal::Comparison(_) | Literal::Window(_) | Literal::IsNull { .. } => None,
         })
         .collect();
     Ok(Program {
@@ -126,13 +140,27 @@ pub fn check(program: ast::Program) -> Result<Program, Vec<Diagnostic>> {
 struct RuleFacts<'p> {
     rule: &'p Rule,
     types: Vec<Option<Typed>>,
+    /// Whether each variable may be null past the body's filters.
+    nullable: Vec<bool>,
     assignments: Vec<Assignment>,
     filters: Vec<usize>,
     clock: Option<ClockUse>,
+    /// The optional atoms in dependency order, with the variables each binds first.
+    optional: Vec<(usize, Vec<VarId>)>,
 }
 
 impl RuleFacts<'_> {
-    fn into_checked(self) -> CheckedRule {
+    /// The checked rules this rule is: itself, or one per choice of its optional atoms.
+    fn into_checked(mut self) -> Vec<CheckedRule> {
+        let optional = std::mem::take(&mut self.optional);
+        let checked = self.into_one();
+        if optional.is_empty() {
+            return vec![checked];
+        }
+        optional::expand(&checked, &optional)
+    }
+
+    fn into_one(self) -> CheckedRule {
         let variable_types = self
             .types
             .into_iter()
@@ -144,6 +172,7 @@ impl RuleFacts<'_> {
         CheckedRule {
             rule: self.rule.clone(),
             variable_types,
+            nullable: self.nullable,
             assignments: self.assignments,
             filters: self.filters,
             clock: self.clock,

@@ -42,10 +42,12 @@ impl Program {
             for name in &stratum.relations {
                 let reads_clocked = self.rules_of(name).iter().any(|rule| {
                     rule.rule.body.iter().any(|literal| match literal {
-                        Literal::Positive(atom) | Literal::Negative { atom, .. } => {
-                            clocked.contains(&atom.relation.name)
+                        Literal::Positive(atom)
+                        | Literal::Negative { atom, .. }
+                        | Literal::Optional { atom, .. } => clocked.contains(&atom.relation.name),
+                        Literal::Comparison(_) | Literal::Window(_) | Literal::IsNull { .. } => {
+                            false
                         }
-                        Literal::Comparison(_) | Literal::Window(_) => false,
                     })
                 });
                 if reads_clocked {
@@ -84,8 +86,13 @@ impl Program {
                     for literal in &rule.rule.body {
                         let (atom, negated) = match literal {
                             Literal::Positive(atom) => (atom, false),
-                            Literal::Negative { atom, .. } => (atom, true),
-                            Literal::Comparison(_) | Literal::Window(_) => continue,
+                            // An optional atom's unmatched side is a negation.
+                            Literal::Negative { atom, .. } | Literal::Optional { atom, .. } => {
+                                (atom, true)
+                            }
+                            Literal::Comparison(_)
+                            | Literal::Window(_)
+                            | Literal::IsNull { .. } => continue,
                         };
                         let read = atom.relation.name.as_str();
                         if !depends.contains(read) {
@@ -122,9 +129,7 @@ impl Program {
         let relations = self.relations.values();
         ast::Program {
             declarations: relations.clone().map(|r| r.declaration.clone()).collect(),
-            rules: relations
-                .flat_map(|r| r.rules.iter().map(|c| c.rule.clone()))
-                .collect(),
+            rules: relations.flat_map(|r| r.sources.iter().cloned()).collect(),
         }
     }
 
@@ -139,8 +144,12 @@ impl Program {
 pub struct Relation {
     /// Its declaration: kind, name and attributes.
     pub declaration: Declaration,
-    /// The rules whose head is this relation, in source order (empty for a base relation).
+    /// The rules whose head is this relation, as the engine runs them, in source order
+    /// (empty for a base relation): a rule with `optional` atoms stands for several
+    /// (`crate::check::optional`).
     pub rules: Vec<CheckedRule>,
+    /// The rules as written, in source order: what the canonical text shows.
+    pub sources: Vec<Rule>,
 }
 
 impl Relation {
@@ -173,6 +182,9 @@ pub struct CheckedRule {
     pub rule: Rule,
     /// The type of each variable, indexed by [`VarId`].
     pub variable_types: Vec<Type>,
+    /// Whether each variable may be null once the body's filters ran (a nullable column's
+    /// value, an unmatched `optional` atom's, or what is computed from one), by [`VarId`].
+    pub nullable: Vec<bool>,
     /// The comparisons that assign, in dependency order: each value reads only variables
     /// bound by positive atoms or by earlier assignments.
     pub assignments: Vec<Assignment>,

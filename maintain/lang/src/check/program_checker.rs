@@ -4,7 +4,9 @@
 use super::rule_checker::*;
 use super::*;
 use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::{Declaration, Ident, Literal, RelationKind, Rule, TermKind, Variable};
+use crate::syntax::ast::{
+    Atom, Declaration, Ident, Literal, RelationKind, Rule, TermKind, VarId, Variable,
+};
 use crate::syntax::Span;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,6 +77,19 @@ impl<'p> Checker<'p> {
             return;
         }
         for (i, column) in key.columns.iter().enumerate() {
+            let attribute = declaration
+                .attributes
+                .iter()
+                .find(|a| a.name.name == column.name);
+            if attribute.is_some_and(|a| a.nullable) {
+                let message = format!(
+                    "key attribute `{}` of `{name}` is nullable, but a key identifies a tuple",
+                    column.name
+                );
+                let help = "declare it without `?`, or leave it out of the key".to_string();
+                self.error(Diagnostic::error(column.span, message).with_help(help));
+                continue;
+            }
             if let Some(first) = key.columns[..i].iter().find(|c| c.name == column.name) {
                 let message = format!(
                     "attribute `{}` is named twice in the key of `{name}`",
@@ -180,17 +195,21 @@ impl<'p> Checker<'p> {
             needs: Vec::new(),
             failed: Vec::new(),
             failed_target: vec![false; rule.variables.len()],
+            nullable: vec![false; rule.variables.len()],
+            not_null: vec![false; rule.variables.len()],
             diagnostics: Vec::new(),
         };
 
         self.positive_atoms(&mut cx, rule);
+        let optional = self.optional_atoms(&mut cx, rule);
         self.window_shape(rule, head_declaration);
         cx.bind_window_results();
         let now = cx.clock_variable();
         let (assignments, filters) = cx.classify_comparisons();
+        cx.check_filters(&filters);
+        cx.check_null_tests();
         cx.type_assignments(&assignments);
         self.negative_atoms(&mut cx, rule);
-        cx.check_filters(&filters);
         cx.check_window_arguments();
         cx.check_head(head_declaration.filter(|d| d.kind.is_derived()));
 
@@ -211,29 +230,106 @@ impl<'p> Checker<'p> {
             _ => None,
         };
         self.diagnostics.append(&mut cx.diagnostics);
+        let nullable = cx
+            .nullable
+            .iter()
+            .zip(&cx.not_null)
+            .map(|(&nullable, &not_null)| nullable && !not_null)
+            .collect();
         RuleFacts {
             rule,
             types: cx.types,
+            nullable,
             assignments,
             filters,
             clock,
+            optional,
         }
     }
 
-    /// Positive atoms bind their variables and give them the attributes' types.
+    /// Positive atoms bind their variables and give them the attributes' types. A variable
+    /// may be null when every column that binds it is nullable and only one does (a join of
+    /// two columns never matches a null).
     pub(super) fn positive_atoms(&mut self, cx: &mut RuleChecker<'p>, rule: &'p Rule) {
+        let mut bindings = vec![0usize; rule.variables.len()];
+        let mut non_null = vec![false; rule.variables.len()];
         for atom in rule.positive_atoms() {
-            for term in &atom.terms {
+            let declaration = self.lookup(&atom.relation, atom.terms.len(), atom.span, "the atom");
+            for (column, term) in atom.terms.iter().enumerate() {
                 if let TermKind::Var(var) = term.kind {
                     cx.bound[var.index()] = true;
+                    bindings[var.index()] += 1;
+                    let nullable = declaration.is_some_and(|d| d.attributes[column].nullable);
+                    non_null[var.index()] |= !nullable;
                 }
             }
+            if let Some(declaration) = declaration {
+                cx.type_terms(atom, declaration);
+            }
+        }
+        for var in 0..rule.variables.len() {
+            cx.nullable[var] = bindings[var] == 1 && !non_null[var];
+        }
+    }
+
+    /// `optional` atoms, in dependency order (`super::optional`): each binds the variables
+    /// it meets first, which may be null (the atom matched nothing), and types its terms.
+    /// Refused in a rule that aggregates or windows (join first in a view of its own), past
+    /// [`OPTIONAL_ATOMS_MAX`], and where the order would be a choice.
+    pub(super) fn optional_atoms(
+        &mut self,
+        cx: &mut RuleChecker<'p>,
+        rule: &'p Rule,
+    ) -> Vec<(usize, Vec<VarId>)> {
+        let atoms: Vec<(&Atom, Span)> = rule
+            .body
+            .iter()
+            .filter_map(|l| match l {
+                Literal::Optional { atom, span } => Some((atom, *span)),
+                _ => None,
+            })
+            .collect();
+        let Some(&(_, first)) = atoms.first() else {
+            return Vec::new();
+        };
+        for &(atom, _) in &atoms {
             if let Some(declaration) =
                 self.lookup(&atom.relation, atom.terms.len(), atom.span, "the atom")
             {
                 cx.type_terms(atom, declaration);
             }
         }
+        let refusal = if rule.is_aggregated() || rule.is_windowed() {
+            Some(
+                "a rule that aggregates or windows cannot hold an `optional` atom: join in a \
+                  view of its own, then aggregate or window over it"
+                    .to_string(),
+            )
+        } else if atoms.len() > OPTIONAL_ATOMS_MAX {
+            Some(format!(
+                "a rule holds at most {OPTIONAL_ATOMS_MAX} `optional` atoms (it is 2^k rules)"
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = refusal {
+            self.error(Diagnostic::error(first, message));
+            return Vec::new();
+        }
+        let order = match optional::dependency_order(rule, cx.bound.clone()) {
+            Ok(order) => order,
+            Err(diagnostic) => {
+                self.error(diagnostic);
+                return Vec::new();
+            }
+        };
+        for (_, fresh) in &order {
+            for v in fresh {
+                cx.bound[v.index()] = true;
+                cx.nullable[v.index()] = true;
+            }
+        }
+        order
     }
 
     /// Every variable of a `not` atom must be bound by a positive atom; its terms take the
@@ -296,10 +392,15 @@ impl<'p> Checker<'p> {
         for (name, facts) in groups {
             let dependencies = graph.get_mut(*name).expect("groups have derived heads");
             for facts in facts {
+                let optional = facts.rule.body.iter().filter_map(|l| match l {
+                    Literal::Optional { atom, .. } => Some(atom),
+                    _ => None,
+                });
                 let atoms = facts
                     .rule
                     .positive_atoms()
-                    .chain(facts.rule.negative_atoms());
+                    .chain(facts.rule.negative_atoms())
+                    .chain(optional);
                 for atom in atoms.filter(|a| derived(&a.relation.name)) {
                     dependencies.insert(atom.relation.name.clone());
                 }
@@ -334,7 +435,10 @@ impl<'p> Checker<'p> {
                     }
                 }
                 for literal in &facts.rule.body {
-                    let Literal::Negative { atom, span } = literal else {
+                    // An optional atom's unmatched side is a negation.
+                    let (Literal::Negative { atom, span } | Literal::Optional { atom, span }) =
+                        literal
+                    else {
                         continue;
                     };
                     let body = atom.relation.name.as_str();

@@ -1,6 +1,7 @@
 //! The checks of one rule: its atoms against their declarations, variables' types,
 //! assignments found by a fixpoint, safety, comparisons, aggregates.
 
+use super::types;
 use super::*;
 use crate::canonical::{aggregate_text, expr_text, literal_text};
 use crate::diagnostic::Diagnostic;
@@ -8,7 +9,7 @@ use crate::syntax::ast::{
     self, AggregateFn, Atom, Comparison, Declaration, Expr, ExprKind, HeadTerm, Literal, Rule,
     Term, TermKind, VarId, Variable,
 };
-use crate::value::Type;
+use crate::value::{ColumnType, Type, Value};
 use std::collections::BTreeSet;
 
 /// `target = value` where the value reads a variable that is never bound.
@@ -31,6 +32,11 @@ pub(super) struct RuleChecker<'p> {
     pub(super) failed: Vec<FailedAssignment>,
     /// Whether each variable is the target of a failed assignment.
     pub(super) failed_target: Vec<bool>,
+    /// Whether each variable may be null: bound only from nullable columns (or first by an
+    /// `optional` atom, or assigned from what may be null).
+    pub(super) nullable: Vec<bool>,
+    /// Whether a filter or `is not null` holds each variable not null.
+    pub(super) not_null: Vec<bool>,
     pub(super) diagnostics: Vec<Diagnostic>,
 }
 
@@ -99,6 +105,7 @@ impl RuleChecker<'_> {
                 };
                 self.unify(variable, ty, origin);
             }
+            self.nullable[assignment.variable.index()] = self.may_be_null(&assignment.value);
         }
     }
 
@@ -111,9 +118,32 @@ impl RuleChecker<'_> {
             let mut variables = Vec::new();
             comparison.left.variables(&mut variables);
             comparison.right.variables(&mut variables);
+            // A comparison with a null is unknown and drops the binding: past a filter, its
+            // variables hold values.
+            for variable in &variables {
+                self.not_null[variable.id.index()] = true;
+            }
             self.needs
                 .extend(variables.into_iter().map(|v| (v, Need::Comparison)));
             self.check_comparison(comparison);
+        }
+    }
+
+    /// `e is null` and `e is not null`: `e`'s variables must be bound and `e` typed; `x is
+    /// not null` holds `x` not null.
+    pub(super) fn check_null_tests(&mut self) {
+        for literal in &self.rule.body {
+            let Literal::IsNull { expr, negated, .. } = literal else {
+                continue;
+            };
+            let mut variables = Vec::new();
+            expr.variables(&mut variables);
+            self.needs
+                .extend(variables.iter().map(|&v| (v, Need::Comparison)));
+            let _ = self.infer(expr);
+            if let (true, Some(var)) = (*negated, expr.as_var()) {
+                self.not_null[var.index()] = true;
+            }
         }
     }
 
@@ -142,7 +172,7 @@ impl RuleChecker<'_> {
                     }
                     if let Some((declaration, attribute)) = attribute {
                         let origin = format!("`{}.{}`", declaration.name.name, attribute.name.name);
-                        self.type_term(term, attribute.ty, origin);
+                        self.type_head_term(term, attribute.column_type(), origin);
                     }
                 }
                 HeadTerm::Aggregate(aggregate) => {
@@ -151,19 +181,56 @@ impl RuleChecker<'_> {
                     }
                     let result = self.aggregate_type(aggregate);
                     if let (Some(result), Some((declaration, attribute))) = (result, attribute) {
-                        if result != attribute.ty {
-                            let shown = aggregate_text(self.rule, aggregate);
+                        let shown = aggregate_text(self.rule, aggregate);
+                        let column = format!("`{}.{}`", declaration.name.name, attribute.name.name);
+                        if !types::fits_column(result, attribute.ty) {
                             let message = format!(
-                                "type mismatch: `{shown}` is {result}, but `{}.{}` is {}",
-                                declaration.name.name, attribute.name.name, attribute.ty
+                                "type mismatch: `{shown}` is {result}, but {column} is {}",
+                                attribute.ty
                             );
                             self.diagnostics
                                 .push(Diagnostic::error(aggregate.span, message));
+                        } else if self.aggregate_may_be_null(aggregate) && !attribute.nullable {
+                            self.may_be_null_in_head(aggregate.span, &shown, &column, attribute.ty);
                         }
                     }
                 }
             }
         }
+    }
+
+    /// A head term against its column: its type (a decimal of the column's scale), and no
+    /// null where the column refuses one.
+    fn type_head_term(&mut self, term: &Term, column: ColumnType, origin: String) {
+        match &term.kind {
+            TermKind::Const(Value::Null) if column.nullable => {}
+            TermKind::Const(Value::Null) => {
+                let message = format!("`null` in {origin}, which is not nullable");
+                let help = format!("declare it `{}?`", column.ty);
+                self.diagnostics
+                    .push(Diagnostic::error(term.span, message).with_help(help));
+            }
+            TermKind::Var(var) => {
+                let variable = Variable {
+                    id: *var,
+                    span: term.span,
+                };
+                self.unify(variable, column.ty, origin.clone());
+                let may_be_null = self.nullable[var.index()] && !self.not_null[var.index()];
+                if may_be_null && !column.nullable {
+                    let name = format!("`{}`", self.rule.variable_name(*var));
+                    self.may_be_null_in_head(term.span, &name, &origin, column.ty);
+                }
+            }
+            _ => self.type_term(term, column, origin),
+        }
+    }
+
+    fn may_be_null_in_head(&mut self, span: Span, what: &str, column: &str, ty: Type) {
+        let message = format!("{what} may be null, but {column} is not nullable");
+        let help = format!("declare it `{ty}?`, or require a value in the body (`x is not null`)");
+        self.diagnostics
+            .push(Diagnostic::error(span, message).with_help(help));
     }
 
     /// Splits the comparisons into assignments (in dependency order) and filters, marking
@@ -242,26 +309,35 @@ impl RuleChecker<'_> {
     pub(super) fn type_terms(&mut self, atom: &Atom, declaration: &Declaration) {
         for (term, attribute) in atom.terms.iter().zip(&declaration.attributes) {
             let origin = format!("`{}.{}`", declaration.name.name, attribute.name.name);
-            self.type_term(term, attribute.ty, origin);
+            self.type_term(term, attribute.column_type(), origin);
         }
     }
 
-    /// Requires a term to be of type `ty`; `origin` names what requires it.
-    pub(super) fn type_term(&mut self, term: &Term, ty: Type, origin: String) {
+    /// Requires a term to be of column type `column`; `origin` names what requires it.
+    pub(super) fn type_term(&mut self, term: &Term, column: ColumnType, origin: String) {
         match &term.kind {
             TermKind::Var(id) => self.unify(
                 Variable {
                     id: *id,
                     span: term.span,
                 },
-                ty,
+                column.ty,
                 origin,
             ),
             TermKind::Wildcard => {}
-            TermKind::Const(value) if value.ty() != ty => {
+            TermKind::Const(Value::Null) => {
+                let message = format!("`null` in {origin} never matches: null equals nothing");
+                let help = "test for it with a variable and `x is null`";
+                self.diagnostics
+                    .push(Diagnostic::error(term.span, message).with_help(help));
+            }
+            TermKind::Const(value) if !column.holds(value) => {
+                let shown = value
+                    .ty()
+                    .map_or_else(|| "null".to_string(), |t| t.to_string());
                 let message = format!(
-                    "type mismatch: {origin} is {ty}, but `{value}` is {}",
-                    value.ty()
+                    "type mismatch: {origin} is {}, but `{value}` is {shown}",
+                    column.ty
                 );
                 self.diagnostics.push(Diagnostic::error(term.span, message));
             }
@@ -280,7 +356,7 @@ impl RuleChecker<'_> {
                     origin,
                 })
             }
-            Some(first) if first.ty != ty => {
+            Some(first) if types::unify(first.ty, ty).is_none() => {
                 let name = self.rule.variable_name(variable.id);
                 let message = format!(
                     "type mismatch: `{name}` is {ty} here ({origin}) but {} elsewhere",
@@ -291,46 +367,141 @@ impl RuleChecker<'_> {
                     Diagnostic::error(variable.span, message).with_note(first.span, note);
                 self.diagnostics.push(diagnostic);
             }
-            Some(_) => {}
+            Some(first) => {
+                first.ty = types::unify(first.ty, ty).unwrap_or(first.ty);
+            }
         }
     }
 
     /// The type of an expression, reporting arithmetic on non-ints; `None` when a variable's
     /// type is unknown (an error reported elsewhere).
     pub(super) fn infer(&mut self, expr: &Expr) -> Option<Type> {
-        match &expr.kind {
-            ExprKind::Var(var) => self.types[var.index()].as_ref().map(|t| t.ty),
-            ExprKind::Const(value) => Some(value.ty()),
+        let result = match &expr.kind {
+            ExprKind::Var(var) => return self.types[var.index()].as_ref().map(|t| t.ty),
+            ExprKind::Const(value) => return value.ty(),
             ExprKind::Neg(inner) => {
-                self.require_int(inner, "`-` needs an int operand");
-                Some(Type::Int)
+                let ty = self.infer(inner)?;
+                return self.operand_ok(types::negation(ty), inner, ty, "`-` needs a number");
             }
-            ExprKind::Binary { op, left, right } => {
-                let needs = format!("`{}` needs int operands", op.symbol());
-                self.require_int(left, &needs);
-                self.require_int(right, &needs);
-                Some(Type::Int)
+            ExprKind::Binary {
+                op,
+                left: l,
+                right: r,
+            } => {
+                let (left, right) = (self.infer(l), self.infer(r));
+                let (left, right) = (left?, right?);
+                let result = types::arithmetic(*op, left, right);
+                // Blame the operand that is not what the operator takes.
+                let (blamed, ty) = match op {
+                    ast::ArithOp::Concat if left != Type::Str => (l, left),
+                    ast::ArithOp::Concat => (r, right),
+                    _ if !left.is_numeric() && !matches!(left, Type::Date | Type::Timestamp) => {
+                        (l, left)
+                    }
+                    _ => (r, right),
+                };
+                let needs = match op {
+                    ast::ArithOp::Concat => "`||` needs strs".to_string(),
+                    _ => format!("`{}` needs numbers (int or decimal)", op.symbol()),
+                };
+                return self.operand_ok(result, blamed, ty, &needs);
+            }
+            ExprKind::Call { function, args } => {
+                let mut arg_types = Vec::new();
+                for arg in args {
+                    arg_types.push(self.infer(arg));
+                }
+                let arg_types: Vec<Type> = arg_types.into_iter().collect::<Option<_>>()?;
+                let round_scale = match args.get(1).map(|a| &a.kind) {
+                    Some(ExprKind::Const(Value::Int(s))) => Some(*s),
+                    _ => None,
+                };
+                types::call(*function, &arg_types, round_scale)
+            }
+        };
+        match result {
+            Ok(ty) => Some(ty),
+            Err(needs) => {
+                let text = expr_text(self.rule, expr);
+                let message = format!("type mismatch in `{text}`: {needs}");
+                self.diagnostics.push(Diagnostic::error(expr.span, message));
+                None
             }
         }
     }
 
-    /// Reports an operand that is not an int; `needs` says what requires one.
-    pub(super) fn require_int(&mut self, operand: &Expr, needs: &str) {
-        if let Some(ty) = self.infer(operand).filter(|&ty| ty != Type::Int) {
-            let text = expr_text(self.rule, operand);
-            let message = format!("type mismatch: {needs}, but `{text}` is {ty}");
-            self.diagnostics
-                .push(Diagnostic::error(operand.span, message));
+    /// `result`, or the error naming the operand `blamed` (of type `ty`) that the operator
+    /// does not take.
+    fn operand_ok(
+        &mut self,
+        result: Result<Type, String>,
+        blamed: &Expr,
+        ty: Type,
+        needs: &str,
+    ) -> Option<Type> {
+        match result {
+            Ok(ty) => Some(ty),
+            Err(why) => {
+                let text = expr_text(self.rule, blamed);
+                let message = match why.contains(" on a ") {
+                    true => format!("type mismatch: {why}, but `{text}` is {ty}"),
+                    false => format!("type mismatch: {needs}, but `{text}` is {ty}"),
+                };
+                self.diagnostics
+                    .push(Diagnostic::error(blamed.span, message));
+                None
+            }
+        }
+    }
+
+    /// Whether `expr` may be null, given what may be null among the variables.
+    pub(super) fn may_be_null(&self, expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::Var(var) => self.nullable[var.index()] && !self.not_null[var.index()],
+            ExprKind::Const(value) => value.is_null(),
+            ExprKind::Neg(inner) => self.may_be_null(inner),
+            ExprKind::Binary { left, right, .. } => {
+                self.may_be_null(left) || self.may_be_null(right)
+            }
+            ExprKind::Call {
+                function: ast::Function::Coalesce,
+                args,
+            } => args.iter().all(|a| self.may_be_null(a)),
+            ExprKind::Call { args, .. } => args.iter().any(|a| self.may_be_null(a)),
         }
     }
 
     pub(super) fn check_comparison(&mut self, comparison: &Comparison) {
+        let null_side = [&comparison.left, &comparison.right]
+            .into_iter()
+            .find(|side| matches!(side.kind, ExprKind::Const(Value::Null)));
+        if let Some(side) = null_side {
+            let other = if std::ptr::eq(side, &comparison.left) {
+                &comparison.right
+            } else {
+                &comparison.left
+            };
+            let text = expr_text(self.rule, other);
+            let test = if comparison.op == ast::CmpOp::Ne {
+                "is not null"
+            } else {
+                "is null"
+            };
+            let message = format!(
+                "`{}` compares with null, which is never true (null equals nothing)",
+                literal_text(self.rule, &Literal::Comparison(comparison.clone()))
+            );
+            let help = format!("write `{text} {test}`");
+            self.diagnostics
+                .push(Diagnostic::error(comparison.span, message).with_help(help));
+            return;
+        }
         let left = self.infer(&comparison.left);
         let right = self.infer(&comparison.right);
         let (Some(left), Some(right)) = (left, right) else {
             return;
         };
-        if left != right {
+        if !left.meets(right) {
             let help = format!(
                 "`{}` is {left} and `{}` is {right}",
                 expr_text(self.rule, &comparison.left),
@@ -349,34 +520,40 @@ impl RuleChecker<'_> {
 
     /// Checks an aggregate's argument type; returns the aggregate's type if known.
     pub(super) fn aggregate_type(&mut self, aggregate: &ast::Aggregate) -> Option<Type> {
-        let function = aggregate.function;
+        let argument = match aggregate.argument {
+            None => None,
+            Some(argument) => Some(self.types[argument.id.index()].as_ref()?.ty),
+        };
+        match types::aggregate(aggregate.function, argument) {
+            Ok(ty) => Some(ty),
+            Err(message) => {
+                let span = aggregate.argument.map_or(aggregate.span, |a| a.span);
+                // "`sum` needs a number (int or decimal), but `s` is str"
+                let message = match (aggregate.argument, message.rsplit_once(", found ")) {
+                    (Some(argument), Some((needs, found))) => format!(
+                        "type mismatch: {needs}, but `{}` is {found}",
+                        self.rule.variable_name(argument.id)
+                    ),
+                    _ => format!("type mismatch: {message}"),
+                };
+                self.diagnostics.push(Diagnostic::error(span, message));
+                None
+            }
+        }
+    }
+
+    /// Whether an aggregate's value may be null: `sum`, `avg`, `min`, `max` and `concat`
+    /// of a group whose arguments are all null are null; the counts never are.
+    pub(super) fn aggregate_may_be_null(&self, aggregate: &ast::Aggregate) -> bool {
         let Some(argument) = aggregate.argument else {
-            return Some(Type::Int);
+            return false;
         };
-        let ty = self.types[argument.id.index()].as_ref().map(|t| t.ty);
-        let name = self.rule.variable_name(argument.id);
-        let wrong = match (function, ty) {
-            (AggregateFn::Sum | AggregateFn::Avg, Some(ty)) if ty != Type::Int => Some("an int"),
-            (AggregateFn::Min | AggregateFn::Max, Some(Type::Bool)) => Some("an int or a str"),
-            (AggregateFn::Concat, Some(ty)) if ty != Type::Str => Some("a str"),
-            _ => None,
-        };
-        if let (Some(wanted), Some(ty)) = (wrong, ty) {
-            let message = format!(
-                "type mismatch: `{}` needs {wanted}, but `{name}` is {ty}",
-                function.name()
-            );
-            self.diagnostics
-                .push(Diagnostic::error(argument.span, message));
-        }
-        match function {
-            AggregateFn::Count
-            | AggregateFn::Sum
-            | AggregateFn::Avg
-            | AggregateFn::CountDistinct => Some(Type::Int),
-            AggregateFn::Min | AggregateFn::Max => ty,
-            AggregateFn::Concat => Some(Type::Str),
-        }
+        let nullable = self.nullable[argument.id.index()] && !self.not_null[argument.id.index()];
+        nullable
+            && !matches!(
+                aggregate.function,
+                AggregateFn::Count | AggregateFn::CountDistinct
+            )
     }
 
     /// Reports each unbound variable once, at its first occurrence that needs it bound. The

@@ -135,11 +135,24 @@ impl RuleChecker<'_> {
             self.bound[window.result.id.index()] = true;
             let ty = match (&window.function, &window.default) {
                 (WindowFn::Lag | WindowFn::Lead, Some(default)) => match &default.kind {
-                    TermKind::Const(value) => Some(value.ty()),
+                    TermKind::Const(value) => value.ty(),
                     _ => None,
                 },
+                // Without a default, `lag`/`lead` is the argument's type, or null.
+                (WindowFn::Lag | WindowFn::Lead, None) => window
+                    .argument
+                    .and_then(|a| self.types[a.id.index()].as_ref().map(|t| t.ty)),
                 _ => Some(Type::Int),
             };
+            if matches!(window.function, WindowFn::Lag | WindowFn::Lead) {
+                let argument_nullable =
+                    window.argument.is_some_and(|a| self.nullable[a.id.index()]);
+                let default_null = window
+                    .default
+                    .as_ref()
+                    .is_none_or(|d| d.kind == TermKind::Const(crate::value::Value::Null));
+                self.nullable[window.result.id.index()] = argument_nullable || default_null;
+            }
             if let Some(ty) = ty {
                 let origin = format!("`{}`", window_text(rule, window));
                 self.unify(window.result, ty, origin);
@@ -163,12 +176,26 @@ impl RuleChecker<'_> {
             let wanted = match (&window.function, &window.default) {
                 (WindowFn::Sum, _) => Some(Type::Int),
                 (_, Some(default)) => match &default.kind {
-                    TermKind::Const(value) => Some(value.ty()),
+                    TermKind::Const(value) => value.ty(),
                     _ => None,
                 },
                 _ => None,
             };
-            if let Some(wanted) = wanted.filter(|&w| w != ty) {
+            if window.function == WindowFn::Sum
+                && self.nullable[argument.id.index()]
+                && !self.not_null[argument.id.index()]
+            {
+                let message = format!(
+                    "`sum` over a window needs a value in every row, but `{name}` may be null"
+                );
+                let help = format!("filter the rows first: `{name} is not null`");
+                self.diagnostics
+                    .push(Diagnostic::error(argument.span, message).with_help(help));
+                continue;
+            }
+            // A default `12.5` meets a decimal(6, 1) argument; an int default, an int one.
+            let fits = |wanted: Type| super::types::fits_column(wanted, ty) || wanted == ty;
+            if let Some(wanted) = wanted.filter(|&w| !fits(w)) {
                 let message = match window.function {
                     WindowFn::Sum => {
                         format!("type mismatch: `sum` needs an int, but `{name}` is {ty}")

@@ -5,11 +5,10 @@
 //! are interned per rule ([`VarId`] indexes [`Rule::variables`]), and a wildcard `_` is its own
 //! term kind (a fresh anonymous variable that nothing else refers to).
 
-use std::cmp::Ordering;
 use std::fmt;
 
 use crate::syntax::Span;
-use crate::value::{Type, Value};
+use crate::value::{ColumnType, Type, Value};
 
 /// A parsed program: its declarations and rules in source order (which carries no meaning).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -146,8 +145,11 @@ impl Declaration {
     }
 
     /// The attribute types in column order.
-    pub fn types(&self) -> Vec<Type> {
-        self.attributes.iter().map(|a| a.ty).collect()
+    pub fn types(&self) -> Vec<ColumnType> {
+        self.attributes
+            .iter()
+            .map(AttributeDecl::column_type)
+            .collect()
     }
 
     /// The positions of the key's attributes in declaration order (ascending), or `None`
@@ -165,15 +167,27 @@ impl Declaration {
     }
 }
 
-/// `name: type` in a declaration.
+/// `name: type` (or `name: type?`, a column that may hold null) in a declaration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AttributeDecl {
     /// The attribute's name.
     pub name: Ident,
     /// The attribute's type.
     pub ty: Type,
-    /// Where the type name is.
+    /// `?` after the type: the column may hold `null`.
+    pub nullable: bool,
+    /// Where the type is written.
     pub ty_span: Span,
+}
+
+impl AttributeDecl {
+    /// The attribute's column type.
+    pub fn column_type(&self) -> ColumnType {
+        ColumnType {
+            ty: self.ty,
+            nullable: self.nullable,
+        }
+    }
 }
 
 /// A variable of a rule: an index into [`Rule::variables`]. Two occurrences of one name in a
@@ -395,13 +409,19 @@ pub enum TermKind {
     Const(Value),
 }
 
-/// `relation(term, ...)` in a body.
+/// `relation(term, ...)` or `relation(name: term, ...)` in a body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Atom {
     /// The relation read.
     pub relation: Ident,
-    /// One term per attribute of the relation.
+    /// One term per attribute of the relation, in declaration order. As parsed, a named
+    /// atom holds its terms as written; the checker puts them in declaration order and
+    /// fills the columns not named with `_`.
     pub terms: Vec<Term>,
+    /// For a named atom (`flights(carrier: c)`), a name per term: as parsed, the names as
+    /// written; once checked, every attribute's name in declaration order. `None` for a
+    /// positional atom.
+    pub names: Option<Vec<Ident>>,
     /// The whole atom, name to `)`.
     pub span: Span,
 }
@@ -418,6 +438,23 @@ pub enum Literal {
         /// The whole literal, `not` to `)`.
         span: Span,
     },
+    /// `optional r(...)`: each tuple of `r` that matches, or, when none does, one binding
+    /// whose variables first bound here are null (SQL's LEFT JOIN).
+    Optional {
+        /// The atom.
+        atom: Atom,
+        /// The whole literal, `optional` to `)`.
+        span: Span,
+    },
+    /// `e is null` or `e is not null`.
+    IsNull {
+        /// The expression tested.
+        expr: Expr,
+        /// `is not null`.
+        negated: bool,
+        /// The whole literal.
+        span: Span,
+    },
     /// `e1 op e2`: a filter, or an assignment when it is `v = e` with `v` otherwise unbound.
     Comparison(Comparison),
     /// `v = F over (partition P… order O…)`: a window function over the rule's one positive
@@ -430,7 +467,9 @@ impl Literal {
     pub fn span(&self) -> Span {
         match self {
             Literal::Positive(atom) => atom.span,
-            Literal::Negative { span, .. } => *span,
+            Literal::Negative { span, .. }
+            | Literal::Optional { span, .. }
+            | Literal::IsNull { span, .. } => *span,
             Literal::Comparison(comparison) => comparison.span,
             Literal::Window(window) => window.span,
         }
@@ -448,7 +487,8 @@ pub struct Window {
     pub argument: Option<Variable>,
     /// `lag`/`lead`'s row offset `n` (a non-negative int literal); `None` for the others.
     pub offset: Option<i64>,
-    /// `lag`/`lead`'s default `d`, the value where no such row exists; `None` for the others.
+    /// `lag`/`lead`'s default `d`, the value where no such row exists (`None` for the
+    /// others, and for a `lag`/`lead` written without one: null).
     pub default: Option<Term>,
     /// The partition variables, as written (may be empty: one partition).
     pub partition: Vec<Variable>,
@@ -536,183 +576,7 @@ impl WindowFn {
     }
 }
 
-/// `left op right`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Comparison {
-    /// The left side.
-    pub left: Expr,
-    /// The operator.
-    pub op: CmpOp,
-    /// The right side.
-    pub right: Expr,
-    /// The whole comparison.
-    pub span: Span,
-}
-
-/// Comparison operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum CmpOp {
-    /// `=`
-    Eq,
-    /// `!=`
-    Ne,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-}
-
-impl CmpOp {
-    /// The operator as written.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            CmpOp::Eq => "=",
-            CmpOp::Ne => "!=",
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
-        }
-    }
-
-    /// Whether the operator orders its operands (`< <= > >=`), as opposed to testing equality.
-    pub fn is_ordering(self) -> bool {
-        !matches!(self, CmpOp::Eq | CmpOp::Ne)
-    }
-
-    /// The operator that says the same with its operands swapped: `a op b` holds exactly
-    /// when `b op.mirrored() a` does (`<` ↔ `>`, `<=` ↔ `>=`; `=` and `!=` stay). Every
-    /// rewrite that moves a constant or a term to the other side goes through this one
-    /// function (the top-k bound, the clock's `now OP f(row)`).
-    pub fn mirrored(self) -> CmpOp {
-        match self {
-            CmpOp::Eq => CmpOp::Eq,
-            CmpOp::Ne => CmpOp::Ne,
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::Le => CmpOp::Ge,
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::Ge => CmpOp::Le,
-        }
-    }
-
-    /// Whether `left op right` holds, given `left.cmp(&right)`.
-    pub fn holds(self, ordering: Ordering) -> bool {
-        match self {
-            CmpOp::Eq => ordering == Ordering::Equal,
-            CmpOp::Ne => ordering != Ordering::Equal,
-            CmpOp::Lt => ordering == Ordering::Less,
-            CmpOp::Le => ordering != Ordering::Greater,
-            CmpOp::Gt => ordering == Ordering::Greater,
-            CmpOp::Ge => ordering != Ordering::Less,
-        }
-    }
-}
-
-/// An arithmetic expression over ints (or a single variable or constant of any type).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Expr {
-    /// What the expression is.
-    pub kind: ExprKind,
-    /// Where it is (parentheses included).
-    pub span: Span,
-}
-
-/// The kinds of expression.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ExprKind {
-    /// A variable.
-    Var(VarId),
-    /// A constant. A minus sign written right before an int literal is part of the constant.
-    Const(Value),
-    /// `-e` (unary minus on anything but an int literal).
-    Neg(Box<Expr>),
-    /// `left op right`.
-    Binary {
-        /// The operator.
-        op: ArithOp,
-        /// The left operand.
-        left: Box<Expr>,
-        /// The right operand.
-        right: Box<Expr>,
-    },
-}
-
-impl Expr {
-    /// The variable, when the expression is a single variable.
-    pub fn as_var(&self) -> Option<VarId> {
-        match self.kind {
-            ExprKind::Var(var) => Some(var),
-            _ => None,
-        }
-    }
-
-    /// Appends the variables of the expression to `out`, left to right, with repeats.
-    pub fn variables(&self, out: &mut Vec<Variable>) {
-        match &self.kind {
-            ExprKind::Var(id) => out.push(Variable {
-                id: *id,
-                span: self.span,
-            }),
-            ExprKind::Const(_) => {}
-            ExprKind::Neg(inner) => inner.variables(out),
-            ExprKind::Binary { left, right, .. } => {
-                left.variables(out);
-                right.variables(out);
-            }
-        }
-    }
-}
-
-/// Arithmetic operators on ints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ArithOp {
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
-    /// `*`
-    Mul,
-    /// `/`, truncating toward zero.
-    Div,
-    /// `%`, with the sign of the dividend (so `a == (a / b) * b + a % b`).
-    Rem,
-}
-
-impl ArithOp {
-    /// The operator as written.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            ArithOp::Add => "+",
-            ArithOp::Sub => "-",
-            ArithOp::Mul => "*",
-            ArithOp::Div => "/",
-            ArithOp::Rem => "%",
-        }
-    }
-
-    /// Binding strength: `* / %` bind tighter than `+ -`; all associate to the left.
-    pub fn precedence(self) -> u8 {
-        match self {
-            ArithOp::Add | ArithOp::Sub => 1,
-            ArithOp::Mul | ArithOp::Div | ArithOp::Rem => 2,
-        }
-    }
-
-    /// `left op right`, or `None` on overflow or division by zero (which refuse the commit).
-    pub fn apply(self, left: i64, right: i64) -> Option<i64> {
-        match self {
-            ArithOp::Add => left.checked_add(right),
-            ArithOp::Sub => left.checked_sub(right),
-            ArithOp::Mul => left.checked_mul(right),
-            ArithOp::Div => left.checked_div(right),
-            ArithOp::Rem => left.checked_rem(right),
-        }
-    }
-}
+pub use super::expr::{ArithOp, CmpOp, Comparison, Expr, ExprKind, Function};
 
 #[cfg(test)]
 mod tests {

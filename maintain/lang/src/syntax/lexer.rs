@@ -22,6 +22,12 @@ pub enum TokenKind {
     Ident,
     /// `[0-9]+` (a sign is a separate token; range is checked by the parser).
     Int,
+    /// `[0-9]+.[0-9]+`: an exact decimal literal (a sign is a separate token).
+    Decimal,
+    /// `?`: after a type, a column that may hold null.
+    Question,
+    /// `||`: string concatenation.
+    Concat,
     /// A string literal, already decoded.
     Str(String),
     /// `(`
@@ -113,15 +119,26 @@ impl Lexer<'_> {
 
     fn number(&mut self, start: usize) {
         self.skip_while(|c| c.is_ascii_digit());
+        // A `.` between digits makes an exact decimal (`12.50`); a `.` after digits and
+        // before anything else ends the rule (`x > 1.`).
         if self.peek(0) == Some('.') && self.peek(1).is_some_and(|c| c.is_ascii_digit()) {
             self.pos += 1;
             self.skip_while(|c| c.is_ascii_digit());
-            let span = Span::new(start, self.pos);
-            self.error(
-                span,
-                "float literals are not supported",
-                "values are int, str or bool",
-            );
+            if self.peek(0).is_some_and(|c| matches!(c, 'e' | 'E')) {
+                self.pos += 1;
+                if self.peek(0).is_some_and(|c| matches!(c, '+' | '-')) {
+                    self.pos += 1;
+                }
+                self.skip_while(|c| c.is_ascii_digit());
+                let span = Span::new(start, self.pos);
+                self.error(
+                    span,
+                    "exponents are not written in decimal literals",
+                    "write the digits out (`1000.0`, not `1.0e3`): decimals are exact",
+                );
+                return;
+            }
+            self.push(TokenKind::Decimal, start);
             return;
         }
         self.push(TokenKind::Int, start);
@@ -184,6 +201,8 @@ impl Lexer<'_> {
             (')', _) => (TokenKind::RParen, 1),
             (',', _) => (TokenKind::Comma, 1),
             ('.', _) => (TokenKind::Dot, 1),
+            ('?', _) => (TokenKind::Question, 1),
+            ('|', Some('|')) => (TokenKind::Concat, 2),
             (':', Some('-')) => (TokenKind::ColonDash, 2),
             (':', _) => (TokenKind::Colon, 1),
             ('=', Some('=')) => {
@@ -282,9 +301,13 @@ mod tests {
 
     #[test]
     fn malformed_tokens_are_reported_once() {
-        let (tokens, diagnostics) = lex("x = 1.5, \"open\n y == 2 ' é");
+        let (tokens, diagnostics) = lex("x = 1.5e3, \"open\n y == 2 ' é");
         let errors = tokens.iter().filter(|t| t.kind == TokenKind::Error).count();
         assert_eq!(errors, diagnostics.len());
         assert_eq!(errors, 5, "{diagnostics:?}");
+        // `1.5` is a decimal; an exponent is refused (decimals are written out).
+        let (tokens, diagnostics) = lex("x = 1.5");
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(tokens[2].kind, TokenKind::Decimal);
     }
 }

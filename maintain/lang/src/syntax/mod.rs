@@ -8,6 +8,7 @@
 //! with an error is left out of the tree, never half built.*
 
 pub mod ast;
+mod expr;
 pub mod lexer;
 pub mod parser;
 mod span;

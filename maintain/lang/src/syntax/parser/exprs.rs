@@ -2,31 +2,44 @@
 
 use super::{PResult, Parser};
 
-use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::{ArithOp, Expr, ExprKind, Term, TermKind};
-use crate::syntax::lexer::TokenKind;
+use crate::conform::conform;
+use crate::decimal::Decimal;
+use crate::diagnostic::{clip, Diagnostic};
+use crate::syntax::ast::{ArithOp, Expr, ExprKind, Function, Term, TermKind};
+use crate::syntax::lexer::{Token, TokenKind};
 use crate::syntax::EXPR_DEPTH_MAX;
-use crate::value::Value;
+use crate::value::{ColumnType, Type, Value};
 
 impl Parser<'_> {
+    /// A term: a variable, `_`, or a constant — an int, a decimal (`12.50`), a string,
+    /// `true`/`false`, `null`, `date("…")` or `timestamp("…")` (each with an optional
+    /// leading `-` for numbers).
     pub(super) fn term(&mut self) -> PResult<Term> {
         let token = self.peek().clone();
         let kind = match &token.kind {
+            TokenKind::Ident if self.nth(1).kind == TokenKind::LParen => {
+                return self.dated_literal();
+            }
             TokenKind::Ident => match self.token_text(&token) {
                 "_" => TermKind::Wildcard,
                 "true" => TermKind::Const(Value::Bool(true)),
                 "false" => TermKind::Const(Value::Bool(false)),
+                "null" => TermKind::Const(Value::Null),
                 _ => TermKind::Var(self.intern(&token)),
             },
             TokenKind::Int => TermKind::Const(Value::Int(self.int(&token, false)?)),
-            TokenKind::Minus if self.nth(1).kind == TokenKind::Int => {
+            TokenKind::Decimal => TermKind::Const(self.decimal(&token, false)?),
+            TokenKind::Minus if matches!(self.nth(1).kind, TokenKind::Int | TokenKind::Decimal) => {
                 self.bump();
                 let digits = self.peek().clone();
-                let value = self.int(&digits, true)?;
+                let value = match digits.kind {
+                    TokenKind::Int => Value::Int(self.int(&digits, true)?),
+                    _ => self.decimal(&digits, true)?,
+                };
                 self.bump();
                 let span = token.span.to(digits.span);
                 return Ok(Term {
-                    kind: TermKind::Const(Value::Int(value)),
+                    kind: TermKind::Const(value),
                     span,
                 });
             }
@@ -40,9 +53,66 @@ impl Parser<'_> {
         })
     }
 
+    /// A decimal literal's value (negated after a `-`).
+    fn decimal(&mut self, token: &Token, negative: bool) -> PResult<Value> {
+        let text = self.token_text(token);
+        let signed = if negative {
+            format!("-{text}")
+        } else {
+            text.to_string()
+        };
+        Decimal::parse(&signed).map(Value::Decimal).ok_or_else(|| {
+            let message = format!(
+                "decimal literal `{}` has more than 38 digits",
+                clip(&signed)
+            );
+            self.report(Diagnostic::error(token.span, message))
+        })
+    }
+
+    /// `date("2013-01-01")` or `timestamp("2013-01-01T05:00:00Z")`, at the name.
+    fn dated_literal(&mut self) -> PResult<Term> {
+        let name = self.bump();
+        let column = match self.token_text(&name) {
+            "date" => ColumnType::of(Type::Date),
+            "timestamp" => ColumnType::of(Type::Timestamp),
+            other => {
+                let message = format!("`{other}(…)` is not a constant");
+                let help = "a constant is a number, a string, `true`, `false`, `null`, \
+                            date(\"YYYY-MM-DD\") or timestamp(\"…\"); compute values with an \
+                            assignment such as `y = lower(s)`";
+                return Err(self.report(Diagnostic::error(name.span, message).with_help(help)));
+            }
+        };
+        self.bump(); // `(`
+        let text = self.peek().clone();
+        let TokenKind::Str(value) = &text.kind else {
+            return Err(self.unexpected("a string in double quotes"));
+        };
+        let value = value.clone();
+        self.bump();
+        let end = self.expect(TokenKind::RParen, "`)`")?;
+        let span = name.span.to(end);
+        let value = conform(Value::Str(value), column)
+            .map_err(|message| self.report(Diagnostic::error(span, message)))?;
+        Ok(Term {
+            kind: TermKind::Const(value),
+            span,
+        })
+    }
+
     // ---- expressions; each returns the expression and its depth ----
 
     pub(super) fn expr(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
+        let (mut left, mut depth) = self.sum(nesting)?;
+        while self.eat(&TokenKind::Concat) {
+            let (right, right_depth) = self.sum(nesting)?;
+            (left, depth) = self.binary(ArithOp::Concat, left, depth, right, right_depth)?;
+        }
+        Ok((left, depth))
+    }
+
+    pub(super) fn sum(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
         let (mut left, mut depth) = self.product(nesting)?;
         loop {
             let op = match self.peek().kind {
@@ -93,7 +163,9 @@ impl Parser<'_> {
     }
 
     pub(super) fn unary(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
-        if !self.at(&TokenKind::Minus) || self.nth(1).kind == TokenKind::Int {
+        if !self.at(&TokenKind::Minus)
+            || matches!(self.nth(1).kind, TokenKind::Int | TokenKind::Decimal)
+        {
             return self.primary(nesting);
         }
         let minus = self.bump();
@@ -128,15 +200,26 @@ impl Parser<'_> {
                 depth,
             ));
         }
+        if token.kind == TokenKind::Ident && self.nth(1).kind == TokenKind::LParen {
+            if let Some(function) = Function::from_name(self.token_text(&token)) {
+                let literal =
+                    function == Function::Date && matches!(self.nth(2).kind, TokenKind::Str(_));
+                if !literal {
+                    return self.call(function, nesting);
+                }
+            }
+        }
         if token.kind == TokenKind::Ident && self.token_text(&token) == "_" {
             let message = "`_` cannot be used in an expression";
             let help = "a wildcard stands only for an atom argument";
             return Err(self.report(Diagnostic::error(token.span, message).with_help(help)));
         }
         let term = match token.kind {
-            TokenKind::Ident | TokenKind::Int | TokenKind::Minus | TokenKind::Str(_) => {
-                self.term()?
-            }
+            TokenKind::Ident
+            | TokenKind::Int
+            | TokenKind::Decimal
+            | TokenKind::Minus
+            | TokenKind::Str(_) => self.term()?,
             _ => return Err(self.unexpected("an expression")),
         };
         let kind = match term.kind {
@@ -153,5 +236,38 @@ impl Parser<'_> {
         ))
     }
 
-    // ---- tokens ----
+    /// `function(argument, …)`, at the name.
+    fn call(&mut self, function: Function, nesting: usize) -> PResult<(Expr, usize)> {
+        let name = self.bump();
+        self.bump(); // `(`
+        if nesting >= EXPR_DEPTH_MAX {
+            return Err(self.too_deep(name.span));
+        }
+        let mut args = Vec::new();
+        let mut depth = 1;
+        let end = self.list(|p| {
+            let (arg, arg_depth) = p.expr(nesting + 1)?;
+            depth = depth.max(arg_depth + 1);
+            args.push(arg);
+            Ok(())
+        })?;
+        let span = name.span.to(end);
+        let (least, most) = function.arity();
+        if args.len() < least || args.len() > most {
+            let wanted = match (least, most) {
+                (1, usize::MAX) => "at least one argument".to_string(),
+                (n, m) if n == m => format!("{n} argument{}", if n == 1 { "" } else { "s" }),
+                (n, m) => format!("{n} to {m} arguments"),
+            };
+            let message = format!("`{}` takes {wanted}, found {}", function.name(), args.len());
+            return Err(self.report(Diagnostic::error(span, message)));
+        }
+        Ok((
+            Expr {
+                kind: ExprKind::Call { function, args },
+                span,
+            },
+            depth,
+        ))
+    }
 }

@@ -223,18 +223,58 @@ impl<'t> Parser<'t> {
         let name = self.ident("an attribute name")?;
         self.expect(TokenKind::Colon, "`:` and a type after the attribute name")?;
         let ty_token = self.peek().clone();
-        let ty_name = self.ident("a type (int, str or bool)")?;
-        match Type::from_name(&ty_name.name) {
-            Some(ty) => Ok(AttributeDecl {
-                name,
-                ty,
-                ty_span: ty_token.span,
-            }),
-            None => Err(self.report(
-                Diagnostic::error(ty_token.span, format!("unknown type `{}`", ty_name.name))
-                    .with_help("the types are int, str and bool"),
-            )),
-        }
+        let ty_name = self.ident("a type (int, str, bool, decimal(p, s), date or timestamp)")?;
+        let ty = match ty_name.name.as_str() {
+            "decimal" => self.decimal_parameters(ty_token.span)?,
+            name => Type::from_name(name).ok_or_else(|| {
+                self.report(
+                    Diagnostic::error(ty_token.span, format!("unknown type `{name}`")).with_help(
+                        "the types are int, str, bool, decimal(p, s), date and timestamp; \
+                         `T?` may hold null",
+                    ),
+                )
+            })?,
+        };
+        let nullable = self.eat(&TokenKind::Question);
+        let end = self.tokens[self.pos - 1].span;
+        Ok(AttributeDecl {
+            name,
+            ty,
+            nullable,
+            ty_span: ty_token.span.to(end),
+        })
+    }
+
+    /// `(precision, scale)` after `decimal`.
+    fn decimal_parameters(&mut self, start: Span) -> PResult<Type> {
+        let usage = "`decimal(p, s)`: p digits in all (1 to 38), s of them after the point";
+        self.expect(
+            TokenKind::LParen,
+            &format!("`(` after `decimal`, as in {usage}"),
+        )?;
+        let parameter = |p: &mut Self, what: &str| -> PResult<u8> {
+            let token = p.peek().clone();
+            if token.kind != TokenKind::Int {
+                return Err(p.unexpected(&format!("{what}, as in {usage}")));
+            }
+            let value = p.int(&token, false)?;
+            p.bump();
+            u8::try_from(value).map_err(|_| {
+                p.report(Diagnostic::error(
+                    token.span,
+                    format!("{what} {value} is too large"),
+                ))
+            })
+        };
+        let precision = parameter(self, "the precision")?;
+        self.expect(
+            TokenKind::Comma,
+            &format!("`,` and the scale, as in {usage}"),
+        )?;
+        let scale = parameter(self, "the scale")?;
+        let end = self.expect(TokenKind::RParen, "`)` after the scale")?;
+        Type::decimal(precision, scale)
+            .map_err(|message| self.report(Diagnostic::error(start.to(end), message)))
     }
 
     fn peek(&self) -> &Token {

@@ -5,8 +5,8 @@ use crate::syntax::ast::Term;
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{
-    Aggregate, AggregateFn, Atom, CmpOp, Comparison, Head, HeadTerm, Literal, OrderTerm, Rule,
-    TermKind, Variable, Window, WindowFn,
+    Aggregate, AggregateFn, Atom, CmpOp, Comparison, Expr, Function, Head, HeadTerm, Literal,
+    OrderTerm, Rule, TermKind, Variable, Window, WindowFn,
 };
 use crate::syntax::lexer::TokenKind;
 use crate::syntax::{Span, BODY_LITERALS_MAX, TERMS_MAX};
@@ -86,7 +86,8 @@ impl Parser<'_> {
             return Err(self.report(Diagnostic::error(name.span, message).with_help(help)));
         };
         self.bump();
-        let argument = if function.takes_argument() {
+        let counts_a_variable = function == AggregateFn::Count && !self.at(&TokenKind::RParen);
+        let argument = if function.takes_argument() || counts_a_variable {
             let token = self.peek().clone();
             let is_variable = token.kind == TokenKind::Ident
                 && !matches!(self.token_text(&token), "_" | "true" | "false");
@@ -115,7 +116,7 @@ impl Parser<'_> {
         };
         if !self.at(&TokenKind::RParen) {
             let message = match function {
-                AggregateFn::Count => "`count()` takes no argument".to_string(),
+                AggregateFn::Count => "`count` takes no argument or one variable".to_string(),
                 AggregateFn::Concat => {
                     "`concat` takes a variable and a separator string".to_string()
                 }
@@ -154,8 +155,8 @@ impl Parser<'_> {
 
     pub(super) fn literal(&mut self) -> PResult<Literal> {
         let at_name = self.at(&TokenKind::Ident);
-        if at_name && self.token_text(self.peek()) == "not" && self.nth(1).kind == TokenKind::Ident
-        {
+        let keyword = at_name && self.nth(1).kind == TokenKind::Ident;
+        if keyword && self.token_text(self.peek()) == "not" {
             let not = self.bump();
             let atom = self.atom()?;
             return Ok(Literal::Negative {
@@ -163,17 +164,29 @@ impl Parser<'_> {
                 atom,
             });
         }
-        if at_name && self.nth(1).kind == TokenKind::LParen {
+        if keyword && self.token_text(self.peek()) == "optional" {
+            let optional = self.bump();
+            let atom = self.atom()?;
+            return Ok(Literal::Optional {
+                span: optional.span.to(atom.span),
+                atom,
+            });
+        }
+        if at_name && self.nth(1).kind == TokenKind::LParen && !self.call_is_compared() {
             return self.atom().map(Literal::Positive);
         }
         if at_name
             && self.nth(1).kind == TokenKind::Eq
             && self.nth(2).kind == TokenKind::Ident
             && self.nth(3).kind == TokenKind::LParen
+            && (self.over_follows_call(2) || self.names_a_window_function(2))
         {
             return self.window().map(Literal::Window);
         }
         let (left, _) = self.expr(0)?;
+        if self.at_keyword("is") {
+            return self.is_null(left);
+        }
         let op = match self.peek().kind {
             TokenKind::Eq => CmpOp::Eq,
             TokenKind::Ne => CmpOp::Ne,
@@ -183,8 +196,8 @@ impl Parser<'_> {
             TokenKind::Ge => CmpOp::Ge,
             _ => {
                 let diagnostic = self.expected_found("a comparison operator (=, !=, <, <=, >, >=)");
-                let help = "a body literal is an atom `r(...)`, a negated atom `not r(...)` \
-                            or a comparison such as `x > 3`";
+                let help = "a body literal is an atom `r(...)`, a negated atom `not r(...)`, \
+                            `optional r(...)`, a comparison such as `x > 3` or `x is null`";
                 return Err(self.report_unexpected(diagnostic.with_help(help)));
             }
         };
@@ -196,6 +209,81 @@ impl Parser<'_> {
             op,
             right,
         }))
+    }
+
+    /// `is null` or `is not null` after the expression `expr`, at `is`.
+    fn is_null(&mut self, expr: Expr) -> PResult<Literal> {
+        self.bump();
+        let negated = self.at_keyword("not");
+        if negated {
+            self.bump();
+        }
+        if !self.at_keyword("null") {
+            return Err(self.unexpected("`null` after `is` or `is not`"));
+        }
+        let end = self.bump().span;
+        Ok(Literal::IsNull {
+            span: expr.span.to(end),
+            expr,
+            negated,
+        })
+    }
+
+    /// The position just past the `)` matching the `(` at `open` (a token index), if any.
+    fn past_parens(&self, open: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for (i, token) in self.tokens.iter().enumerate().skip(open) {
+            match token.kind {
+                TokenKind::LParen => depth += 1,
+                TokenKind::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                TokenKind::Eof | TokenKind::Dot | TokenKind::ColonDash => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whether the `name(…)` at the current token is a function call that an operator
+    /// follows (`lower(s) = "x"`, `year(d) is null`), not an atom.
+    fn call_is_compared(&self) -> bool {
+        let Some(after) = self.past_parens(self.pos + 1) else {
+            return false;
+        };
+        let token = &self.tokens[after];
+        matches!(
+            token.kind,
+            TokenKind::Eq
+                | TokenKind::Ne
+                | TokenKind::Lt
+                | TokenKind::Le
+                | TokenKind::Gt
+                | TokenKind::Ge
+                | TokenKind::Plus
+                | TokenKind::Minus
+                | TokenKind::Star
+                | TokenKind::Slash
+                | TokenKind::Percent
+                | TokenKind::Concat
+        ) || (token.kind == TokenKind::Ident && self.token_text(token) == "is")
+    }
+
+    /// Whether the name `offset` tokens ahead is a window function's (`rank`, `sum`, …) and
+    /// no other function's: a window even without its `over` (which is then reported).
+    fn names_a_window_function(&self, offset: usize) -> bool {
+        let name = self.token_text(self.nth(offset));
+        WindowFn::from_name(name).is_some() && Function::from_name(name).is_none()
+    }
+
+    /// Whether `over` follows the call whose name is `offset` tokens ahead: a window.
+    fn over_follows_call(&self, offset: usize) -> bool {
+        self.past_parens(self.pos + offset + 1)
+            .map(|after| &self.tokens[after])
+            .is_some_and(|t| t.kind == TokenKind::Ident && self.token_text(t) == "over")
     }
 
     /// `v = F(...) over (partition P… order O…)`, at `v`.
@@ -257,13 +345,13 @@ impl Parser<'_> {
         if function.takes_offset() {
             let (offset, default) = self.window_offset_and_default(function, usage)?;
             call.offset = Some(offset);
-            call.default = Some(default);
+            call.default = default;
         }
         if !self.at(&TokenKind::RParen) {
             let message = match function {
                 WindowFn::Sum => "`sum` takes one variable".to_string(),
                 WindowFn::Lag | WindowFn::Lead => format!(
-                    "`{}` takes a variable, a row offset and a default",
+                    "`{}` takes a variable, a row offset and (if you want one) a default",
                     function.name()
                 ),
                 _ => format!("`{}()` takes no argument", function.name()),
@@ -280,7 +368,7 @@ impl Parser<'_> {
         &mut self,
         function: WindowFn,
         usage: &str,
-    ) -> PResult<(i64, Term)> {
+    ) -> PResult<(i64, Option<Term>)> {
         self.expect(
             TokenKind::Comma,
             &format!("`,` and a row offset, as in {usage}"),
@@ -292,10 +380,9 @@ impl Parser<'_> {
         }
         let offset = self.int(&token, false)?;
         self.bump();
-        self.expect(
-            TokenKind::Comma,
-            &format!("`,` and a default, as in {usage}"),
-        )?;
+        if !self.eat(&TokenKind::Comma) {
+            return Ok((offset, None));
+        }
         let term = self.term()?;
         if term.kind == TermKind::Wildcard {
             let message = format!(
@@ -304,7 +391,7 @@ impl Parser<'_> {
             );
             return Err(self.report(Diagnostic::error(term.span, message)));
         }
-        Ok((offset, term))
+        Ok((offset, Some(term)))
     }
 
     /// The keyword `over` after a window function's call.
@@ -385,19 +472,32 @@ impl Parser<'_> {
         })
     }
 
+    /// `relation(term, …)` or `relation(name: term, …)`: all named or all positional.
     pub(super) fn atom(&mut self) -> PResult<Atom> {
         let relation = self.ident("a relation name")?;
         self.expect(TokenKind::LParen, "`(` after the relation name")?;
+        let named = self.at(&TokenKind::Ident) && self.nth(1).kind == TokenKind::Colon;
         let mut terms = Vec::new();
+        let mut names = Vec::new();
         let end = self.list(|p| {
-            let term = p.term()?;
-            terms.push(term);
+            let is_named = p.at(&TokenKind::Ident) && p.nth(1).kind == TokenKind::Colon;
+            if is_named != named {
+                let message = "an atom's arguments are all named (`col: x`) or all positional";
+                let span = p.peek().span;
+                return Err(p.report(Diagnostic::error(span, message)));
+            }
+            if named {
+                names.push(p.ident("an attribute name")?);
+                p.bump(); // `:`
+            }
+            terms.push(p.term()?);
             Ok(())
         })?;
         Ok(Atom {
             span: relation.span.to(end),
             relation,
             terms,
+            names: named.then_some(names),
         })
     }
 
