@@ -41,6 +41,7 @@ impl Row {
             sign,
             relation: relation.to_string(),
             values,
+            names: Vec::new(),
             wildcards: Vec::new(),
             line: 1,
             source: None,

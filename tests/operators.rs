@@ -15,7 +15,7 @@
 use expect_test::{expect, Expect};
 use rnt::db::change::parse_changes;
 use rnt::db::tuple::format_tuple;
-use rnt::db::{CommitOutcome, Database, DiffScope, PlanTerm, RecursionMode, Sign, Snapshot};
+use rnt::db::{CommitOutcome, Database, DiffScope, PlanTerm, RecursionMode, Snapshot};
 use rnt::store::MemoryStore;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -56,10 +56,7 @@ fn check_commit_at(
             let after = db.head().expect("the new head");
             let delta = db.diff(&before, &after, &DiffScope::All).expect("the diff");
             for change in delta {
-                let sign = match change.sign {
-                    Sign::Insert => '+',
-                    Sign::Delete => '-',
-                };
+                let sign = change.sign;
                 let tuple = format_tuple(&change.relation, &change.tuple);
                 writeln!(out, "{sign}{tuple}").unwrap();
             }

@@ -22,6 +22,9 @@ pub enum Format {
     Csv,
     /// An array of arrays, one per tuple.
     Json,
+    /// A change file: one named insert per tuple, `+r(a: 1, b: "x")`, that `rnt commit -f`
+    /// reads back.
+    Changes,
 }
 
 /// Output format of `log` and `status`.

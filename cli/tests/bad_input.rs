@@ -112,7 +112,7 @@ fn malformed_lines() {
         ),
         (
             "orders(2, 1, 5)\n",
-            &["line 1, column 1", "expected `+` or `-`"],
+            &["line 1, column 1", "expected `+`, `-` or `~`"],
         ),
         (
             "+orders(2, 1, 5\n",

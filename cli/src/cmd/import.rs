@@ -1,17 +1,26 @@
-//! `rnt import REL FILE.csv [--replace] [-m MSG]`: insert every row of a CSV file into a
-//! base relation (upserting into a keyed one), or with `--replace` make the relation hold
-//! exactly the file's rows, in one commit. The file streams through `TupleReader` (the
-//! header row names the attributes, in any order); a row that does not fit the schema stops
-//! the import with its line, and nothing is committed.
+//! `rnt import REL FILE.csv [--replace] [-m MSG] [options]`: insert every row of a CSV file
+//! into a base relation (upserting into a keyed one), or with `--replace` make the relation
+//! hold exactly the file's rows, in one commit.
+//!
+//! Two passes over the file: the first parses and checks every row (nothing is kept, so
+//! memory stays bounded) and stops at the first bad field with its line, before any tree
+//! is touched; the second streams the rows into the import. Standard input is copied to a
+//! temporary file during the first pass, so it can be read twice. The options say how the
+//! file is written (`--delimiter`, `--null`, `--no-header --columns`, `--ignore-columns`);
+//! see `docs/design.md`, "Import".
 
 use crate::cmd::commit::write_stats;
 use crate::output::write_outcome;
 use crate::progress::Progress;
 use crate::Context;
 use clap::Args;
-use rnt_db::csv::TupleReader;
-use rnt_db::{CommitOutcome, CsvError, DbError, DbResult, RelationSchema, Tuple};
-use std::io::{BufRead, BufReader, Read, Write};
+use rnt_db::change::{conform_changes, parse_change};
+use rnt_db::csv::{Columns, ReadOptions, TupleReader};
+use rnt_db::witness::{matches, witness_patterns};
+use rnt_db::{CommitOutcome, CsvError, DbError, DbResult, ImportMode, Imported, RelationSchema};
+use rnt_db::{Database, Snapshot, Tuple};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
@@ -32,7 +41,7 @@ pub struct ImportArgs {
     /// The base relation to fill.
     #[arg(value_name = "REL")]
     relation: String,
-    /// The CSV file (header row = attribute names; `-` reads standard input).
+    /// The CSV file (header row = attribute names, in any order; `-` reads standard input).
     #[arg(value_name = "FILE.csv")]
     file: String,
     /// The commit message (default: `import REL from FILE.csv`, or with `--replace`
@@ -46,38 +55,82 @@ pub struct ImportArgs {
     /// The commit's delta is the diff of the old and new contents.
     #[arg(long)]
     replace: bool,
+    /// The character between fields: `,` (default), `tab`, or any one character.
+    #[arg(long, value_name = "C", default_value = ",")]
+    delimiter: String,
+    /// The unquoted text that stands for null (e.g. `NA`). By default an empty unquoted
+    /// field is null in a nullable column; with `--null`, an empty field is the empty string
+    /// in a str column and an error elsewhere.
+    #[arg(long, value_name = "TEXT")]
+    null: Option<String>,
+    /// Skip columns that are no attribute of the relation (listed on stderr) instead of
+    /// refusing the file.
+    #[arg(long)]
+    ignore_columns: bool,
+    /// The file has no header row: its columns are `--columns`.
+    #[arg(long, requires = "columns")]
+    no_header: bool,
+    /// The columns of a file without a header, in order: `--columns id,carrier,dep`.
+    #[arg(
+        long,
+        value_name = "A,B,C",
+        requires = "no_header",
+        value_delimiter = ','
+    )]
+    columns: Vec<String>,
 }
 
-/// Streams the file into the relation and commits.
+impl ImportArgs {
+    /// How the file is read.
+    fn read_options(&self) -> DbResult<ReadOptions> {
+        let delimiter = match self.delimiter.as_str() {
+            "tab" | "\\t" => '\t',
+            other => {
+                let mut chars = other.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if !['"', '\r', '\n'].contains(&c) => c,
+                    _ => {
+                        return Err(DbError::user(format!(
+                            "--delimiter takes one character other than `\"` and a line break, \
+                             or `tab`; found `{other}`"
+                        )))
+                    }
+                }
+            }
+        };
+        let columns = if self.no_header {
+            Columns::Given(self.columns.iter().map(|c| c.trim().to_string()).collect())
+        } else {
+            Columns::Header
+        };
+        Ok(ReadOptions {
+            delimiter,
+            columns,
+            null: self.null.clone(),
+            ignore_extra_columns: self.ignore_columns,
+        })
+    }
+}
+
+/// Checks every row of the file, then streams it into the relation and commits.
 pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let relation = args.relation.as_str();
-    let (input, name, total): (Box<dyn Read + Send>, String, Option<u64>) = if args.file == "-" {
-        (
-            Box::new(std::io::stdin()),
-            "standard input".to_string(),
-            None,
-        )
-    } else {
-        let file = std::fs::File::open(&args.file)
-            .map_err(|e| DbError::user(format!("cannot read {}: {e}", args.file)))?;
-        let total = file.metadata().ok().map(|m| m.len());
-        (Box::new(file), args.file.clone(), total)
-    };
+    let options = args.read_options()?;
+    let mut input = Input::open(&args.file)?;
     let db = context.open_for_writing()?;
     let head = db.head()?;
     head.require(relation)?;
     let schema = head
         .schema(relation)
         .ok_or_else(|| DbError::corrupted(format!("relation `{relation}` has no schema")))?;
-    let bytes_read = Arc::new(AtomicU64::new(0));
-    let input = BufReader::with_capacity(
-        READ_BUFFER_BYTES,
-        CountingReader {
-            inner: input,
-            count: bytes_read.clone(),
-        },
-    );
-    let mut progress = Progress::new(format!("importing {relation}"), total);
+    let checked = check_every_row(&mut input, &schema, &options)?;
+    if !checked.ignored.is_empty() {
+        eprintln!(
+            "ignored column{} not in {relation}: {}",
+            if checked.ignored.len() == 1 { "" } else { "s" },
+            checked.ignored.join(", ")
+        );
+    }
     let message = args.message.clone().unwrap_or_else(|| {
         if args.replace {
             format!("replace {relation} with {}", args.file)
@@ -85,39 +138,58 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
             format!("import {relation} from {}", args.file)
         }
     });
-    let before = db.nodes().counters();
-    let mut read = 0u64;
-    let mut report = |rows| {
-        read = rows;
-        progress.update(rows, bytes_read.load(Ordering::Relaxed));
+    let mode = if args.replace {
+        ImportMode::Replace
+    } else {
+        ImportMode::Insert
     };
-    // The file is parsed on a thread of its own, a chunk of rows ahead of the import, so
-    // reading the CSV overlaps sorting, building and maintaining. When the import stops
-    // early (an error), the receiver is dropped and the parser stops at its next chunk.
-    let (schema, name) = (&schema, name.as_str());
-    let outcome = std::thread::scope(|scope| {
-        let (sender, receiver) = sync_channel::<Vec<DbResult<Tuple>>>(PARSED_CHUNKS_QUEUED);
-        scope.spawn(move || {
-            let mut rows = LazyRows::new(input, schema, name);
-            loop {
-                let chunk: Vec<DbResult<Tuple>> = rows.by_ref().take(PARSED_CHUNK_ROWS).collect();
-                if chunk.is_empty() || sender.send(chunk).is_err() {
-                    return;
-                }
+    let before = db.nodes().counters();
+    let imported = match import_rows(&db, &mut input, &schema, &options, mode, &message) {
+        Err(DbError::DenialViolated { denial, witness }) => {
+            let place = match witness_line(&mut input, &head, &schema, &options, &denial, &witness)
+            {
+                Some(line) => format!(" (from {}, line {line})", input.name),
+                None => String::new(),
+            };
+            return Err(DbError::DenialViolated {
+                denial,
+                witness: format!("{witness}{place}"),
             }
-        });
-        let rows = receiver.into_iter().flatten();
-        if args.replace {
-            db.import_replace(relation, rows, &message, &mut report)
-        } else {
-            db.import(relation, rows, &message, &mut report)
+            .into());
         }
-    });
-    progress.finish();
-    let outcome = outcome?;
-    write_outcome(out, &outcome)?;
-    if matches!(outcome, CommitOutcome::NothingToCommit) {
-        if args.replace {
+        other => other?,
+    };
+    report(out, &schema, &imported, args.replace)?;
+    if args.stats {
+        write_stats(out, &db, before, &imported.outcome)?;
+    }
+    Ok(())
+}
+
+/// Prints the outcome, and on stderr the duplicate rows merged.
+fn report(
+    out: &mut dyn Write,
+    schema: &RelationSchema,
+    imported: &Imported,
+    replace: bool,
+) -> anyhow::Result<()> {
+    let relation = &schema.name;
+    if imported.duplicates > 0 {
+        let n = imported.duplicates;
+        let hint = if schema.key_columns().is_none() {
+            ": a relation is a set; declare a key or an id column"
+        } else {
+            " (each repeats a row with its key)"
+        };
+        eprintln!(
+            "{n} duplicate row{} merged{hint}",
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    write_outcome(out, &imported.outcome)?;
+    if matches!(imported.outcome, CommitOutcome::NothingToCommit) {
+        let read = imported.rows;
+        if replace {
             writeln!(
                 out,
                 "({read} rows read; {relation} already holds exactly these tuples)"
@@ -129,10 +201,180 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
             )?;
         }
     }
-    if args.stats {
-        write_stats(out, &db, before, &outcome)?;
-    }
     Ok(())
+}
+
+/// The file to import: a file by name, or standard input copied to a temporary file by the
+/// first pass.
+struct Input {
+    /// The name errors give it: the path, or `standard input`.
+    name: String,
+    /// The file read; for standard input, the copy (filled by the first pass).
+    file: Option<File>,
+    /// Its size in bytes, for the progress line, when known.
+    total: Option<u64>,
+}
+
+impl Input {
+    fn open(path: &str) -> DbResult<Input> {
+        if path == "-" {
+            return Ok(Input {
+                name: "standard input".to_string(),
+                file: None,
+                total: None,
+            });
+        }
+        let file =
+            File::open(path).map_err(|e| DbError::user(format!("cannot read {path}: {e}")))?;
+        let total = file.metadata().ok().map(|m| m.len());
+        Ok(Input {
+            name: path.to_string(),
+            file: Some(file),
+            total,
+        })
+    }
+
+    /// The input from its start, for a pass; the first pass over standard input reads it
+    /// while copying it to a temporary file, which later passes read.
+    fn pass(&mut self) -> DbResult<Box<dyn Read + Send>> {
+        let io_error = |e: std::io::Error| DbError::user(format!("cannot read the input: {e}"));
+        match &mut self.file {
+            Some(file) => {
+                file.rewind().map_err(io_error)?;
+                Ok(Box::new(file.try_clone().map_err(io_error)?))
+            }
+            None => {
+                let copy = tempfile::tempfile().map_err(|e| {
+                    DbError::user(format!(
+                        "cannot make a temporary copy of standard input: {e}"
+                    ))
+                })?;
+                self.file = Some(copy.try_clone().map_err(io_error)?);
+                Ok(Box::new(Tee {
+                    input: std::io::stdin(),
+                    copy,
+                }))
+            }
+        }
+    }
+}
+
+/// Reads standard input and writes what it read to a file.
+struct Tee {
+    input: std::io::Stdin,
+    copy: File,
+}
+
+impl Read for Tee {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.input.read(buf)?;
+        self.copy.write_all(&buf[..n])?;
+        Ok(n)
+    }
+}
+
+/// What the first pass found: every row fits, and these columns are ignored.
+struct Checked {
+    ignored: Vec<String>,
+}
+
+/// The first pass: parses and checks every row, keeping none; the first bad one is an
+/// error naming the file, line, column and value.
+fn check_every_row(
+    input: &mut Input,
+    schema: &RelationSchema,
+    options: &ReadOptions,
+) -> DbResult<Checked> {
+    let name = input.name.clone();
+    let bytes_read = Arc::new(AtomicU64::new(0));
+    let reader = buffered(input.pass()?, &bytes_read);
+    let mut progress = Progress::new(format!("checking {name}"), input.total);
+    let failed = |error: CsvError| DbError::user(format!("{name}, {error}"));
+    let mut rows = TupleReader::with_options(reader, schema, options).map_err(failed)?;
+    let ignored = rows.ignored_columns().to_vec();
+    let mut count = 0u64;
+    while rows.read_tuple().map_err(failed)?.is_some() {
+        count += 1;
+        if count.is_multiple_of(65_536) {
+            progress.update(count, bytes_read.load(Ordering::Relaxed));
+        }
+    }
+    progress.finish();
+    Ok(Checked { ignored })
+}
+
+/// The second pass: the rows, parsed on a thread of their own a chunk ahead, into the
+/// import. When the import stops early (an error), the receiver is dropped and the parser
+/// stops at its next chunk.
+fn import_rows(
+    db: &Database,
+    input: &mut Input,
+    schema: &RelationSchema,
+    options: &ReadOptions,
+    mode: ImportMode,
+    message: &str,
+) -> DbResult<Imported> {
+    let name = input.name.clone();
+    let bytes_read = Arc::new(AtomicU64::new(0));
+    let reader = buffered(input.pass()?, &bytes_read);
+    let mut progress = Progress::new(format!("importing {}", schema.name), input.total);
+    let mut report = |rows| progress.update(rows, bytes_read.load(Ordering::Relaxed));
+    let (name, relation) = (name.as_str(), schema.name.as_str());
+    let imported = std::thread::scope(|scope| {
+        let (sender, receiver) = sync_channel::<Vec<DbResult<Tuple>>>(PARSED_CHUNKS_QUEUED);
+        scope.spawn(move || {
+            let mut rows = LazyRows::new(reader, schema, options, name);
+            loop {
+                let chunk: Vec<DbResult<Tuple>> = rows.by_ref().take(PARSED_CHUNK_ROWS).collect();
+                if chunk.is_empty() || sender.send(chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let rows = receiver.into_iter().flatten();
+        db.import_rows(relation, rows, message, &mut report, mode)
+    });
+    progress.finish();
+    imported
+}
+
+/// The line of the first row of the file that could stand behind `witness` of `denial`
+/// (`rnt_db::witness`), found by a third pass over the file; `None` when the witness comes
+/// from no row of it (another relation's tuples, or the program's other rules).
+fn witness_line(
+    input: &mut Input,
+    head: &Snapshot,
+    schema: &RelationSchema,
+    options: &ReadOptions,
+    denial: &str,
+    witness: &str,
+) -> Option<usize> {
+    let denial_schema = head.schema(denial)?;
+    let mut changes = vec![parse_change(&format!("+{witness}"), None).ok()?];
+    conform_changes(&mut changes, |_| Some(&denial_schema)).ok()?;
+    let patterns = witness_patterns(&head.program, denial, &changes[0].values, &schema.name);
+    if patterns.is_empty() {
+        return None;
+    }
+    let reader = BufReader::with_capacity(READ_BUFFER_BYTES, input.pass().ok()?);
+    let mut rows = TupleReader::with_options(reader, schema, options).ok()?;
+    while let Ok(Some(tuple)) = rows.read_tuple() {
+        if patterns.iter().any(|p| matches(p, &tuple)) {
+            return Some(rows.line());
+        }
+    }
+    None
+}
+
+/// `input` read ahead in large buffers, counting the bytes read into `count`.
+fn buffered(input: Box<dyn Read + Send>, count: &Arc<AtomicU64>) -> impl BufRead + Send {
+    BufReader::with_capacity(
+        READ_BUFFER_BYTES,
+        CountingReader {
+            inner: input,
+            count: count.clone(),
+        },
+    )
 }
 
 /// Counts the bytes read through it, for the progress line (read on another thread).
@@ -155,16 +397,23 @@ struct LazyRows<'s, R> {
     input: Option<R>,
     reader: Option<TupleReader<'s, R>>,
     schema: &'s RelationSchema,
+    options: &'s ReadOptions,
     name: &'s str,
     failed: bool,
 }
 
 impl<'s, R: BufRead> LazyRows<'s, R> {
-    fn new(input: R, schema: &'s RelationSchema, name: &'s str) -> LazyRows<'s, R> {
+    fn new(
+        input: R,
+        schema: &'s RelationSchema,
+        options: &'s ReadOptions,
+        name: &'s str,
+    ) -> LazyRows<'s, R> {
         LazyRows {
             input: Some(input),
             reader: None,
             schema,
+            options,
             name,
             failed: false,
         }
@@ -184,7 +433,7 @@ impl<R: BufRead> Iterator for LazyRows<'_, R> {
             return None;
         }
         if let Some(input) = self.input.take() {
-            match TupleReader::new(input, self.schema) {
+            match TupleReader::with_options(input, self.schema, self.options) {
                 Ok(reader) => self.reader = Some(reader),
                 Err(error) => return Some(Err(self.error(error))),
             }

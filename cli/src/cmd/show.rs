@@ -1,4 +1,5 @@
-//! `rnt show REL [--at REF] [--format table|csv|json]`: a relation's tuples in key order.
+//! `rnt show REL [--at REF] [--format table|csv|json|changes]`: a relation's tuples in key
+//! order.
 
 use crate::cmd::snapshot_at;
 use crate::output::{cell, write_table, Format, Json};
@@ -54,6 +55,11 @@ pub fn write_tuples(
                 .collect();
             write!(out, "{}", Json::Array(rows).pretty())?;
         }
+        Format::Changes => {
+            for tuple in tuples {
+                writeln!(out, "{}", named_insert(schema, tuple))?;
+            }
+        }
         Format::Table => {
             let header: Vec<&str> = schema.attribute_names().collect();
             let right: Vec<bool> = schema.types().iter().map(|t| t.ty.is_numeric()).collect();
@@ -67,4 +73,14 @@ pub fn write_tuples(
         }
     }
     Ok(())
+}
+
+/// `+r(a: 1, b: "x")`: `tuple` of `schema` as a named insert.
+fn named_insert(schema: &RelationSchema, tuple: &Tuple) -> String {
+    let terms: Vec<String> = schema
+        .attribute_names()
+        .zip(tuple)
+        .map(|(name, value)| format!("{name}: {value}"))
+        .collect();
+    format!("+{}({})", schema.name, terms.join(", "))
 }

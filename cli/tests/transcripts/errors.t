@@ -75,7 +75,7 @@ $ rnt commit -m derived '+plan_total("pro", 1, 1)'
 [exit 1]
 
 $ rnt commit -m syntax 'orders(1, 7, 30)'
-! error: argument 1, line 1, column 1: expected `+` or `-` at the start of a change, found `orders`
+! error: argument 1, line 1, column 1: expected `+`, `-` or `~` at the start of a change, found `orders`
 [exit 1]
 
 $ rnt commit -m file -f missing.txt
@@ -91,7 +91,7 @@ $ rnt import customers missing.csv
 [exit 1]
 
 $ rnt import customers bad_header.csv
-! error: bad_header.csv, line 1: unknown column `colour` in the header (customers has id, plan)
+! error: bad_header.csv, line 1: unknown column `colour` in the header (customers has id, plan; --ignore-columns skips the others)
 [exit 1]
 
 $ rnt import customers bad_value.csv
@@ -162,7 +162,7 @@ $ rnt show
 [exit 1]
 
 $ rnt show plan_total --format yaml
-! error: invalid value 'yaml' for '--format <FORMAT>' [possible values: table, csv, json]
+! error: invalid value 'yaml' for '--format <FORMAT>' [possible values: table, csv, json, changes]
 [exit 1]
 
 $ rnt --memory-budget lots status

@@ -65,11 +65,11 @@ $ rnt commit -m bad '-customers(_, "pro")'
 [exit 1]
 
 $ rnt commit -m bad '+customers(10, _)'
-! error: argument 1, line 1, column 16: `_` is allowed only in a delete (`-r(7, _)` deletes by key): an insert names every value
+! error: argument 1, line 1, column 16: `_` is allowed only in a delete (`-r(7, _)` deletes by key) or an update (`~r(7, _, 3)`): an insert names every value
 [exit 1]
 
 $ rnt commit -m bad -f twice_changes.txt
-! error: twice_changes.txt, line 3: customers key id=30 is already inserted on line 1 (a change set names each key at most once per sign)
+! error: twice_changes.txt, line 3: customers key id=30 is already inserted on line 1 (a change set names each key at most once per sign, and an updated key nowhere else)
 [exit 1]
 
 # The explicit update form stays a change file: -old plus +new of one key.

@@ -15,10 +15,10 @@ $ rnt commit -m "first customer and order" '+customers(7, "pro")' '+orders(1, 7,
 committed 3f09e9f5fd92 (state 193c4d5a384f): customers +1 -0, orders +1 -0
 
 $ rnt import customers customers.csv
-committed 4acf730ddf69 (state 8e6e89b0cd2b): customers +2 -0
+committed a36118576c33 (state 8e6e89b0cd2b): customers +2 -0
 
 $ rnt import orders orders.csv
-committed b556be6f0b87 (state 26a13d096e86): orders +5 -0
+committed 5a8764ad6e27 (state 26a13d096e86): orders +5 -0
 
 $ rnt show plan_total
 plan  total  n
@@ -51,7 +51,7 @@ $ rnt commit -m "an order for nobody" '+orders(10, 99, 5)'
 [exit 2]
 
 $ rnt commit --stats -m "a change file" -f changes.txt
-committed b04b8def8694 (state d58aec23814d): customers +1 -0, orders +2 -1
+committed 3127042aac68 (state d58aec23814d): customers +1 -0, orders +2 -1
 stats: nodes_written=6 nodes_read=40 nodes_fetched=6 entries_read=35 bytes_written=1105
 stats: base customers,orders: entries_read=20 nodes_read=16 nodes_written=3
 stats: counting order_plan: entries_read=6 nodes_read=10 nodes_written=1
@@ -60,18 +60,18 @@ stats: denial orphan: entries_read=2 nodes_read=2 nodes_written=0
 
 $ rnt log
 commit        state         time                  message                              changes
-b04b8def8694  d58aec23814d  2026-01-01T00:00:00Z  a change file                        customers +1 -0, orders +2 -1
-b556be6f0b87  26a13d096e86  2026-01-01T00:00:00Z  import orders from orders.csv        orders +5 -0
-4acf730ddf69  8e6e89b0cd2b  2026-01-01T00:00:00Z  import customers from customers.csv  customers +2 -0
+3127042aac68  d58aec23814d  2026-01-01T00:00:00Z  a change file                        customers +1 -0, orders +2 -1
+5a8764ad6e27  26a13d096e86  2026-01-01T00:00:00Z  import orders from orders.csv        orders +5 -0
+a36118576c33  8e6e89b0cd2b  2026-01-01T00:00:00Z  import customers from customers.csv  customers +2 -0
 3f09e9f5fd92  193c4d5a384f  2026-01-01T00:00:00Z  first customer and order             customers +1 -0, orders +1 -0
 613fde249cce  a9621694e0f9  2026-01-01T00:00:00Z  define shop.rnt                      -
 
 $ rnt log --format json
 [
   {
-    "commit": "b04b8def8694196ff9440f9ef1daccccc1e87faa5becb54c00ecbd92a1ac54ea",
+    "commit": "3127042aac6854364baf26cdad098a2a8803b47bc5a4a450fe5a2e84a635d971",
     "state": "d58aec23814d39b5d0cb79c68ce9ed18d9bdec7083763b9910eb3fb2a9f2ad88",
-    "parents": ["b556be6f0b875d6a2e6b131c98090c9bbd0aa3d758a5a8585e7b3d2a20d12de8"],
+    "parents": ["5a8764ad6e27c7856dcccefc833d8b7e7ef272382e77eb54b462dffa6cb2818f"],
     "time": "2026-01-01T00:00:00Z",
     "message": "a change file",
     "changes": {
@@ -86,9 +86,9 @@ $ rnt log --format json
     ]
   },
   {
-    "commit": "b556be6f0b875d6a2e6b131c98090c9bbd0aa3d758a5a8585e7b3d2a20d12de8",
+    "commit": "5a8764ad6e27c7856dcccefc833d8b7e7ef272382e77eb54b462dffa6cb2818f",
     "state": "26a13d096e8684dfa71333c41079773024433b8071a8374107004ce698ac656b",
-    "parents": ["4acf730ddf6913810a5251f9105c2cecc3cf88bedfc3c852883322ae60cef8bb"],
+    "parents": ["a36118576c333313b47db1329c30d81856434766c5cfb1d220f76d432bd67f3a"],
     "time": "2026-01-01T00:00:00Z",
     "message": "import orders from orders.csv",
     "changes": {
@@ -102,7 +102,7 @@ $ rnt log --format json
     ]
   },
   {
-    "commit": "4acf730ddf6913810a5251f9105c2cecc3cf88bedfc3c852883322ae60cef8bb",
+    "commit": "a36118576c333313b47db1329c30d81856434766c5cfb1d220f76d432bd67f3a",
     "state": "8e6e89b0cd2bc166f11c72561173b6dd7661aa2d28eb15bdc58341ee88fdc4e8",
     "parents": ["3f09e9f5fd927ac68143a59a50da8b267f83d6f5ad8869f5ca2512184c8bfb6c"],
     "time": "2026-01-01T00:00:00Z",
@@ -111,7 +111,7 @@ $ rnt log --format json
       "customers": {"inserted": 2, "deleted": 0}
     },
     "stats": [
-      {"relation": "customers", "operator": "base", "entries_read": 4, "nodes_read": 8, "nodes_written": 1},
+      {"relation": "customers", "operator": "base", "entries_read": 4, "nodes_read": 10, "nodes_written": 1},
       {"relation": "order_plan", "operator": "counting", "entries_read": 0, "nodes_read": 3, "nodes_written": 0},
       {"relation": "plan_total", "operator": "aggregate", "entries_read": 0, "nodes_read": 3, "nodes_written": 0},
       {"relation": "orphan", "operator": "denial", "entries_read": 0, "nodes_read": 0, "nodes_written": 0}
@@ -147,7 +147,7 @@ $ rnt log --format json
 
 $ rnt log -n 1
 commit        state         time                  message        changes
-b04b8def8694  d58aec23814d  2026-01-01T00:00:00Z  a change file  customers +1 -0, orders +2 -1
+3127042aac68  d58aec23814d  2026-01-01T00:00:00Z  a change file  customers +1 -0, orders +2 -1
 
 $ rnt program
 relation customers(id: int, plan: str).
@@ -347,7 +347,7 @@ verified: 2 materialized views equal their recomputation (order_plan, plan_total
 
 $ rnt status
 branch  main
-commit  b04b8def8694196ff9440f9ef1daccccc1e87faa5becb54c00ecbd92a1ac54ea
+commit  3127042aac6854364baf26cdad098a2a8803b47bc5a4a450fe5a2e84a635d971
 state   d58aec23814d39b5d0cb79c68ce9ed18d9bdec7083763b9910eb3fb2a9f2ad88
 
 relation    kind      count  root
@@ -360,7 +360,7 @@ plan_total  view          4  2065eb5e060e
 $ rnt status --format json
 {
   "branch": "main",
-  "commit": "b04b8def8694196ff9440f9ef1daccccc1e87faa5becb54c00ecbd92a1ac54ea",
+  "commit": "3127042aac6854364baf26cdad098a2a8803b47bc5a4a450fe5a2e84a635d971",
   "state": "d58aec23814d39b5d0cb79c68ce9ed18d9bdec7083763b9910eb3fb2a9f2ad88",
   "relations": [
     {"name": "customers", "kind": "relation", "count": 4, "root": "de5b3f504fd9a48fff1eb8d05075870589a7ebac7e978ec095173022b0200a8d"},
@@ -372,7 +372,7 @@ $ rnt status --format json
 }
 
 $ rnt gc
-kept 34 chunks, dropped 0; the store went from 14934 to 11781 bytes (3153 freed)
+kept 34 chunks, dropped 0; the store went from 14938 to 11785 bytes (3153 freed)
 
 $ rnt gc --format json
-{"bytes_after":11782,"bytes_before":11781,"chunks_dropped":0,"chunks_kept":34}
+{"bytes_after":11786,"bytes_before":11785,"chunks_dropped":0,"chunks_kept":34}

@@ -7,10 +7,10 @@ $ rnt define shop.rnt
 committed 613fde249cce (state a9621694e0f9): define shop.rnt
 
 $ rnt import customers customers.csv
-committed 7404d5598f2a (state 3b109e865fdc): customers +3 -0
+committed 1f1127687188 (state 3b109e865fdc): customers +3 -0
 
 $ rnt import orders orders.csv
-committed c32b7398a9b5 (state ac298fd450c3): orders +5 -0
+committed 0996e579cf40 (state ac298fd450c3): orders +5 -0
 
 $ rnt show plan_total
 plan  total  n
@@ -21,7 +21,7 @@ team   2140  2
 
 $ rnt status
 branch  main
-commit  c32b7398a9b52895248c6aa675a632e957924c88cb8bb67481c1ce493d5b47b5
+commit  0996e579cf406321b42466b6bba938770b382755c7418fb5b80c1980d07d8336
 state   ac298fd450c33d6c88b3f2a73e85cf5689dc3defad363a564c5e765481fb3018
 
 relation    kind      count  root

@@ -27,14 +27,14 @@ $ rnt define shop.rnt
 committed 613fde249cce (state a9621694e0f9): define shop.rnt
 
 $ rnt import customers customers.csv
-committed 7404d5598f2a (state 3b109e865fdc): customers +3 -0
+committed 1f1127687188 (state 3b109e865fdc): customers +3 -0
 
 $ rnt import orders orders.csv
-committed c32b7398a9b5 (state ac298fd450c3): orders +5 -0
+committed 0996e579cf40 (state ac298fd450c3): orders +5 -0
 
 # Defined over the data: the views are backfilled.
 $ rnt define windows.rnt
-committed c50997bb541c (state 274495774b80): define windows.rnt
+committed dd39783a2527 (state 274495774b80): define windows.rnt
 
 $ rnt program
 relation customers(id: int, plan: str).
@@ -72,7 +72,7 @@ customer  id  total
 # A new biggest order for "team", and a tie for "pro" (both rank 1): only those partitions
 # are re-read.
 $ rnt commit -m "orders" '+orders(7, 9, 5000)' '+orders(8, 7, 120)'
-committed c0bc06e1c3f1 (state 5d195685853f): orders +2 -0
+committed a0d0c272b6b5 (state 5d195685853f): orders +2 -0
 
 $ rnt show top2
 plan  id  amount  k
@@ -92,7 +92,7 @@ customer  id
 
 # An order before customer 7's first: its running totals all move.
 $ rnt commit -m "early" '+orders(1, 7, 10)'
-committed d430be113da0 (state b411f5f02391): orders +1 -0
+committed 294d6783ccae (state b411f5f02391): orders +1 -0
 
 $ rnt show running --format csv
 customer,id,total
@@ -120,9 +120,9 @@ customer  id  prev
 $ rnt log -n 1 --format json
 [
   {
-    "commit": "d430be113da019800d2a6147e22df3a756f5e84228cc6c9a72e2b4d9c9134576",
+    "commit": "294d6783ccae8eee80920a384fbd663a2343c5403fff6d47cb79774c2137d6de",
     "state": "b411f5f023918ab080d6930003cf4bad35c8a225bf261bad5498adc5c1f2129b",
-    "parents": ["c0bc06e1c3f13f0eb471956713f60acf2f1a7f655ff0fa5ff1c2db55f54bde1c"],
+    "parents": ["a0d0c272b6b5ea4f9173ee304ccc4f4301c66aacd3bbe33120f4f6d045aa9bc5"],
     "time": "2026-01-01T00:00:00Z",
     "message": "early",
     "changes": {

@@ -19,7 +19,7 @@ use crate::{DbError, DbResult};
 use rnt_engine::delta::base::{apply_base, BaseEdit};
 use rnt_engine::delta::Maintainer;
 use rnt_engine::eval::plans::shared_plans;
-use rnt_lang::change::{check_change_slice, Change, Sign};
+use rnt_lang::change::{check_changes, Change, Sign};
 use rnt_lang::check::Program;
 use rnt_lang::schema::RelationSchema;
 use rnt_lang::syntax::ast::RelationKind;
@@ -112,8 +112,9 @@ impl Database {
             .into_iter()
             .map(|s| (s.name.clone(), s))
             .collect();
-        check_change_slice(changes, |name| schemas.get(name))
+        let changes = check_changes(changes.to_vec(), |name| schemas.get(name))
             .map_err(|e| DbError::user(e.to_string()))?;
+        let changes = changes.changes();
         // The base stat counts the reads by key of upserts and deletes by key too.
         let started = self.nodes.counters();
         let edits = self.base_edits(&head, &schemas, changes)?;
@@ -318,6 +319,11 @@ fn unkeyed_edits(schema: &RelationSchema, changes: &[&Change]) -> DbResult<Vec<r
         let value = match change.sign {
             Sign::Insert => Some(Vec::new()),
             Sign::Delete => None,
+            Sign::Update => {
+                return Err(DbError::internal(
+                    "an update by key of an unkeyed relation passed the checks",
+                ))
+            }
         };
         edits.insert(key, value);
     }

@@ -57,7 +57,8 @@ impl Database {
     where
         I: IntoIterator<Item = DbResult<Tuple>>,
     {
-        self.import_rows(relation, rows, message, progress, ImportMode::Insert)
+        let imported = self.import_rows(relation, rows, message, progress, ImportMode::Insert)?;
+        Ok(imported.outcome)
     }
 
     /// Makes base relation `relation` hold exactly the tuples of `rows` (keyed or not), in
@@ -76,17 +77,21 @@ impl Database {
     where
         I: IntoIterator<Item = DbResult<Tuple>>,
     {
-        self.import_rows(relation, rows, message, progress, ImportMode::Replace)
+        let imported = self.import_rows(relation, rows, message, progress, ImportMode::Replace)?;
+        Ok(imported.outcome)
     }
 
-    fn import_rows<I>(
+    /// [`Database::import`] (`mode` Insert) or [`Database::import_replace`] (Replace), with
+    /// what the rows were: how many, how many repeated another row of the input, how many
+    /// were in the relation already.
+    pub fn import_rows<I>(
         &self,
         relation: &str,
         rows: I,
         message: &str,
         progress: &mut dyn FnMut(u64),
         mode: ImportMode,
-    ) -> DbResult<CommitOutcome>
+    ) -> DbResult<Imported>
     where
         I: IntoIterator<Item = DbResult<Tuple>>,
     {
@@ -144,6 +149,8 @@ impl Database {
             tree,
             original,
             seen: None,
+            counts: RowCounts::default(),
+            start_tree: tree,
             current: head.clone(),
             steps: StepTotals::default(),
             clock,
@@ -157,13 +164,42 @@ impl Database {
         }
         run.apply_batch(true)?;
         progress(run.read);
-        run.finish(&head, old_tree, started, message)
+        let (rows, counts) = (run.read, run.counts);
+        let outcome = run.finish(&head, old_tree, started, message)?;
+        Ok(Imported {
+            outcome,
+            rows,
+            duplicates: counts.duplicates,
+            already_present: counts.already_present,
+        })
     }
+}
+
+/// What an import did, and what its rows were.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Imported {
+    /// The commit, or nothing to commit.
+    pub outcome: CommitOutcome,
+    /// Rows read.
+    pub rows: u64,
+    /// Rows equal to an earlier row of the input, merged with it (a relation is a set).
+    pub duplicates: u64,
+    /// Rows the relation held already before the import (an insert; 0 for a replace).
+    pub already_present: u64,
+}
+
+/// The repeated rows an import has found so far.
+#[derive(Clone, Copy, Debug, Default)]
+struct RowCounts {
+    duplicates: u64,
+    already_present: u64,
+    /// Batches applied so far.
+    batches: u64,
 }
 
 /// What an import does with the rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ImportMode {
+pub enum ImportMode {
     /// Insert them (upsert into a keyed relation).
     Insert,
     /// Make the relation hold exactly them.
@@ -207,6 +243,10 @@ struct ImportRun<'d> {
     /// batch finds a key given twice in bounded memory. Its nodes are scratch: no state
     /// reaches them, and `gc` drops them.
     seen: Option<Tree>,
+    /// The rows found repeated, so far.
+    counts: RowCounts,
+    /// The relation's tree before the first batch (the old tree, or empty for a replace).
+    start_tree: Tree,
     current: Snapshot,
     steps: StepTotals,
     /// The new state's clock (`None` for a program that does not mention `now`): the
@@ -261,6 +301,7 @@ impl ImportRun<'_> {
         debug_assert!(self.batch.is_empty() && self.schema.key_columns().is_none());
         let (relation, types) = (self.relation, &self.types);
         let read = &mut self.read;
+        let mut duplicates = 0u64;
         let mut failure: Option<DbError> = None;
         let mut unsorted: Option<Vec<u8>> = None;
         let mut previous: Option<Vec<u8>> = None;
@@ -291,7 +332,7 @@ impl ImportRun<'_> {
                 }
             }
             match previous.as_deref().map(|last| last.cmp(&encoded)) {
-                Some(std::cmp::Ordering::Equal) => {}
+                Some(std::cmp::Ordering::Equal) => duplicates += 1,
                 Some(std::cmp::Ordering::Greater) => {
                     unsorted = Some(encoded);
                     return None;
@@ -308,6 +349,7 @@ impl ImportRun<'_> {
         if let Some(error) = failure {
             return Err(error);
         }
+        self.counts.duplicates += duplicates;
         self.tree = tree;
         self.batch.extend(unsorted);
         Ok(())
@@ -325,19 +367,33 @@ impl ImportRun<'_> {
         let edits: Vec<Edit> = if self.schema.key_columns().is_some() {
             self.keyed_batch_edits(last)?
         } else {
+            let rows = self.batch.len();
             self.batch.sort_unstable();
             self.batch.dedup();
+            self.counts.duplicates += (rows - self.batch.len()) as u64;
             self.batch
                 .drain(..)
                 .map(|k| (k, Some(Vec::new())))
                 .collect()
         };
         let only_puts = edits.iter().all(|(_, value)| value.is_some());
-        self.tree = if only_puts && self.tree.count(nodes)? == 0 {
+        let count_before = self.tree.count(nodes)?;
+        let puts = edits.len() as u64;
+        // Only a later batch into a relation that held tuples needs its rows again, to
+        // tell rows held before the import from rows an earlier batch gave.
+        let start_held = self.start_tree.count(nodes)? > 0;
+        let unkeyed = self.schema.key_columns().is_none();
+        let kept = (unkeyed && start_held && self.counts.batches > 0).then(|| edits.clone());
+        self.tree = if only_puts && count_before == 0 {
             Tree::build(nodes, edits.iter().map(|(k, _)| (k.as_slice(), &[][..])))?
         } else {
             self.tree.edit(nodes, edits)?
         };
+        if unkeyed {
+            let no_ops = puts - (self.tree.count(nodes)? - count_before);
+            self.count_present(kept.as_deref(), start_held, no_ops)?;
+        }
+        self.counts.batches += 1;
         if self.stepwise && self.mode == ImportMode::Insert {
             self.maintain_step(before)?;
         }
@@ -360,6 +416,7 @@ impl ImportRun<'_> {
                     if first.tuple != row.tuple {
                         return Err(self.key_given_twice(&row.key, first.row, row.row));
                     }
+                    self.counts.duplicates += 1;
                 }
                 _ => unique.push(row),
             }
@@ -374,6 +431,7 @@ impl ImportRun<'_> {
                         let first = row_number(&first)?;
                         return Err(self.key_given_twice(&row.key, first, row.row));
                     }
+                    self.counts.duplicates += 1;
                     continue;
                 }
             }
@@ -387,6 +445,7 @@ impl ImportRun<'_> {
                         DbError::internal(format!("a stored tuple does not re-encode: {e}"))
                     })?;
                     if old == row.tuple {
+                        self.counts.already_present += 1;
                         continue;
                     }
                     edits.insert(old, None);
@@ -401,6 +460,34 @@ impl ImportRun<'_> {
             });
         }
         Ok(edits.into_iter().collect())
+    }
+
+    /// Sorts the `no_ops` puts of a batch of a relation without a key (rows the tree held
+    /// already) into rows of the relation before the import and rows an earlier batch
+    /// gave. `kept` holds the batch's edits when both are possible (a later batch, and the
+    /// relation held tuples before): then the start tree is read for each.
+    fn count_present(
+        &mut self,
+        kept: Option<&[Edit]>,
+        start_held: bool,
+        no_ops: u64,
+    ) -> DbResult<()> {
+        if no_ops == 0 {
+            return Ok(());
+        }
+        match kept {
+            _ if !start_held => self.counts.duplicates += no_ops,
+            None => self.counts.already_present += no_ops,
+            Some(edits) => {
+                let mut present = 0u64;
+                for (key, _) in edits {
+                    present += u64::from(self.start_tree.get(&self.db.nodes, key)?.is_some());
+                }
+                self.counts.already_present += present;
+                self.counts.duplicates += no_ops - present;
+            }
+        }
+        Ok(())
     }
 
     /// The key values an encoded key stands for.

@@ -129,6 +129,15 @@ impl<'s> KeyReader<'s> {
     }
 }
 
+/// The changes a change set makes to one key: at most one of each sign (`check_changes`
+/// allows an update only alone).
+#[derive(Default)]
+struct KeyChanges<'c> {
+    delete: Option<&'c Change>,
+    insert: Option<&'c Change>,
+    update: Option<&'c Change>,
+}
+
 /// The sorted tree edits that apply `changes` (all of keyed relation `schema`, checked by
 /// `check_changes`) to its tree in `head`, by the rule in the module documentation.
 pub(crate) fn keyed_edits(
@@ -138,8 +147,7 @@ pub(crate) fn keyed_edits(
     changes: &[&Change],
 ) -> DbResult<Vec<Edit>> {
     let columns = schema.key_columns().unwrap_or_default();
-    // Per key: its delete and its insert (at most one each).
-    let mut by_key: BTreeMap<Vec<Value>, (Option<&Change>, Option<&Change>)> = BTreeMap::new();
+    let mut by_key: BTreeMap<Vec<Value>, KeyChanges> = BTreeMap::new();
     for &change in changes {
         let pattern = change.pattern();
         let key: Vec<Value> = columns
@@ -148,8 +156,9 @@ pub(crate) fn keyed_edits(
             .collect();
         let slot = by_key.entry(key).or_default();
         match change.sign {
-            Sign::Delete => slot.0 = Some(change),
-            Sign::Insert => slot.1 = Some(change),
+            Sign::Delete => slot.delete = Some(change),
+            Sign::Insert => slot.insert = Some(change),
+            Sign::Update => slot.update = Some(change),
         }
     }
     let entry = head.require(&schema.name)?;
@@ -160,8 +169,13 @@ pub(crate) fn keyed_edits(
             .map_err(|e| DbError::user(format!("line {}: {}: {e}", change.line, schema.name)))
     };
     let mut edits: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
-    for (key, (delete, insert)) in by_key {
-        if let (Some(delete), None) = (delete, insert) {
+    for (key, named) in by_key {
+        if let KeyChanges {
+            delete: Some(delete),
+            insert: None,
+            update: None,
+        } = named
+        {
             if delete.is_exact() {
                 // An exact delete needs no read: deleting an absent tuple changes nothing.
                 edits.insert(encode(&delete.values, delete)?, None);
@@ -169,18 +183,9 @@ pub(crate) fn keyed_edits(
             }
         }
         let current = reader.tuple_with_key(nodes, &key)?;
-        let after_delete = match delete {
-            None => current.clone(),
-            Some(delete) if !delete.is_exact() => None,
-            Some(delete) if current.as_deref() == Some(&delete.values[..]) => None,
-            Some(_) => current.clone(),
-        };
-        let last = insert
-            .or(delete)
-            .unwrap_or_else(|| unreachable!("a key comes from a change"));
-        let wanted = match insert {
-            Some(insert) => Some(insert.values.clone()),
-            None => after_delete,
+        let (last, wanted) = match named.update {
+            Some(update) => (update, Some(updated(schema, update, &key, &current)?)),
+            None => replaced(&named, &current),
         };
         if wanted == current {
             continue;
@@ -193,4 +198,54 @@ pub(crate) fn keyed_edits(
         }
     }
     Ok(edits.into_iter().collect())
+}
+
+/// A key's tuple after its delete and insert (the last of them, and the tuple), by the rule
+/// in the module documentation.
+fn replaced<'c>(named: &KeyChanges<'c>, current: &Option<Tuple>) -> (&'c Change, Option<Tuple>) {
+    let after_delete = match named.delete {
+        None => current.clone(),
+        Some(delete) if !delete.is_exact() => None,
+        Some(delete) if current.as_deref() == Some(&delete.values[..]) => None,
+        Some(_) => current.clone(),
+    };
+    let last = named
+        .insert
+        .or(named.delete)
+        .unwrap_or_else(|| unreachable!("a key comes from a change"));
+    let wanted = match named.insert {
+        Some(insert) => Some(insert.values.clone()),
+        None => after_delete,
+    };
+    (last, wanted)
+}
+
+/// The tuple an update by key makes: the current one with the columns it names replaced.
+/// No current tuple is an error (exit 1): an update changes an existing tuple.
+fn updated(
+    schema: &RelationSchema,
+    update: &Change,
+    key: &[Value],
+    current: &Option<Tuple>,
+) -> DbResult<Tuple> {
+    let Some(current) = current else {
+        let key: Vec<&Value> = key.iter().collect();
+        return Err(DbError::user(format!(
+            "{}line {}: {} has no tuple with key {} to update; nothing was committed",
+            update
+                .source
+                .as_deref()
+                .map(|s| format!("{s}, "))
+                .unwrap_or_default(),
+            update.line,
+            schema.name,
+            key_text(schema, &key)
+        )));
+    };
+    Ok(update
+        .pattern()
+        .into_iter()
+        .zip(current)
+        .map(|(given, kept)| given.unwrap_or(kept).clone())
+        .collect())
 }

@@ -49,6 +49,7 @@ mod keys;
 mod rebuild;
 mod snapshot;
 mod verify;
+pub mod witness;
 
 pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
 pub use database::{CommitTime, Database, TransferProgress};
@@ -60,7 +61,7 @@ pub use history::refs::BRANCH_DEFAULT;
 pub use history::remote::{
     CloneOutcome, FetchOutcome, PushKind, PushOutcome, RefUpdate, CLONE_REMOTE,
 };
-pub use import::{IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
+pub use import::{ImportMode, Imported, IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub use rnt_engine::budget::{check as check_memory_budget, memory_budget, set_memory_budget};
 pub use rnt_engine::delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 pub use rnt_engine::eval::query::QueryAnswer;
@@ -80,10 +81,11 @@ pub use snapshot::Snapshot;
 pub(crate) use rebuild::rebuild_views;
 pub(crate) use rnt_engine::delta::base::update_base_indexes;
 
-/// Change files: one change (`+r(…)` or `-r(…)`) per line.
+/// Change files: one change (`+r(…)`, `-r(…)` or `~r(…)`) per line.
 pub mod change {
     pub use rnt_lang::change::{
-        check_changes, parse_change, parse_changes, Change, ChangeError, ChangeSet, Sign,
+        check_changes, conform_changes, parse_change, parse_changes, resolve_named, Change,
+        ChangeError, ChangeSet, Sign,
     };
 }
 

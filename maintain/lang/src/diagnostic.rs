@@ -222,3 +222,40 @@ impl Source {
         offset
     }
 }
+
+/// The candidate closest to a misspelled `name` by edit distance, when one is within a
+/// third of the name's length (at least 1 for names of 3 or more characters). Long names
+/// (over 64 characters) get no hint: the distance is quadratic in the name.
+pub fn closest_name<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    const NAME_CHARS_MAX: usize = 64;
+    let length = name.chars().count();
+    if length > NAME_CHARS_MAX {
+        return None;
+    }
+    candidates
+        .into_iter()
+        .filter(|candidate| candidate.chars().count() <= NAME_CHARS_MAX)
+        .map(|candidate| (edit_distance(name, candidate), candidate))
+        .filter(|&(distance, _)| distance <= length.max(3) / 3)
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance in characters.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}

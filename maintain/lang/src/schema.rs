@@ -170,7 +170,11 @@ impl crate::syntax::ast::Declaration {
             self.name.name.clone(),
             self.attributes
                 .iter()
-                .map(|a| Attribute::new(a.name.name.clone(), a.ty))
+                .map(|a| Attribute {
+                    name: a.name.name.clone(),
+                    ty: a.ty,
+                    nullable: a.nullable,
+                })
                 .collect(),
         );
         match self.key_columns() {

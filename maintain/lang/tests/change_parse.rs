@@ -95,8 +95,8 @@ fn empty_and_comment_only_input_has_no_changes() {
 #[test]
 fn syntax_errors_name_line_column_and_expectation() {
     let cases = [
-        ("orders(1, 7, 30)", "line 1, column 1: expected `+` or `-` at the start of a change, found `orders`"),
-        ("\n*orders(1)", "line 2, column 1: expected `+` or `-` at the start of a change, found `*`"),
+        ("orders(1, 7, 30)", "line 1, column 1: expected `+`, `-` or `~` at the start of a change, found `orders`"),
+        ("\n*orders(1)", "line 2, column 1: expected `+`, `-` or `~` at the start of a change, found `*`"),
         ("+ (1)", "line 1, column 3: expected a relation name after `+`, found `(`"),
         ("-", "line 1, column 2: expected a relation name after `-`, found end of line"),
         ("+orders", "line 1, column 8: expected `(` after the relation name, found end of line"),
@@ -161,6 +161,76 @@ fn check_errors_name_the_line() {
     );
 }
 
+/// `planes(tailnum: str, year: int?, seats: int) key(tailnum)` and the unkeyed `orders`.
+fn named_schemas() -> Vec<RelationSchema> {
+    let mut schemas = schemas();
+    let mut year = Attribute::new("year", Type::Int);
+    year.nullable = true;
+    schemas.push(
+        RelationSchema::new(
+            "planes",
+            vec![
+                Attribute::new("tailnum", Type::Str),
+                year,
+                Attribute::new("seats", Type::Int),
+            ],
+        )
+        .with_key(vec![0]),
+    );
+    schemas
+}
+
+fn check_named(text: &str) -> Result<Vec<String>, String> {
+    let schemas = named_schemas();
+    let changes = parse_changes(text, None).map_err(|e| e.to_string())?;
+    let set = check_changes(changes, |name| schemas.iter().find(|s| s.name == name))
+        .map_err(|e| e.to_string())?;
+    Ok(set.changes().iter().map(|c| c.to_string()).collect())
+}
+
+#[test]
+fn named_changes_resolve_into_column_order() {
+    let text = "+planes(seats: 55, tailnum: \"N1\")\n\
+                +planes(tailnum: \"N2\", year: 2004, seats: 7)\n\
+                -planes(tailnum: \"N3\")\n\
+                ~planes(seats: 9, tailnum: \"N4\")\n\
+                ~planes(\"N5\", _, 3)\n\
+                -orders(amount: 30, id: 1, customer: 7)";
+    assert_eq!(
+        check_named(text).unwrap(),
+        [
+            "+planes(\"N1\", null, 55)",
+            "+planes(\"N2\", 2004, 7)",
+            "-planes(\"N3\", _, _)",
+            "~planes(\"N4\", _, 9)",
+            "~planes(\"N5\", _, 3)",
+            "-orders(1, 7, 30)",
+        ]
+    );
+}
+
+#[test]
+fn named_change_errors_say_what_to_write() {
+    let cases = [
+        ("+planes(tailnm: \"N1\", seats: 1)", "line 1: planes has no column `tailnm`; did you mean `tailnum`?"),
+        ("+planes(tailnum: \"N1\", seats: 1, seats: 2)", "line 1: column `seats` of planes is named twice"),
+        ("+planes(tailnum: \"N1\", 2)", "line 1, column 24: a change names every value or none: write `column: value` for each one, or the values in column order"),
+        ("+planes(\"N1\", seats: 2)", "line 1, column 15: a change names every value or none: write `column: value` for each one, or the values in column order"),
+        ("+planes(tailnum: \"N1\")", "line 1: an insert into planes must name `seats`: it is `int`, not nullable (only a `?` column may be left out, and is then null)"),
+        ("-planes(tailnum: \"N1\", seats: 2)", "line 1: a delete from planes names its key (tailnum) to delete by key, or every column"),
+        ("-orders(id: 1)", "line 1: a delete from orders (no key) names every column; missing `customer`, `amount`"),
+        ("~planes(seats: 2)", "line 1: an update of planes names its key; missing `tailnum`"),
+        ("~orders(id: 1, customer: 2, amount: 3)", "line 1: an update by key (`~`) needs a keyed relation, and orders has no key: delete the tuple and insert the new one"),
+        ("~orders(1, 2, 3)", "line 1: an update by key (`~`) needs a keyed relation, and orders has no key: delete the tuple and insert the new one"),
+        ("+planes(tailnum: _, seats: 2)", "line 1, column 18: `tailnum: _`: leave the column out instead (a named change names only the columns it gives)"),
+        ("+planes(seats: null, tailnum: \"N1\")", "line 1: value 3 of planes (seats) is null, but the column (int) is not nullable"),
+        ("~planes(tailnum: \"N1\", seats: 1)\n+planes(tailnum: \"N1\", seats: 2)", "line 2: planes key tailnum=\"N1\" is already updated on line 1 (a change set names each key at most once per sign, and an updated key nowhere else)"),
+    ];
+    for (text, message) in cases {
+        assert_eq!(check_named(text).unwrap_err(), message, "for {text:?}");
+    }
+}
+
 #[test]
 fn errors_name_their_source() {
     let err = parse_changes("+orders(1, 7 x)", Some("day.txt")).unwrap_err();
@@ -211,14 +281,22 @@ fn arb_value() -> impl Strategy<Value = Value> {
 proptest! {
     #[test]
     fn display_parses_back(
-        insert in any::<bool>(),
+        sign in prop::sample::select(vec![Sign::Insert, Sign::Delete, Sign::Update]),
         relation in "[a-z_][a-z0-9_]{0,8}",
         values in prop::collection::vec(arb_value(), 0..4),
+        named in any::<bool>(),
     ) {
+        // A named change: the columns `c0`, `c1`, … (a name must not be a value's word).
+        let names = if named && !values.is_empty() {
+            (0..values.len()).map(|i| format!("c{i}")).collect()
+        } else {
+            Vec::new()
+        };
         let change = Change {
-            sign: if insert { Sign::Insert } else { Sign::Delete },
+            sign,
             relation,
             values,
+            names,
             wildcards: Vec::new(),
             line: 1,
             source: None,

@@ -4,7 +4,9 @@
 use std::io::{self, BufReader, Read};
 
 use proptest::prelude::*;
-use rnt_lang::csv::{quote_field, write_csv, CsvReader, TupleReader, RECORD_BYTES_MAX};
+use rnt_lang::csv::{
+    quote_field, write_csv, Columns, CsvReader, ReadOptions, TupleReader, RECORD_BYTES_MAX,
+};
 use rnt_lang::tuple::Tuple;
 use rnt_lang::{Attribute, RelationSchema, Type, Value};
 
@@ -171,7 +173,7 @@ fn header_errors() {
         ),
         (
             "id,plan,paid,amount\n",
-            "line 1: unknown column `amount` in the header (orders has id, plan, paid)",
+            "line 1: unknown column `amount` in the header (orders has id, plan, paid; --ignore-columns skips the others)",
         ),
         (
             "id,plan,id,paid\n",
@@ -179,11 +181,11 @@ fn header_errors() {
         ),
         (
             "\nplan,id\n",
-            "line 2: the header has no column `paid` (orders has id, plan, paid)",
+            "line 2: the header has no column `paid` (orders has id, plan, paid; only a nullable column may be missing)",
         ),
         (
             "plan\n",
-            "line 1: the header has no columns `id`, `paid` (orders has id, plan, paid)",
+            "line 1: the header has no columns `id`, `paid` (orders has id, plan, paid; only a nullable column may be missing)",
         ),
     ];
     for (input, message) in cases {
@@ -197,7 +199,7 @@ fn row_errors_name_line_and_column() {
         ("id,plan,paid\n1,pro\n", "line 2: expected 3 fields, found 2"),
         ("id,plan,paid\n1,\"a\nb\",true,x\n", "line 2: expected 3 fields, found 4"),
         ("id,plan,paid\n1,a,true\nabc,b,true\n", "line 3, column id: expected an int, found `abc`"),
-        ("id,plan,paid\n,b,true\n", "line 2, column id: expected an int, found an empty field"),
+        ("id,plan,paid\n,b,true\n", "line 2, column id: an empty field is null, and the column is `int`, not nullable"),
         ("id,plan,paid\n1.5,b,true\n", "line 2, column id: expected an int, found `1.5`"),
         (
             "id,plan,paid\n99999999999999999999,b,true\n",
@@ -325,4 +327,106 @@ proptest! {
             let _ = reader.collect::<Vec<_>>();
         }
     }
+}
+
+/// `flights(id: int, tailnum: str?, delay: decimal(6, 1)?, name: str)`.
+fn nullable_schema() -> RelationSchema {
+    let column = |name: &str, ty: Type, nullable: bool| {
+        let mut attribute = Attribute::new(name, ty);
+        attribute.nullable = nullable;
+        attribute
+    };
+    RelationSchema::new(
+        "flights",
+        vec![
+            column("id", Type::Int, false),
+            column("tailnum", Type::Str, true),
+            column("delay", Type::decimal(6, 1).unwrap(), true),
+            column("name", Type::Str, false),
+        ],
+    )
+}
+
+fn read_with(input: &str, options: &ReadOptions) -> Result<Vec<Tuple>, String> {
+    let schema = nullable_schema();
+    let reader =
+        TupleReader::with_options(input.as_bytes(), &schema, options).map_err(|e| e.to_string())?;
+    reader.collect::<Result<_, _>>().map_err(|e| e.to_string())
+}
+
+fn dec(text: &str) -> Value {
+    Value::Decimal(rnt_lang::decimal::Decimal::parse(text).unwrap())
+}
+
+#[test]
+fn empty_fields_quoted_or_not_and_the_null_text() {
+    let s = |t: &str| Value::Str(t.to_string());
+    let default = ReadOptions::default();
+    // Unquoted empty: null where nullable, the empty string in a str column without `?`;
+    // quoted empty: always the empty string.
+    assert_eq!(
+        read_with("id,tailnum,delay,name\n1,,,\n2,\"\",2.5,\"\"\n", &default).unwrap(),
+        vec![
+            vec![Value::Int(1), Value::Null, Value::Null, s("")],
+            vec![Value::Int(2), s(""), dec("2.5"), s("")],
+        ]
+    );
+    let na = ReadOptions {
+        null: Some("NA".to_string()),
+        ..ReadOptions::default()
+    };
+    assert_eq!(
+        read_with("id,tailnum,delay,name\n1,NA,NA,\n2,,1,\"NA\"\n", &na).unwrap(),
+        vec![
+            vec![Value::Int(1), Value::Null, Value::Null, s("")],
+            vec![Value::Int(2), s(""), dec("1.0"), s("NA")],
+        ]
+    );
+    assert_eq!(
+        read_with("id,tailnum,delay,name\n1,,,x\n", &na).unwrap_err(),
+        "line 2, column delay: expected a decimal, found an empty field"
+    );
+    assert_eq!(
+        read_with("id,tailnum,delay,name\nNA,a,1,x\n", &na).unwrap_err(),
+        "line 2, column id: `NA` is null, and the column is `int`, not nullable"
+    );
+    assert_eq!(
+        read_with("id,tailnum,delay,name\n,a,1,x\n", &default).unwrap_err(),
+        "line 2, column id: an empty field is null, and the column is `int`, not nullable"
+    );
+}
+
+#[test]
+fn columns_in_any_order_given_ignored_or_missing_when_nullable() {
+    let s = |t: &str| Value::Str(t.to_string());
+    // A missing nullable column is null; the header in any order.
+    assert_eq!(
+        read_with("name,id\nx,1\n", &ReadOptions::default()).unwrap(),
+        vec![vec![Value::Int(1), Value::Null, Value::Null, s("x")]]
+    );
+    let ignore = ReadOptions {
+        ignore_extra_columns: true,
+        ..ReadOptions::default()
+    };
+    let schema = nullable_schema();
+    let reader =
+        TupleReader::with_options("extra,id,name,more\nq,1,x,r\n".as_bytes(), &schema, &ignore)
+            .unwrap();
+    assert_eq!(reader.ignored_columns(), ["extra", "more"]);
+    assert_eq!(
+        reader.collect::<Result<Vec<_>, _>>().unwrap(),
+        vec![vec![Value::Int(1), Value::Null, Value::Null, s("x")]]
+    );
+    let tabbed = ReadOptions {
+        delimiter: '\t',
+        columns: Columns::Given(vec!["name".into(), "delay".into(), "id".into()]),
+        ..ReadOptions::default()
+    };
+    assert_eq!(
+        read_with("a,b\t1.5\t7\n\"c\td\"\t\t8\n", &tabbed).unwrap(),
+        vec![
+            vec![Value::Int(7), Value::Null, dec("1.5"), s("a,b")],
+            vec![Value::Int(8), Value::Null, Value::Null, s("c\td")],
+        ]
+    );
 }

@@ -107,6 +107,7 @@ pub fn change(sign: Sign, relation: &str, values: Vec<Value>) -> Change {
         sign,
         relation: relation.into(),
         values,
+        names: Vec::new(),
         wildcards: Vec::new(),
         line: 0,
         source: None,

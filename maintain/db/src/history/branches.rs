@@ -146,9 +146,11 @@ impl Database {
                 sign: match change.sign {
                     Sign::Insert => Sign::Delete,
                     Sign::Delete => Sign::Insert,
+                    Sign::Update => unreachable!("a diff only inserts and deletes"),
                 },
                 relation: change.relation,
                 values: change.tuple,
+                names: Vec::new(),
                 wildcards: Vec::new(),
                 line: i + 1,
                 source: Some(format!("the inverse of {}", commit.short_hex(12)).into()),

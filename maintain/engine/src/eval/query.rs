@@ -58,12 +58,9 @@ pub fn query(nodes: &NodeStore, state: &QueryState<'_>, text: &str) -> EngineRes
         .program
         .relations
         .iter()
-        .map(|(name, r)| {
-            let types = r.declaration.types().into_iter().map(|c| c.ty).collect();
-            (name.clone(), types)
-        })
+        .map(|(name, r)| (name.clone(), r.declaration.clone()))
         .collect();
-    let declarations = infer_head_declarations(&parsed.program, known);
+    let declarations = infer_head_declarations(&parsed.program, &known);
     // The query first, so diagnostics point into it; then the inferred declarations and
     // the state's program.
     let combined = format!("{text}\n{}{}", declarations.text, state.text);

@@ -3,7 +3,9 @@
 //! assignment's expression, an aggregate), iterating until nothing changes, and the
 //! relation is declared `ephemeral` with the inferred types.
 
-use crate::syntax::ast::{Expr, ExprKind, HeadTerm, Literal, Program, Rule, TermKind, VarId};
+use crate::syntax::ast::{
+    Declaration, Expr, ExprKind, HeadTerm, Literal, Program, Rule, TermKind, VarId,
+};
 use crate::value::Type;
 use std::collections::BTreeMap;
 
@@ -18,27 +20,27 @@ pub struct HeadDeclarations {
     pub uninferred: Option<String>,
 }
 
-/// Declarations for the heads of `query` that neither `known` (the state's relations, by
-/// name, with their column types) nor the query itself declares.
+/// Declarations for the heads of `query` that neither `known` (the state's relations'
+/// declarations, by name) nor the query itself declares. Named atoms are put in column
+/// order first (`super::named`); their errors are left for the query's check to report.
 pub fn infer_head_declarations(
     query: &Program,
-    known: BTreeMap<String, Vec<Type>>,
+    known: &BTreeMap<String, Declaration>,
 ) -> HeadDeclarations {
-    let parsed_program = query;
-    let mut types: BTreeMap<String, Vec<Option<Type>>> = known
-        .into_iter()
-        .map(|(name, columns)| (name, columns.into_iter().map(Some).collect()))
-        .collect();
-    for declaration in &parsed_program.declarations {
-        types.insert(
-            declaration.name.name.clone(),
-            declaration
-                .types()
-                .into_iter()
-                .map(|c| Some(c.ty))
-                .collect(),
-        );
+    let mut visible = known.clone();
+    for declaration in &query.declarations {
+        visible.insert(declaration.name.name.clone(), declaration.clone());
     }
+    let mut resolved = query.clone();
+    let _errors_reported_by_the_check = super::named::resolve_with(&mut resolved, &visible);
+    let parsed_program = &resolved;
+    let mut types: BTreeMap<String, Vec<Option<Type>>> = visible
+        .iter()
+        .map(|(name, declaration)| {
+            let columns = declaration.types().into_iter().map(|c| Some(c.ty));
+            (name.clone(), columns.collect())
+        })
+        .collect();
     let declared: Vec<String> = types.keys().cloned().collect();
     for rule in &parsed_program.rules {
         let name = &rule.head.relation.name;

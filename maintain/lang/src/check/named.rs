@@ -12,7 +12,7 @@
 //! file's values are (`crate::conform`); what cannot be read so is a type error.
 
 use crate::conform::conform;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{closest_name, Diagnostic};
 use crate::syntax::ast::{Atom, Declaration, HeadTerm, Ident, Literal, Program, Term, TermKind};
 use crate::value::{Type, Value};
 use std::collections::BTreeMap;
@@ -25,6 +25,15 @@ pub(super) fn resolve(program: &mut Program) -> Vec<Diagnostic> {
         .iter()
         .map(|d| (d.name.name.clone(), d.clone()))
         .collect();
+    resolve_with(program, &declarations)
+}
+
+/// [`resolve`] against `declarations` (by name) instead of the program's own: how a query's
+/// atoms over the state's relations are resolved before their heads' types are inferred.
+pub(super) fn resolve_with(
+    program: &mut Program,
+    declarations: &BTreeMap<String, Declaration>,
+) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for rule in &mut program.rules {
         for literal in &mut rule.body {
@@ -113,13 +122,8 @@ fn unknown_column(name: &Ident, declaration: &Declaration) -> Diagnostic {
         .iter()
         .map(|a| a.name.name.as_str())
         .collect();
-    let closest = attributes
-        .iter()
-        .map(|a| (super::edit_distance(&name.name, a), *a))
-        .filter(|(distance, _)| *distance <= name.name.chars().count().max(3) / 3)
-        .min();
-    let help = match closest {
-        Some((_, attribute)) => format!("did you mean `{attribute}`?"),
+    let help = match closest_name(&name.name, attributes.iter().copied()) {
+        Some(attribute) => format!("did you mean `{attribute}`?"),
         None => format!("the columns of `{relation}` are {}", attributes.join(", ")),
     };
     Diagnostic::error(name.span, message).with_help(help)

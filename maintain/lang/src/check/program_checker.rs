@@ -3,7 +3,7 @@
 
 use super::rule_checker::*;
 use super::*;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{edit_distance, Diagnostic};
 use crate::syntax::ast::{
     Atom, Declaration, Ident, Literal, RelationKind, Rule, TermKind, VarId, Variable,
 };
