@@ -26,9 +26,26 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: memory::CountingAllocator = memory::CountingAllocator;
 
+/// What `rnt --help` says of the column types, after the commands.
+const TYPES_HELP: &str = "\
+Column types (in declarations: `relation r(id: int, amount: decimal(10, 2), note: str?)`):
+  int              i64: -12
+  str              UTF-8 text: \"a\\\"b\" in change files
+  bool             true, false (CSV also: TRUE True t 1, FALSE False f 0)
+  decimal(p, s)    exact, 1 <= p <= 38 digits, s after the point: 12.50 (never rounded)
+  date             2013-01-01; date(\"2013-01-01\") in rules
+  timestamp        2013-01-01T05:00:00Z (UTC; fraction optional)
+  T?               T or null (an empty CSV field); null follows SQL (see the README)";
+
 /// rnt: a content-addressed relational store with history.
 #[derive(Debug, Parser)]
-#[command(name = "rnt", version, about, propagate_version = true)]
+#[command(
+    name = "rnt",
+    version,
+    about,
+    propagate_version = true,
+    after_help = TYPES_HELP
+)]
 pub struct Cli {
     /// The store folder (what `rnt init` creates), or an object-store URL
     /// (`s3://bucket/prefix`, endpoint and credentials from the AWS_* variables); default:
@@ -51,9 +68,11 @@ enum Command {
     Init(cmd::init::InitArgs),
     /// Set or change the program (declarations and rules); makes a commit.
     Define(cmd::define::DefineArgs),
-    /// Commit a set of changes: `+orders(1, 7, 30)` inserts, `-orders(1, 7, 25)` deletes.
+    /// Commit a set of changes: `+orders(1, 7, 30)` inserts, `-orders(1, 7, 25)` deletes,
+    /// `~orders(id: 1, amount: 25)` updates by key.
     Commit(cmd::commit::CommitArgs),
-    /// Insert every row of a CSV file (header row = attribute names) in one commit.
+    /// Insert every row of a CSV file (header row = attribute names, in any order) in one
+    /// commit.
     Import(cmd::import::ImportArgs),
     /// The history from REF (default HEAD), newest first, first-parent order: commit id,
     /// state hash, time, message, change counts.

