@@ -349,3 +349,87 @@ fn window_an_order_value_becoming_null_moves_last() {
         "#]],
     );
 }
+
+const PATHS: &str = "
+relation edge(src: int, dst: int?).
+view path(src: int, dst: int?).
+path(x, y) :- edge(x, y).
+path(x, z) :- path(x, y), path(y, z).
+";
+
+#[test]
+fn dred_rederives_a_tuple_that_holds_a_null() {
+    // Deleting edge 3 → 0 over-deletes path(0, null) (through path(0, 3) and path(3, null)),
+    // and DRed must rederive it from edge(0, null): the rederivation binds `y` to the
+    // tuple's null, which there stands for itself, not for a join (found by the oracle).
+    check_commit(
+        PATHS,
+        "+edge(0, 6)\n+edge(6, 3)\n+edge(3, 0)\n+edge(0, null)",
+        "-edge(3, 0)",
+        expect![[r#"
+            -edge(3, 0)
+            -path(0, 0)
+            -path(3, null)
+            -path(3, 0)
+            -path(3, 3)
+            -path(3, 6)
+            -path(6, null)
+            -path(6, 0)
+            -path(6, 6)
+            base edge: 7 entries read
+            dred path: 169 entries read
+              Δedge: path(x, y) :- edge(x, y).
+                join edge(x, y) from Δedge
+              Δpath: path(x, z) :- path(x, y), path(y, z).
+                join path(x, y) from Δpath
+                join path(y, z) bound [0] from the tree, by prefix
+              Δpath: path(x, z) :- path(x, y), path(y, z).
+                join path(y, z) from Δpath
+                join path(x, y) bound [1] from `index 1,0`, by prefix
+        "#]],
+    );
+}
+
+const MUTUAL: &str = "
+relation a(c0: int, c1: int?).
+relation b(c0: int?, c1: int).
+view v2(c0: int?, c1: int?).
+view v3(c0: int?, c1: int?).
+v2(x, y) :- b(x, y).
+v3(x, z) :- v2(x, y), b(y, z).
+v2(x, z) :- v3(x, y), a(y, z).
+";
+
+#[test]
+fn dred_rederiving_a_null_where_a_rule_reads_a_column_that_refuses_null_finds_nothing() {
+    // Deleting b(2, 0) over-deletes v3(1, 0) and with it v2(1, null); rederiving v2(1, null)
+    // by `v2(x, y) :- b(x, y)` reads b with its second column bound to null, which that
+    // column refuses: no match, not an error (found by the oracle).
+    check_commit(
+        MUTUAL,
+        "+b(1, 2)\n+b(2, 0)\n+a(0, null)",
+        "-b(2, 0)",
+        expect![[r#"
+            -b(2, 0)
+            -v2(1, null)
+            -v2(2, 0)
+            -v3(1, 0)
+            base b: 3 entries read
+            dred v2,v3: 6 entries read
+              Δb: v2(x, y) :- b(x, y).
+                join b(x, y) from Δb
+              Δa: v2(x, z) :- a(y, z), v3(x, y).
+                join a(y, z) from Δa
+                join v3(x, y) bound [1] from `index 1,0`, by prefix
+              Δv3: v2(x, z) :- a(y, z), v3(x, y).
+                join v3(x, y) from Δv3
+                join a(y, z) bound [0] from the tree, by prefix
+              Δb: v3(x, z) :- b(y, z), v2(x, y).
+                join b(y, z) from Δb
+                join v2(x, y) bound [1] from `index 1,0`, by prefix
+              Δv2: v3(x, z) :- b(y, z), v2(x, y).
+                join v2(x, y) from Δv2
+                join b(y, z) bound [0] from the tree, by prefix
+        "#]],
+    );
+}

@@ -190,14 +190,16 @@ fn clock_holds(
 }
 
 /// Whether `read` would join a null: a column bound to a variable that holds null. A null
-/// never matches in a join (SQL's semantics): the read has no match. A window's partition
-/// variables, bound first in its partition plan, are the exception: a null partition is
-/// one partition, read as it is.
+/// never matches in a join (SQL's semantics): the read has no match. Two exceptions read
+/// the null as it is: a window's partition variables, bound first in its partition plan
+/// (a null partition is one partition), and a rederivation's null-safe head variables
+/// (`RulePlan::null_safe`: the null is the value the head column holds).
 fn joins_a_null(plan: &RulePlan, read: &AtomRead, bindings: &[Option<Value>]) -> bool {
     read.columns.iter().any(|column| match column {
         Column::Var(v) => {
             bindings[v.index()].as_ref().is_some_and(Value::is_null)
                 && !(plan.window.is_some() && plan.prebound.contains(v))
+                && !plan.null_safe.contains(v)
         }
         _ => false,
     })

@@ -128,6 +128,7 @@ fn plan_avoiding(
         variable_names: rule.variables.clone(),
         literals: rule.body.len(),
         prebound: prebound.to_vec(),
+        null_safe: Vec::new(),
         steps: placer.steps,
         step_texts: placer.step_texts,
         head_columns: head_columns(rule),

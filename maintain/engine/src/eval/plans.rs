@@ -5,7 +5,7 @@
 //! through. Evaluation, maintenance and `explain` all read these; nothing plans a rule
 //! again. Also a plan as text ([`RulePlan::explain`]).
 
-use crate::eval::plan::{AtomRead, RulePlan, Step};
+use crate::eval::plan::{AtomRead, Column, RulePlan, Step};
 use crate::eval::planner::{
     plan_for_head_pattern, plan_for_head_pattern_avoiding, plan_from_literal, plan_from_negation,
     plan_rule, plan_with_bound,
@@ -235,6 +235,7 @@ fn rederivation_reads(plans: &mut ProgramPlans, program: &Program) -> Vec<ReadSh
                 .rules
                 .iter()
                 .map(|rule| plan_for_head_pattern_avoiding(rule, &all, &|r| members.contains(r)))
+                .map(with_null_safe_head)
                 .collect();
             for plan in &rederive {
                 work.extend(plan.reads().map(ReadShape::of));
@@ -243,6 +244,31 @@ fn rederivation_reads(plans: &mut ProgramPlans, program: &Program) -> Vec<ReadSh
         }
     }
     work
+}
+
+/// `plan` (every head column bound) with its head variables that the body reads in one
+/// atom column at most marked null-safe: a null there is the value the derivation had.
+fn with_null_safe_head(mut plan: RulePlan) -> RulePlan {
+    let columns_reading = |v: VarId| {
+        plan.steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Join(read) => Some(read),
+                _ => None,
+            })
+            .flat_map(|read| &read.columns)
+            .filter(|column| {
+                matches!(column, Column::Var(w) | Column::Bind(w) | Column::Same(w) if *w == v)
+            })
+            .count()
+    };
+    plan.null_safe = plan
+        .prebound
+        .iter()
+        .copied()
+        .filter(|&v| columns_reading(v) <= 1)
+        .collect();
+    plan
 }
 
 /// A keyed base relation is read by key at every upsert and delete by key: when its key

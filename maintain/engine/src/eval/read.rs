@@ -437,12 +437,11 @@ fn placeholder(_: ColumnType) -> Value {
 }
 
 /// Whether a bound value cannot be in its column at all (a decimal wider than the
-/// column's precision, as a join from a wider column may bring): then nothing matches.
+/// column's precision, as a join from a wider column may bring, or a null bound where the
+/// column refuses null, as a rederivation's null-safe head variable may bring): then
+/// nothing matches.
 fn cannot_match(values: &[Value], types: &[ColumnType]) -> bool {
-    values
-        .iter()
-        .zip(types)
-        .any(|(value, ty)| !value.is_null() && !ty.holds(value))
+    values.iter().zip(types).any(|(value, ty)| !ty.holds(value))
 }
 
 /// The multiplicity a count index entry holds: `u64` little-endian, at least 1.
