@@ -782,3 +782,94 @@ fn canonical_text_of_a_checked_program_matches_its_syntax() {
         rnt_lang::canonical::canonical_text(&parsed)
     );
 }
+
+const OPTIONAL_BASE: &str =
+    "relation r(a: int, b: int, c: int).\nrelation s(k: int).\nrelation t(k: int, v: int).\n";
+
+/// `OPTIONAL_BASE`, then `rest`.
+fn optional_program(rest: &str) -> String {
+    format!("{OPTIONAL_BASE}{rest}\n")
+}
+
+#[test]
+fn optional_atoms_join_in_dependency_order_or_are_refused_naming_why() {
+    // Nested left joins in dependency order, whatever the text order: accepted.
+    check(
+        &optional_program(
+            "view v(k: int, y: int?, z: int?).\nv(k, y, z) :- s(k), optional t(y, z), optional t(k, y).",
+        ),
+        "ok\n",
+    );
+    // A comparison on a new variable constrains it: the head column need not be nullable.
+    check(
+        &optional_program("view v(k: int, y: int).\nv(k, y) :- s(k), optional t(k, y), y > 3."),
+        "ok\n",
+    );
+    check(
+        &optional_program("view v(k: int, y: int?).\nv(k, y) :- s(k), optional t(y, _)."),
+        &lines(&[
+            "error: this `optional` atom shares no variable with the rule's other atoms",
+            " --> test.rnt:5:18",
+            "  |",
+            "5 | v(k, y) :- s(k), optional t(y, _).",
+            "  |                  ^^^^^^^^^^^^^^^^",
+            "  = help: an optional atom joins on a variable bound by a plain atom or by an optional atom before it",
+        ]),
+    );
+    check(
+        &optional_program(
+            "view v(k: int, y: int?).\nv(k, y) :- s(k), optional t(k, y), optional r(k, y, _).",
+        ),
+        &lines(&[
+            "error: two `optional` atoms would each bind `y` first: their order is a choice",
+            " --> test.rnt:5:36",
+            "  |",
+            "5 | v(k, y) :- s(k), optional t(k, y), optional r(k, y, _).",
+            "  |                                    ^^^^^^^^^^^^^^^^^^^",
+            "  = help: join one of them on a variable of the other, or make one plain",
+            "note: the other",
+            " --> test.rnt:5:18",
+            "  |",
+            "5 | v(k, y) :- s(k), optional t(k, y), optional r(k, y, _).",
+            "  |                  ^^^^^^^^^^^^^^^^",
+        ]),
+    );
+    check(
+        &optional_program("view v(k: int, n: int).\nv(k, count(y)) :- s(k), optional t(k, y)."),
+        &lines(&[
+            "error: a rule that aggregates or windows cannot hold an `optional` atom: join in a view of its own, then aggregate or window over it",
+            " --> test.rnt:5:25",
+            "  |",
+            "5 | v(k, count(y)) :- s(k), optional t(k, y).",
+            "  |                         ^^^^^^^^^^^^^^^^",
+        ]),
+    );
+    check(
+        &optional_program("view v(k: int, y: int).\nv(k, y) :- s(k), optional t(k, y)."),
+        &lines(&[
+            "error: `y` may be null, but `v.y` is not nullable",
+            " --> test.rnt:5:6",
+            "  |",
+            "5 | v(k, y) :- s(k), optional t(k, y).",
+            "  |      ^",
+            "  = help: declare it `int?`, or require a value in the body (`x is not null`)",
+        ]),
+    );
+}
+
+#[test]
+fn an_optional_atom_s_new_variable_may_appear_in_it_once() {
+    // `optional r(k, y, y)` unmatched would be `not r(k, _, _)`, which cannot say "no tuple
+    // whose two columns agree": refused, with the one error (no "unsafe variable" after it).
+    check(
+        &optional_program("view v(k: int, y: int?).\nv(k, y) :- s(k), optional r(k, y, y)."),
+        &lines(&[
+            "error: `y` first appears in this `optional` atom twice: an optional atom's new variables may each appear once",
+            " --> test.rnt:5:18",
+            "  |",
+            "5 | v(k, y) :- s(k), optional r(k, y, y).",
+            "  |                  ^^^^^^^^^^^^^^^^^^^",
+            "  = help: keep the matching rows in a view of their own (`same(a, y) :- r(a, y, y).`) and make that view optional",
+        ]),
+    );
+}

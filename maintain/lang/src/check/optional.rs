@@ -74,9 +74,13 @@ pub(super) fn dependency_order(
         for i in ready {
             let mut fresh: Vec<VarId> = Vec::new();
             for v in atom_vars(rule, i) {
-                if !bound[v.index()] && !fresh.contains(&v) {
-                    fresh.push(v);
+                if bound[v.index()] {
+                    continue;
                 }
+                if fresh.contains(&v) {
+                    return Err(repeated_new_variable(rule, i, v));
+                }
+                fresh.push(v);
             }
             for v in &fresh {
                 bound[v.index()] = true;
@@ -86,6 +90,22 @@ pub(super) fn dependency_order(
         }
     }
     Ok(order)
+}
+
+/// The error for a variable that first appears in an optional atom twice, as in
+/// `optional r(k, y, y)`: the unmatched rule says `not r(k, _, _)`, which cannot say "no
+/// tuple whose two columns agree".
+fn repeated_new_variable(rule: &Rule, index: usize, v: VarId) -> Diagnostic {
+    let name = rule.variable_name(v);
+    let message = format!(
+        "`{name}` first appears in this `optional` atom twice: an optional atom's new \
+         variables may each appear once"
+    );
+    let help = format!(
+        "keep the matching rows in a view of their own (`same(a, {name}) :- r(a, {name}, \
+         {name}).`) and make that view optional"
+    );
+    Diagnostic::error(rule.body[index].span(), message).with_help(help)
 }
 
 /// The variables of the optional atom at literal `index`.

@@ -312,14 +312,27 @@ impl<'p> Checker<'p> {
         } else {
             None
         };
-        if let Some(message) = refusal {
-            self.error(Diagnostic::error(first, message));
-            return Vec::new();
-        }
-        let order = match optional::dependency_order(rule, cx.bound.clone()) {
+        let order = match refusal {
+            Some(message) => Err(Diagnostic::error(first, message)),
+            None => optional::dependency_order(rule, cx.bound.clone()),
+        };
+        let order = match order {
             Ok(order) => order,
             Err(diagnostic) => {
                 self.error(diagnostic);
+                // The atoms' variables count as bound: the one error, not a cascade of
+                // "unsafe variable" after it.
+                for &(atom, _) in &atoms {
+                    for term in &atom.terms {
+                        match term.kind {
+                            TermKind::Var(v) if !cx.bound[v.index()] => {
+                                cx.bound[v.index()] = true;
+                                cx.nullable[v.index()] = true;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
                 return Vec::new();
             }
         };
