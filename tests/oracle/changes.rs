@@ -27,16 +27,24 @@ impl ChangeSet {
         }
     }
 
+    /// The change file: positional or (one change in three) named, a named insert leaving
+    /// its null columns out and a named delete naming every column (an unkeyed relation's
+    /// delete names all of them).
     pub(crate) fn text(&self, program: &Program) -> String {
         let mut out = String::new();
         for (insert, rel, tuple) in &self.changes {
-            let strs = &program.rels[*rel].strs;
+            let types = &program.rels[*rel].types;
+            let named = tuple.iter().fold(0i64, |a, &v| a.wrapping_mul(31) ^ v) % 3 == 0;
             let values: Vec<String> = tuple
                 .iter()
                 .enumerate()
-                .map(|(i, &v)| match strs.contains(&i) {
-                    true => Value::Str(str_of(v)).to_string(),
-                    false => v.to_string(),
+                .filter(|(_, &v)| !(named && *insert && v == NULL))
+                .map(|(i, &v)| {
+                    let text = change_value_text(types[i], v);
+                    match named {
+                        true => format!("c{i}: {text}"),
+                        false => text,
+                    }
                 })
                 .collect();
             let sign = if *insert { '+' } else { '-' };
@@ -63,17 +71,41 @@ impl ChangeSet {
     }
 }
 
-pub(crate) fn random_tuple(ch: &mut Choices, arity: usize) -> Tuple {
-    (0..arity).map(|_| ch.value()).collect()
+/// A value as a change file writes it: as in rules, except that a date is sometimes a
+/// string (the column's type decides how it is read).
+fn change_value_text(ty: Ty, value: i64) -> String {
+    match ty.base {
+        Base::Date if value != NULL && value % 2 == 0 => format!("\"{}\"", date_text(value)),
+        _ => value_text(ty, value),
+    }
+}
+
+/// A random value of a column of type `ty`: small ints (so joins hit often), amounts in
+/// quarters from -0.75 to 1.25, days around a new year; null one time in eight where the
+/// column is nullable.
+pub(crate) fn random_value(ch: &mut Choices, ty: Ty) -> i64 {
+    if ty.nullable && ch.percent(12) {
+        return NULL;
+    }
+    match ty.base {
+        Base::Int | Base::Str => ch.value(),
+        Base::Dec(..) => (ch.below(9) as i64 - 3) * 25,
+        Base::Date => FIRST_DAY + ch.below(6) as i64,
+    }
+}
+
+pub(crate) fn random_tuple(ch: &mut Choices, types: &[Ty]) -> Tuple {
+    types.iter().map(|&ty| random_value(ch, ty)).collect()
 }
 
 pub(crate) const EDGES: usize = 3;
 
-pub(crate) fn initial_data(ch: &mut Choices) -> ChangeSet {
+/// Initial data for the base relations of `program`.
+pub(crate) fn initial_data(ch: &mut Choices, program: &Program) -> ChangeSet {
     let mut set = ChangeSet::new();
     for (rel, &(_, arity)) in BASE.iter().enumerate() {
         for _ in 0..ch.below(if arity == 1 { 6 } else { 18 }) {
-            let tuple = random_tuple(ch, arity);
+            let tuple = random_tuple(ch, &program.rels[rel].types);
             set.name(true, rel, tuple);
         }
     }
@@ -86,7 +118,8 @@ pub(crate) fn initial_data(ch: &mut Choices) -> ChangeSet {
     set
 }
 
-pub(crate) fn random_changes(ch: &mut Choices, base: &Db) -> ChangeSet {
+/// Random changes to the base relations of `program`, holding `base`.
+pub(crate) fn random_changes(ch: &mut Choices, program: &Program, base: &Db) -> ChangeSet {
     let mut set = ChangeSet::new();
     let existing = |ch: &mut Choices, rel: usize| -> Option<Tuple> {
         let tuples: Vec<&Tuple> = base[rel].iter().collect();
@@ -95,10 +128,11 @@ pub(crate) fn random_changes(ch: &mut Choices, base: &Db) -> ChangeSet {
     for _ in 0..1 + ch.below(6) {
         let rel = ch.below(BASE.len());
         let arity = BASE[rel].1;
+        let types = &program.rels[rel].types;
         match ch.below(13) {
             0..=3 => {
                 if base[rel].len() < BASE_TUPLES_MAX {
-                    let tuple = random_tuple(ch, arity);
+                    let tuple = random_tuple(ch, types);
                     set.name(true, rel, tuple);
                 }
             }
@@ -111,14 +145,15 @@ pub(crate) fn random_changes(ch: &mut Choices, base: &Db) -> ChangeSet {
                 // An update: the old tuple out, one value changed in.
                 if let Some(old) = existing(ch, rel) {
                     let mut new = old.clone();
-                    new[ch.below(arity)] = ch.value();
+                    let column = ch.below(arity);
+                    new[column] = random_value(ch, types[column]);
                     set.name(false, rel, old);
                     set.name(true, rel, new);
                 }
             }
             9 => {
                 // Probably absent: a no-op delete.
-                let tuple = random_tuple(ch, arity);
+                let tuple = random_tuple(ch, types);
                 set.name(false, rel, tuple);
             }
             10 => {

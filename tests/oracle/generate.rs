@@ -33,6 +33,11 @@ impl Body {
         }
     }
 
+    /// Whether the next atom is written with named arguments (`r(c1: x)`).
+    pub(crate) fn named(ch: &mut Choices) -> bool {
+        ch.percent(20)
+    }
+
     pub(crate) fn bind_fresh(&mut self) -> Term {
         let v = self.fresh();
         self.atom_vars.push(v);
@@ -42,7 +47,64 @@ impl Body {
 
     pub(crate) fn atom(&mut self, ch: &mut Choices, p: &Program, rel: usize) {
         let terms = (0..p.rels[rel].arity).map(|_| self.term(ch)).collect();
-        self.lits.push(Lit::Pos(Atom { rel, terms }));
+        let named = Self::named(ch);
+        self.lits.push(Lit::Pos(Atom { rel, terms, named }));
+    }
+
+    /// One or two `optional` atoms (with nulls): the first joined on variables the plain
+    /// atoms bound, a second sometimes joined on the first's new variables only (nested left
+    /// joins, in dependency order).
+    pub(crate) fn optionals(&mut self, ch: &mut Choices, p: &Program, sources: &[usize]) {
+        if !p.nulls || self.atom_vars.is_empty() || sources.is_empty() || !ch.percent(30) {
+            return;
+        }
+        let keys = self.atom_vars.clone();
+        let rel = ch.pick(sources);
+        let fresh = self.optional(ch, p, rel, &keys);
+        if !fresh.is_empty() && ch.percent(30) {
+            let rel = ch.pick(sources);
+            self.optional(ch, p, rel, &fresh);
+        }
+    }
+
+    /// An optional atom over `rel` joined on some of `keys` (at least one); its other
+    /// columns are new variables (each once: a repeated one is refused), constants or `_`. Returns the new
+    /// variables, which are then bound (to null where nothing matches).
+    fn optional(
+        &mut self,
+        ch: &mut Choices,
+        p: &Program,
+        rel: usize,
+        keys: &[usize],
+    ) -> Vec<usize> {
+        let arity = p.rels[rel].arity;
+        let mut created: Vec<usize> = Vec::new();
+        let mut terms: Vec<Term> = (0..arity)
+            .map(|_| match ch.below(10) {
+                0..=3 => Term::Var(ch.pick(keys)),
+                4..=6 if self.next < VARS.len() => {
+                    let v = self.fresh();
+                    created.push(v);
+                    Term::Var(v)
+                }
+                8 => Term::Const(ch.value()),
+                _ => Term::Wild,
+            })
+            .collect();
+        if !terms
+            .iter()
+            .any(|t| matches!(t, Term::Var(v) if keys.contains(v)))
+        {
+            terms[ch.below(arity)] = Term::Var(ch.pick(keys));
+        }
+        let fresh: Vec<usize> = created
+            .into_iter()
+            .filter(|v| terms.iter().any(|t| matches!(t, Term::Var(w) if w == v)))
+            .collect();
+        self.bound.extend(&fresh);
+        let named = Self::named(ch);
+        self.lits.push(Lit::Opt(Atom { rel, terms, named }));
+        fresh
     }
 
     pub(crate) fn leaf(&self, ch: &mut Choices) -> Expr {
@@ -53,11 +115,23 @@ impl Body {
         }
     }
 
+    /// A leaf, or (with nulls) `coalesce(x, c)`: null replaced by a constant.
+    pub(crate) fn null_safe_leaf(&self, ch: &mut Choices, nulls: bool) -> Expr {
+        if nulls && !self.bound.is_empty() && ch.percent(15) {
+            let x = Expr::Var(ch.pick(&self.bound));
+            return Expr::Coalesce(Box::new(x), Box::new(Expr::Const(ch.below(5) as i64 - 1)));
+        }
+        self.leaf(ch)
+    }
+
     /// An expression over bound variables. Products take a constant factor and divisors
     /// are nonzero constants: no overflow however programs stack, no division by zero.
     pub(crate) fn expr(&self, ch: &mut Choices, depth: usize) -> Expr {
         if depth == 0 || self.bound.is_empty() {
             return self.leaf(ch);
+        }
+        if ch.percent(8) {
+            return self.null_safe_leaf(ch, true);
         }
         let add_or_sub = |ch: &mut Choices| if ch.percent(50) { Op::Sub } else { Op::Add };
         match ch.below(10) {
@@ -146,6 +220,10 @@ impl Body {
             };
             self.lits.push(lit);
         }
+        if p.nulls && !self.bound.is_empty() && ch.percent(20) {
+            let v = ch.pick(&self.bound);
+            self.lits.push(Lit::IsNull(v, ch.percent(60)));
+        }
         if ch.percent(30) {
             self.negation(ch, p, negatable);
         }
@@ -169,7 +247,8 @@ impl Body {
             let column = ch.below(terms.len());
             terms[column] = Term::Var(ch.pick(&self.bound));
         }
-        self.lits.push(Lit::Not(Atom { rel, terms }));
+        let named = Self::named(ch);
+        self.lits.push(Lit::Not(Atom { rel, terms, named }));
     }
 
     pub(crate) fn head_term(&self, ch: &mut Choices) -> HeadTerm {
@@ -192,18 +271,43 @@ pub(crate) fn constant_comparison(ch: &mut Choices, term: Expr, c: i64) -> Lit {
     }
 }
 
-/// A random body: one to `atoms_max` positive atoms over `sources`, then extras.
+/// A random body: one to `atoms_max` positive atoms over `sources`, sometimes `optional`
+/// atoms (with nulls), then extras.
 pub(crate) fn random_body(
     ch: &mut Choices,
     p: &Program,
     sources: &[usize],
     atoms_max: usize,
 ) -> Body {
+    random_body_with(ch, p, sources, atoms_max, true)
+}
+
+/// [`random_body`] without `optional` atoms (an aggregating rule holds none: the left join
+/// goes in a view of its own).
+pub(crate) fn random_plain_body(
+    ch: &mut Choices,
+    p: &Program,
+    sources: &[usize],
+    atoms_max: usize,
+) -> Body {
+    random_body_with(ch, p, sources, atoms_max, false)
+}
+
+fn random_body_with(
+    ch: &mut Choices,
+    p: &Program,
+    sources: &[usize],
+    atoms_max: usize,
+    optional: bool,
+) -> Body {
     let mut body = Body::default();
     let atoms = 1 + ch.below(atoms_max);
     for _ in 0..atoms {
         let rel = ch.pick(sources);
         body.atom(ch, p, rel);
+    }
+    if optional {
+        body.optionals(ch, p, sources);
     }
     body.extras(ch, p, sources);
     body
@@ -230,11 +334,11 @@ pub(crate) fn derived_kind(ch: &mut Choices) -> Kind {
     }
 }
 
-/// Every relation a new rule may read: all but denials and relations with str columns
-/// (only the `concat` unit reads one, `w`).
+/// Every relation a new rule may read: all but denials and relations with a column that
+/// is not an int (only the `concat` unit reads one, `w`; only the typed unit `m`).
 pub(crate) fn sources_of(p: &Program) -> Vec<usize> {
     (0..p.rels.len())
-        .filter(|&i| p.rels[i].kind != Kind::Denial && p.rels[i].strs.is_empty())
+        .filter(|&i| p.rels[i].kind != Kind::Denial && p.rels[i].ints_only())
         .collect()
 }
 
@@ -247,7 +351,7 @@ pub(crate) fn binary_sources(p: &Program, sources: &[usize]) -> Vec<usize> {
 }
 
 pub(crate) fn pos(rel: usize, terms: Vec<Term>) -> Lit {
-    Lit::Pos(Atom { rel, terms })
+    Lit::Pos(Atom::new(rel, terms))
 }
 
 pub(crate) fn var(v: usize) -> Term {
@@ -268,7 +372,7 @@ pub(crate) fn plain_unit(ch: &mut Choices, p: &mut Program) {
 /// One aggregating rule: group terms and one or two aggregates, in any order.
 pub(crate) fn aggregate_unit(ch: &mut Choices, p: &mut Program) {
     let sources = sources_of(p);
-    let mut body = random_body(ch, p, &sources, 2);
+    let mut body = random_plain_body(ch, p, &sources, 2);
     let mut terms: Vec<HeadTerm> = (0..ch.below(3)).map(|_| body.head_term(ch)).collect();
     // Often a value shifted below zero: sums and averages of mixed signs, where truncating
     // toward zero and flooring differ.
@@ -312,6 +416,7 @@ pub(crate) fn aggregate_unit(ch: &mut Choices, p: &mut Program) {
             AggFn::Max,
             AggFn::Avg,
             AggFn::CountDistinct,
+            AggFn::CountOf,
         ]);
         let term = match function {
             AggFn::Count => HeadTerm::Agg(AggFn::Count, None),
@@ -325,9 +430,11 @@ pub(crate) fn aggregate_unit(ch: &mut Choices, p: &mut Program) {
         terms.insert(at, term);
     }
     let rel = p.add_rel(terms.len(), derived_kind(ch));
-    p.rels[rel].strs = (0..terms.len())
-        .filter(|&i| matches!(terms[i], HeadTerm::Agg(AggFn::Concat(_), _)))
-        .collect();
+    for (i, term) in terms.iter().enumerate() {
+        if matches!(term, HeadTerm::Agg(AggFn::Concat(_), _)) {
+            p.rels[rel].types[i] = Ty::of(Base::Str, p.nulls);
+        }
+    }
     p.rules.push(Rule {
         head: rel,
         terms,
@@ -587,13 +694,17 @@ pub(crate) fn window_unit_over(ch: &mut Choices, p: &mut Program, rel: usize) {
         (2, _) => WinFn::DenseRank,
         (3, Some(_)) => WinFn::Sum,
         (4, Some(_)) => WinFn::Count,
-        (5, Some(_)) => WinFn::Lag(ch.below(3), ch.below(5) as i64 - 2),
-        _ => WinFn::Lead(ch.below(3), ch.below(5) as i64 - 2),
+        (5, Some(_)) => WinFn::Lag(ch.below(3), lag_default(ch, p.nulls)),
+        _ => WinFn::Lead(ch.below(3), lag_default(ch, p.nulls)),
     };
     let arg = match function {
         WinFn::Sum | WinFn::Lag(..) | WinFn::Lead(..) => arg,
         _ => None,
     };
+    // A running `sum` needs a value in every row: with nulls, the rows are filtered first.
+    if let (WinFn::Sum, Some(x), true) = (function, arg, p.nulls) {
+        body.lits.push(Lit::IsNull(x, true));
+    }
     let result = body.fresh();
     body.lits.push(Lit::Win(Window {
         result,
@@ -623,6 +734,14 @@ pub(crate) fn window_unit_over(ch: &mut Choices, p: &mut Program, rel: usize) {
         terms,
         body: body.lits,
     });
+}
+
+/// A `lag`/`lead` default: a small int, or (with nulls) often none, which is null.
+fn lag_default(ch: &mut Choices, nulls: bool) -> i64 {
+    match nulls && ch.percent(40) {
+        true => NULL,
+        false => ch.below(5) as i64 - 2,
+    }
 }
 
 /// A relation over the window view just made (the last relation): a plain rule that joins
@@ -670,23 +789,31 @@ pub(crate) fn chain_unit(ch: &mut Choices, p: &mut Program) {
 }
 
 /// A random program without the clock (merges and reverts, whose clocks the commit time
-/// sets, run these).
+/// sets, run these), of a flavour chosen here (with nulls or without).
 pub(crate) fn random_program(ch: &mut Choices) -> Program {
-    random_program_of(ch, false)
+    let nulls = ch.percent(50);
+    random_program_of(ch, false, nulls)
 }
 
-/// A random program whose units may compare with the clock `now` (`clock_unit`).
+/// A random program whose units may compare with the clock `now` (`clock_unit`), of a
+/// flavour chosen here.
 pub(crate) fn random_clocked_program(ch: &mut Choices) -> Program {
-    random_program_of(ch, true)
+    let nulls = ch.percent(50);
+    random_program_of(ch, true, nulls)
 }
 
-fn random_program_of(ch: &mut Choices, clock: bool) -> Program {
-    let mut p = Program::base_only();
+/// Another random program of `like`'s flavour (its base relations keep their schema).
+pub(crate) fn random_program_like(ch: &mut Choices, like: &Program) -> Program {
+    random_program_of(ch, true, like.nulls)
+}
+
+fn random_program_of(ch: &mut Choices, clock: bool, nulls: bool) -> Program {
+    let mut p = Program::base_only(nulls);
     let mut aggregates = 0;
     let weights: &[usize] = if clock {
-        &[40, 20, 10, 25, 20, 25]
+        &[40, 20, 10, 25, 20, 20, 25]
     } else {
-        &[40, 20, 10, 25, 20]
+        &[40, 20, 10, 25, 20, 20]
     };
     for _ in 0..1 + ch.below(6) {
         match ch.weighted(weights) {
@@ -699,7 +826,8 @@ fn random_program_of(ch: &mut Choices, clock: bool) -> Program {
                     chain_unit(ch, &mut p);
                 }
             }
-            5 => clock_unit(ch, &mut p, false),
+            5 => typed_unit(ch, &mut p),
+            6 => clock_unit(ch, &mut p, false),
             // At most two aggregates: sums of sums of joins stay far from overflow.
             _ if aggregates < 2 => {
                 aggregates += 1;
@@ -766,13 +894,13 @@ pub(crate) fn mutate_program(ch: &mut Choices, program: &Program) -> Program {
                 let sources: Vec<usize> = (0..rel)
                     .filter(|&s| {
                         p.rels[s].kind != Kind::Denial
-                            && p.rels[s].strs.is_empty()
+                            && p.rels[s].ints_only()
                             && !(reads[rel][s] && reads[s][rel])
                     })
                     .collect();
                 // A relation with str columns takes no int rule (a `concat` view whose
                 // rule was dropped stays empty).
-                if !p.is_aggregated(rel) && p.rels[rel].strs.is_empty() {
+                if !p.is_aggregated(rel) && p.rels[rel].ints_only() {
                     let rule = random_rule(ch, &p, rel, &sources);
                     p.rules.push(rule);
                 }

@@ -72,7 +72,7 @@ fn history_case(
     if !define_step(&db, program, &empty, None, stats)? {
         return Err("a define on an empty store was refused".into());
     }
-    let initial = initial_data(ch);
+    let initial = initial_data(ch, program);
     transcript.step("commit (initial data)", &initial.text(program));
     let base = commit_step(&db, program, &empty, &initial, None, stats)?;
     db.create_branch("side", None).map_err(|e| e.to_string())?;
@@ -116,7 +116,7 @@ fn grow(
         }
     }
     for i in 0..ch.below(4) {
-        let set = random_changes(ch, &side.base);
+        let set = random_changes(ch, &side.program, &side.base);
         transcript.step(&format!("commit {i} on {name}"), &set.text(&side.program));
         side.base = commit_step(db, &side.program, &side.base, &set, None, stats)?;
     }

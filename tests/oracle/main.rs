@@ -34,6 +34,18 @@
 //! Change sets insert, delete, update (delete + insert), cut all edges out of a node
 //! (disconnecting recursive chains), add chains, and include no-ops.
 //!
+//! Half the cases run with nulls (DESIGN.md, "Real data"): `a.c1`, `b.c0` and `m`'s columns
+//! are nullable and the data holds nulls, every derived int column is `int?`, and rules hold
+//! `optional` atoms (one, or two nested in dependency order), `is [not] null` and
+//! `coalesce`. The oracle gives null SQL's meaning on its own: comparisons and arithmetic
+//! with null are unknown, a null never matches a constant or a variable bound before,
+//! `not` over a null holds, aggregates skip nulls (`count(x)` counts the rest, `sum avg min
+//! max` over none give null), a null group key or partition is one, nulls order last in
+//! windows, `lag`/`lead` without a default give null, and an optional atom pads with nulls
+//! where nothing matches. Every case may also hold the typed unit (`typed.rs`): decimals and
+//! dates of `m` in filters, arithmetic, functions, aggregates and windows. Atoms and change
+//! files are written with named arguments one time in five and three.
+//!
 //! Inputs are two choice sequences (one for the program, one for the data) that a builder
 //! reads; zero always picks the simplest option, so proptest's shrinking simplifies the case.
 //! A failure message prints the program, every change set and the differing relation.
@@ -55,6 +67,7 @@ mod history;
 mod program;
 mod reference;
 mod run;
+mod typed;
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -77,6 +90,7 @@ pub(crate) use run::*;
 pub(crate) use std::collections::{BTreeMap, BTreeSet};
 pub(crate) use std::fmt::Write as _;
 pub(crate) use std::sync::Arc;
+pub(crate) use typed::*;
 
 /// Values of base tuples are `0..VALUE_RANGE`: small, so joins hit often.
 pub(crate) const VALUE_RANGE: usize = 7;

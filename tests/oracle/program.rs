@@ -23,14 +23,56 @@ impl Kind {
     }
 }
 
+/// A column's type, without its nullability.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Base {
+    Int,
+    Str,
+    /// `decimal(precision, scale)`; the model holds its units (the value × 10^scale).
+    Dec(u8, u8),
+    /// The model holds days since 1970-01-01.
+    Date,
+}
+
+/// A column's type: `int`, `int?`, `decimal(6, 2)?`, ...
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ty {
+    pub(crate) base: Base,
+    pub(crate) nullable: bool,
+}
+
+impl Ty {
+    pub(crate) fn of(base: Base, nullable: bool) -> Ty {
+        Ty { base, nullable }
+    }
+
+    pub(crate) fn text(self) -> String {
+        let base = match self.base {
+            Base::Int => "int".to_string(),
+            Base::Str => "str".to_string(),
+            Base::Dec(p, s) => format!("decimal({p}, {s})"),
+            Base::Date => "date".to_string(),
+        };
+        format!("{base}{}", if self.nullable { "?" } else { "" })
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Rel {
     pub(crate) name: String,
     pub(crate) arity: usize,
     pub(crate) kind: Kind,
-    /// Columns of type str (the others are int): `w`'s names and `concat` results. No
-    /// generated rule reads such a relation but the `concat` unit, which reads `w`.
-    pub(crate) strs: Vec<usize>,
+    /// Each column's type. Relations with a column that is not an int (`w`'s names, `m`'s
+    /// decimals and dates, `concat` results, the typed unit's views) are read only by the
+    /// units made for them.
+    pub(crate) types: Vec<Ty>,
+}
+
+impl Rel {
+    /// Whether every column is an int (nullable or not): what the general units read.
+    pub(crate) fn ints_only(&self) -> bool {
+        self.types.iter().all(|t| t.base == Base::Int)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -44,6 +86,18 @@ pub(crate) enum Term {
 pub(crate) struct Atom {
     pub(crate) rel: usize,
     pub(crate) terms: Vec<Term>,
+    /// Printed with named arguments, `r(c1: x)`, the wildcards left out.
+    pub(crate) named: bool,
+}
+
+impl Atom {
+    pub(crate) fn new(rel: usize, terms: Vec<Term>) -> Atom {
+        Atom {
+            rel,
+            terms,
+            named: false,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +109,15 @@ pub(crate) enum Op {
     Rem,
 }
 
+/// Functions of one argument over the model's values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Func {
+    Abs,
+    Year,
+    Month,
+    Day,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) enum Expr {
     Var(usize),
@@ -63,6 +126,15 @@ pub(crate) enum Expr {
     Now,
     Neg(Box<Expr>),
     Bin(Op, Box<Expr>, Box<Expr>),
+    /// A literal printed as its text, worth its model value: `0.25` (25 units at scale 2),
+    /// `1` beside a decimal (100 units), `date("2024-01-02")` (its day number).
+    Lit(String, i64),
+    /// An int variable beside a decimal: printed as the variable, worth its value × the
+    /// factor (10^scale) in the decimal's units.
+    Scaled(usize, i64),
+    /// `coalesce(a, b)`.
+    Coalesce(Box<Expr>, Box<Expr>),
+    Call(Func, Box<Expr>),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -82,6 +154,11 @@ pub(crate) enum Lit {
     Cmp(Expr, CmpOp, Expr),
     /// A window over the rule's one positive atom.
     Win(Window),
+    /// `optional A`: SQL's LEFT JOIN, joined on variables bound by the plain atoms or by
+    /// the optional atoms before it (the generator adds them in that order).
+    Opt(Atom),
+    /// `x is null` (false) or `x is not null` (true).
+    IsNull(usize, bool),
 }
 
 /// The window functions; `lag`/`lead` with their offset and default.
@@ -92,6 +169,7 @@ pub(crate) enum WinFn {
     DenseRank,
     Sum,
     Count,
+    /// The default [`NULL`] is printed as no default.
     Lag(usize, i64),
     Lead(usize, i64),
 }
@@ -114,6 +192,10 @@ pub(crate) enum AggFn {
     Min,
     Max,
     Avg,
+    /// `avg` of a decimal of scale 2: scale 6 (2 + 4), truncated toward zero.
+    AvgDec,
+    /// `count(x)`: the matches whose `x` is not null.
+    CountOf,
     CountDistinct,
     /// `concat(s, "sep")` over a name of `w`.
     Concat(&'static str),
@@ -136,17 +218,23 @@ pub(crate) struct Rule {
 impl Rule {
     /// Whether a comparison of the rule reads `now`.
     pub(crate) fn reads_now(&self) -> bool {
-        fn reads(expr: &Expr) -> bool {
-            match expr {
-                Expr::Now => true,
-                Expr::Var(_) | Expr::Const(_) => false,
-                Expr::Neg(inner) => reads(inner),
-                Expr::Bin(_, left, right) => reads(left) || reads(right),
-            }
-        }
         self.body
             .iter()
-            .any(|lit| matches!(lit, Lit::Cmp(l, _, r) if reads(l) || reads(r)))
+            .any(|lit| matches!(lit, Lit::Cmp(l, _, r) if l.reads_now() || r.reads_now()))
+    }
+}
+
+impl Expr {
+    /// Whether the expression reads the clock `now`.
+    pub(crate) fn reads_now(&self) -> bool {
+        match self {
+            Expr::Now => true,
+            Expr::Var(_) | Expr::Const(_) | Expr::Lit(..) | Expr::Scaled(..) => false,
+            Expr::Neg(inner) | Expr::Call(_, inner) => inner.reads_now(),
+            Expr::Bin(_, left, right) | Expr::Coalesce(left, right) => {
+                left.reads_now() || right.reads_now()
+            }
+        }
     }
 }
 
@@ -154,11 +242,24 @@ impl Rule {
 pub(crate) struct Program {
     pub(crate) rels: Vec<Rel>,
     pub(crate) rules: Vec<Rule>,
+    /// The case's flavour, fixed for all its programs (base relations keep their schema):
+    /// with nulls, `a.c1`, `b.c0` and `m`'s decimal and date are nullable, the data holds
+    /// nulls, every derived int column is `int?`, and rules may hold `optional` atoms,
+    /// `is null` and `coalesce`.
+    pub(crate) nulls: bool,
 }
 
-pub(crate) const BASE: [(&str, usize); 5] = [("a", 2), ("b", 2), ("c", 1), ("e", 2), ("w", 2)];
+pub(crate) const BASE: [(&str, usize); 6] =
+    [("a", 2), ("b", 2), ("c", 1), ("e", 2), ("w", 2), ("m", 3)];
 /// `w(c0: int, c1: str)`: a key and a name; the model holds the name's index in [`NAMES`].
 pub(crate) const NAMES_REL: usize = 4;
+/// `m(c0: int, c1: decimal(6, 2), c2: date)`, both nullable with nulls: a key, an amount
+/// and a day, read only by the typed unit.
+pub(crate) const TYPED_REL: usize = 5;
+/// The scale of `m`'s decimal (and of the typed unit's decimal values).
+pub(crate) const DEC_SCALE: u8 = 2;
+/// The model's null: below every value, as null sorts first in key order.
+pub(crate) const NULL: i64 = i64::MIN;
 /// The names of `w`, by model value: their byte order is not the order of their indexes,
 /// and they hold the empty string, prefixes of one another, quotes, a backslash, a comma and
 /// a multi-byte character.
@@ -201,20 +302,35 @@ pub(crate) fn str_of(value: i64) -> String {
 }
 
 impl Program {
-    pub(crate) fn base_only() -> Program {
+    /// The base relations alone, in the flavour `nulls`.
+    pub(crate) fn base_only(nulls: bool) -> Program {
+        let int = |nullable: bool| Ty::of(Base::Int, nullable && nulls);
+        let types: [Vec<Ty>; 6] = [
+            vec![int(false), int(true)],
+            vec![int(true), int(false)],
+            vec![int(false)],
+            vec![int(false), int(false)],
+            vec![int(false), Ty::of(Base::Str, false)],
+            vec![
+                int(false),
+                Ty::of(Base::Dec(6, DEC_SCALE), nulls),
+                Ty::of(Base::Date, nulls),
+            ],
+        ];
         let rels = BASE
             .iter()
-            .enumerate()
-            .map(|(i, &(name, arity))| Rel {
+            .zip(types)
+            .map(|(&(name, arity), types)| Rel {
                 name: name.to_string(),
                 arity,
                 kind: Kind::Base,
-                strs: if i == NAMES_REL { vec![1] } else { Vec::new() },
+                types,
             })
             .collect();
         Program {
             rels,
             rules: Vec::new(),
+            nulls,
         }
     }
 
@@ -234,7 +350,7 @@ impl Program {
             name,
             arity,
             kind,
-            strs: Vec::new(),
+            types: vec![Ty::of(Base::Int, self.nulls); arity],
         });
         self.rels.len() - 1
     }
@@ -252,7 +368,7 @@ impl Program {
         for rule in &mut self.rules {
             shift(&mut rule.head);
             for lit in &mut rule.body {
-                if let Lit::Pos(atom) | Lit::Not(atom) = lit {
+                if let Lit::Pos(atom) | Lit::Not(atom) | Lit::Opt(atom) = lit {
                     shift(&mut atom.rel);
                 }
             }
@@ -283,7 +399,7 @@ impl Program {
         let mut reads = vec![vec![false; n]; n];
         for rule in &self.rules {
             for lit in &rule.body {
-                if let Lit::Pos(atom) | Lit::Not(atom) = lit {
+                if let Lit::Pos(atom) | Lit::Not(atom) | Lit::Opt(atom) = lit {
                     reads[rule.head][atom.rel] = true;
                 }
             }
@@ -312,6 +428,7 @@ impl Program {
                 .filter(|r| r.head < keep)
                 .cloned()
                 .collect(),
+            nulls: self.nulls,
         }
     }
 
@@ -323,10 +440,7 @@ impl Program {
             .iter()
             .map(|rel| {
                 let attributes: Vec<String> = (0..rel.arity)
-                    .map(|i| {
-                        let ty = if rel.strs.contains(&i) { "str" } else { "int" };
-                        format!("c{i}: {ty}")
-                    })
+                    .map(|i| format!("c{i}: {}", rel.types[i].text()))
                     .collect();
                 format!(
                     "{} {}({}).",
@@ -372,7 +486,8 @@ impl Program {
                         AggFn::Sum => "sum",
                         AggFn::Min => "min",
                         AggFn::Max => "max",
-                        AggFn::Avg => "avg",
+                        AggFn::Avg | AggFn::AvgDec => "avg",
+                        AggFn::CountOf => "count",
                         AggFn::CountDistinct => "count_distinct",
                         AggFn::Concat(_) => unreachable!("printed above"),
                     };
@@ -393,22 +508,34 @@ impl Program {
     }
 
     pub(crate) fn atom_text(&self, atom: &Atom) -> String {
-        let terms: Vec<String> = atom
-            .terms
-            .iter()
-            .map(|t| match t {
-                Term::Var(v) => VARS[*v].to_string(),
-                Term::Const(c) => c.to_string(),
-                Term::Wild => "_".to_string(),
-            })
-            .collect();
-        format!("{}({})", self.rels[atom.rel].name, terms.join(", "))
+        let rel = &self.rels[atom.rel];
+        let term = |column: usize, t: &Term| match t {
+            Term::Var(v) => VARS[*v].to_string(),
+            Term::Const(c) => value_text(rel.types[column], *c),
+            Term::Wild => "_".to_string(),
+        };
+        // An atom of wildcards only is written positionally (`r()` would be no columns).
+        let named = atom.named && atom.terms.iter().any(|t| !matches!(t, Term::Wild));
+        let terms: Vec<String> = match named {
+            true => (atom.terms.iter().enumerate())
+                .filter(|(_, t)| !matches!(t, Term::Wild))
+                .map(|(i, t)| format!("c{i}: {}", term(i, t)))
+                .collect(),
+            false => (atom.terms.iter().enumerate())
+                .map(|(i, t)| term(i, t))
+                .collect(),
+        };
+        format!("{}({})", rel.name, terms.join(", "))
     }
 
     pub(crate) fn lit_text(&self, lit: &Lit) -> String {
         match lit {
             Lit::Pos(atom) => self.atom_text(atom),
             Lit::Not(atom) => format!("not {}", self.atom_text(atom)),
+            Lit::Opt(atom) => format!("optional {}", self.atom_text(atom)),
+            Lit::IsNull(v, negated) => {
+                format!("{} is {}null", VARS[*v], if *negated { "not " } else { "" })
+            }
             Lit::Cmp(left, op, right) => {
                 let op = match op {
                     CmpOp::Eq => "=",
@@ -428,6 +555,8 @@ impl Program {
                     WinFn::DenseRank => "dense_rank()".to_string(),
                     WinFn::Sum => format!("sum({arg})"),
                     WinFn::Count => "count()".to_string(),
+                    WinFn::Lag(n, NULL) => format!("lag({arg}, {n})"),
+                    WinFn::Lead(n, NULL) => format!("lead({arg}, {n})"),
                     WinFn::Lag(n, d) => format!("lag({arg}, {n}, {d})"),
                     WinFn::Lead(n, d) => format!("lead({arg}, {n}, {d})"),
                 };
@@ -467,8 +596,19 @@ pub(crate) fn expr_text(expr: &Expr) -> String {
         }
     }
     match expr {
-        Expr::Var(v) => VARS[*v].to_string(),
+        Expr::Var(v) | Expr::Scaled(v, _) => VARS[*v].to_string(),
         Expr::Const(c) => c.to_string(),
+        Expr::Lit(text, _) => text.clone(),
+        Expr::Coalesce(a, b) => format!("coalesce({}, {})", expr_text(a), expr_text(b)),
+        Expr::Call(f, a) => {
+            let name = match f {
+                Func::Abs => "abs",
+                Func::Year => "year",
+                Func::Month => "month",
+                Func::Day => "day",
+            };
+            format!("{name}({})", expr_text(a))
+        }
         Expr::Now => "now".to_string(),
         Expr::Neg(inner) => format!(
             "-{}",
@@ -493,4 +633,52 @@ pub(crate) fn expr_text(expr: &Expr) -> String {
             )
         }
     }
+}
+
+/// A model value of a column of type `ty` as rules and change files write it.
+pub(crate) fn value_text(ty: Ty, value: i64) -> String {
+    if value == NULL {
+        return "null".to_string();
+    }
+    match ty.base {
+        Base::Int => value.to_string(),
+        Base::Str => Value::Str(str_of(value)).to_string(),
+        Base::Dec(_, scale) => decimal_text(value, scale),
+        Base::Date => format!("date(\"{}\")", date_text(value)),
+    }
+}
+
+/// `units` at `scale` as decimal text: `-0.25`, `1.50`, `3` at scale 0.
+pub(crate) fn decimal_text(units: i64, scale: u8) -> String {
+    if scale == 0 {
+        return units.to_string();
+    }
+    let unit = 10i64.pow(u32::from(scale));
+    let sign = if units < 0 { "-" } else { "" };
+    let (whole, fraction) = (units.abs() / unit, units.abs() % unit);
+    format!(
+        "{sign}{whole}.{fraction:0width$}",
+        width = usize::from(scale)
+    )
+}
+
+/// The civil date (year, month, day) of a day number (days since 1970-01-01), by Howard
+/// Hinnant's `civil_from_days`: nothing shared with the engine's calendar.
+pub(crate) fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A day number as `YYYY-MM-DD`.
+pub(crate) fn date_text(days: i64) -> String {
+    let (year, month, day) = civil(days);
+    format!("{year:04}-{month:02}-{day:02}")
 }

@@ -11,9 +11,12 @@ pub(crate) type Db = Vec<BTreeSet<Tuple>>;
 /// Variable bindings of a rule.
 pub(crate) type Env = Vec<Option<i64>>;
 
-/// `op` on ints, truncating toward zero; the generator never makes it overflow or divide by
-/// zero, so either is a bug of the test.
+/// `op` on ints, truncating toward zero; null with a null operand. The generator never
+/// makes it overflow or divide by zero, so either is a bug of the test.
 pub(crate) fn arith(op: Op, a: i64, b: i64) -> i64 {
+    if a == NULL || b == NULL {
+        return NULL;
+    }
     let result = match op {
         Op::Add => a.checked_add(b),
         Op::Sub => a.checked_sub(b),
@@ -41,10 +44,35 @@ pub(crate) fn eval(expr: &Expr, env: &Env) -> Option<i64> {
         ),
         Expr::Neg(inner) => Some(arith(Op::Sub, 0, eval(inner, env)?)),
         Expr::Bin(op, left, right) => Some(arith(*op, eval(left, env)?, eval(right, env)?)),
+        Expr::Lit(_, value) => Some(*value),
+        Expr::Scaled(v, factor) => env[*v].map(|x| arith(Op::Mul, x, *factor)),
+        Expr::Coalesce(a, b) => {
+            let a = eval(a, env)?;
+            let b = eval(b, env)?;
+            Some(if a == NULL { b } else { a })
+        }
+        Expr::Call(f, a) => Some(call(*f, eval(a, env)?)),
     }
 }
 
+/// A function of one value; null for null.
+fn call(f: Func, x: i64) -> i64 {
+    if x == NULL {
+        return NULL;
+    }
+    match f {
+        Func::Abs => x.abs(),
+        Func::Year => civil(x).0,
+        Func::Month => civil(x).1,
+        Func::Day => civil(x).2,
+    }
+}
+
+/// Whether `a op b` holds; never with a null operand (unknown fails the literal).
 pub(crate) fn holds(op: CmpOp, a: i64, b: i64) -> bool {
+    if a == NULL || b == NULL {
+        return false;
+    }
     match op {
         CmpOp::Eq => a == b,
         CmpOp::Ne => a != b,
@@ -55,19 +83,21 @@ pub(crate) fn holds(op: CmpOp, a: i64, b: i64) -> bool {
     }
 }
 
-/// Unifies an atom with a tuple under `env`: the extended bindings, or `None`.
+/// Unifies an atom with a tuple under `env`: the extended bindings, or `None`. A null
+/// never matches: not a constant, nor a variable bound before (in another atom or earlier
+/// in this one); a variable's first occurrence binds it to null.
 pub(crate) fn unify(atom: &Atom, tuple: &Tuple, env: &Env) -> Option<Env> {
     let mut env = env.clone();
     for (term, &value) in atom.terms.iter().zip(tuple) {
         match term {
             Term::Wild => {}
             Term::Const(c) => {
-                if *c != value {
+                if *c != value || value == NULL {
                     return None;
                 }
             }
             Term::Var(v) => match env[*v] {
-                Some(bound) if bound != value => return None,
+                Some(bound) if bound != value || value == NULL => return None,
                 Some(_) => {}
                 None => env[*v] = Some(value),
             },
@@ -87,32 +117,67 @@ pub(crate) fn matches(rule: &Rule, db: &Db, emit: &mut dyn FnMut(&Env)) {
             _ => None,
         })
         .collect();
+    let optionals: Vec<&Atom> = rule
+        .body
+        .iter()
+        .filter_map(|lit| match lit {
+            Lit::Opt(atom) => Some(atom),
+            _ => None,
+        })
+        .collect();
     let others: Vec<&Lit> = rule
         .body
         .iter()
-        .filter(|lit| !matches!(lit, Lit::Pos(_)))
+        .filter(|lit| !matches!(lit, Lit::Pos(_) | Lit::Opt(_)))
         .collect();
-    pub(crate) fn join(
-        i: usize,
-        env: Env,
-        positives: &[&Atom],
-        others: &[&Lit],
-        db: &Db,
-        emit: &mut dyn FnMut(&Env),
-    ) {
-        let Some(atom) = positives.get(i) else {
-            if let Some(env) = rest(env, others, db) {
+    let mut joined = Vec::new();
+    join(0, vec![None; VARS.len()], &positives, db, &mut joined);
+    for env in joined {
+        let mut padded = vec![env];
+        for atom in &optionals {
+            padded = padded
+                .into_iter()
+                .flat_map(|env| left_join(atom, env, db))
+                .collect();
+        }
+        for env in padded {
+            if let Some(env) = rest(env, &others, db) {
                 emit(&env);
-            }
-            return;
-        };
-        for tuple in &db[atom.rel] {
-            if let Some(env) = unify(atom, tuple, &env) {
-                join(i + 1, env, positives, others, db, emit);
             }
         }
     }
-    join(0, vec![None; VARS.len()], &positives, &others, db, emit);
+}
+
+/// Every extension of `env` by one tuple of each atom of `atoms[i..]`.
+fn join(i: usize, env: Env, atoms: &[&Atom], db: &Db, out: &mut Vec<Env>) {
+    let Some(atom) = atoms.get(i) else {
+        out.push(env);
+        return;
+    };
+    for tuple in &db[atom.rel] {
+        if let Some(env) = unify(atom, tuple, &env) {
+            join(i + 1, env, atoms, db, out);
+        }
+    }
+}
+
+/// SQL's LEFT JOIN of one binding with `atom`: an extension per matching tuple, or, when
+/// none matches, the binding with the atom's unbound variables null.
+fn left_join(atom: &Atom, env: Env, db: &Db) -> Vec<Env> {
+    let matched: Vec<Env> = db[atom.rel]
+        .iter()
+        .filter_map(|tuple| unify(atom, tuple, &env))
+        .collect();
+    if !matched.is_empty() {
+        return matched;
+    }
+    let mut padded = env;
+    for term in &atom.terms {
+        if let Term::Var(v) = term {
+            padded[*v].get_or_insert(NULL);
+        }
+    }
+    vec![padded]
 }
 
 /// Judges the comparisons and negations once the positive atoms are matched: a literal is
@@ -151,7 +216,14 @@ pub(crate) fn rest(mut env: Env, others: &[&Lit], db: &Db) -> Option<Env> {
                         return None;
                     }
                 }
-                Lit::Pos(_) | Lit::Win(_) => unreachable!("positive atoms are joined first"),
+                Lit::IsNull(v, negated) => match env[*v] {
+                    Some(value) if (value == NULL) == *negated => return None,
+                    Some(_) => {}
+                    None => still.push(lit),
+                },
+                Lit::Pos(_) | Lit::Win(_) | Lit::Opt(_) => {
+                    unreachable!("atoms are joined first")
+                }
             }
         }
         assert!(still.len() < before, "generated an unsafe rule: {still:?}");
@@ -184,7 +256,7 @@ fn derive_windowed(rule: &Rule, window: &Window, db: &Db) -> BTreeSet<Tuple> {
     let before: Vec<&Lit> = rule
         .body
         .iter()
-        .filter(|l| matches!(l, Lit::Cmp(..)) && !reads_result(l))
+        .filter(|l| matches!(l, Lit::Cmp(..) | Lit::IsNull(..)) && !reads_result(l))
         .collect();
     let after: Vec<&Lit> = rule.body.iter().filter(|l| reads_result(l)).collect();
     let mut partitions: BTreeMap<Vec<i64>, Vec<(Tuple, Env)>> = BTreeMap::new();
@@ -202,10 +274,17 @@ fn derive_windowed(rule: &Rule, window: &Window, db: &Db) -> BTreeSet<Tuple> {
             .push((tuple.clone(), env));
     }
     let order_vars: BTreeSet<usize> = window.order.iter().map(|&(v, _)| v).collect();
+    // Nulls last, ascending and descending alike; two nulls are peers.
     let key_cmp = |a: &Env, b: &Env| {
         for &(v, desc) in &window.order {
-            let o = a[v].cmp(&b[v]);
-            let o = if desc { o.reverse() } else { o };
+            let (x, y) = (a[v].unwrap(), b[v].unwrap());
+            let o = match (x == NULL, y == NULL) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => std::cmp::Ordering::Greater,
+                (false, true) => std::cmp::Ordering::Less,
+                (false, false) if desc => y.cmp(&x),
+                (false, false) => x.cmp(&y),
+            };
             if o != std::cmp::Ordering::Equal {
                 return o;
             }
@@ -247,11 +326,14 @@ fn derive_windowed(rule: &Rule, window: &Window, db: &Db) -> BTreeSet<Tuple> {
                         .collect();
                     1 + keys.len() as i64
                 }
+                // Nulls skipped; null while the frame holds none but nulls.
                 WinFn::Sum => rows
                     .iter()
                     .filter(|s| precedes(s, row) || s.0 == row.0)
                     .map(arg)
-                    .sum(),
+                    .filter(|&x| x != NULL)
+                    .reduce(|a, b| arith(Op::Add, a, b))
+                    .unwrap_or(NULL),
                 WinFn::Lag(n, d) => at(number(row) - n as i64).map_or(d, arg),
                 WinFn::Lead(n, d) => at(number(row) + n as i64).map_or(d, arg),
             };
@@ -321,21 +403,28 @@ pub(crate) fn derive_rule(rule: &Rule, db: &Db) -> BTreeSet<Tuple> {
             .terms
             .iter()
             .map(|t| match t {
+                HeadTerm::Agg(AggFn::Count, _) => envs.len() as i64,
                 HeadTerm::Agg(function, arg) => {
+                    // Nulls are skipped; over none but nulls `sum avg min max concat` give
+                    // null, the counts 0.
                     let values: Vec<i64> = envs
                         .iter()
                         .map(|env| arg.map_or(0, |v| env[v].expect("aggregated variable bound")))
+                        .filter(|&v| v != NULL)
                         .collect();
                     let sum = || values.iter().fold(0i64, |s, &v| arith(Op::Add, s, v));
+                    let n = values.len() as i64;
                     match function {
-                        AggFn::Count => values.len() as i64,
-                        AggFn::Sum => sum(),
-                        AggFn::Min => *values.iter().min().expect("a group has a match"),
-                        AggFn::Max => *values.iter().max().expect("a group has a match"),
-                        AggFn::Avg => arith(Op::Div, sum(), values.len() as i64),
-                        // The values, deduplicated by a set: nothing shared with the
-                        // engine's per-(group, value) counts.
+                        AggFn::CountOf => n,
                         AggFn::CountDistinct => values.iter().collect::<BTreeSet<_>>().len() as i64,
+                        _ if n == 0 => NULL,
+                        AggFn::Count => unreachable!("counted above"),
+                        AggFn::Sum => sum(),
+                        AggFn::Min => *values.iter().min().expect("a value"),
+                        AggFn::Max => *values.iter().max().expect("a value"),
+                        AggFn::Avg => arith(Op::Div, sum(), n),
+                        // Scale 2 to scale 6: units × 10^4, then truncated toward zero.
+                        AggFn::AvgDec => arith(Op::Div, arith(Op::Mul, sum(), 10_000), n),
                         // The names themselves, deduplicated and sorted by a set of
                         // `String`s (byte order), joined by `str::join`.
                         AggFn::Concat(separator) => {
@@ -381,7 +470,7 @@ pub(crate) fn oracle(program: &Program, base: &Db, clock: Option<i64>) -> Db {
             .collect();
         for rule in &rules {
             for lit in &rule.body {
-                if let Lit::Not(atom) = lit {
+                if let Lit::Not(atom) | Lit::Opt(atom) = lit {
                     assert!(done[atom.rel], "generated negation through recursion");
                 }
             }

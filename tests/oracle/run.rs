@@ -39,6 +39,14 @@ pub(crate) struct Stats {
     /// Commits whose state keeps a count index (`count C…`, for reads that only count
     /// matches), which the commit edited or built.
     pub(crate) count_index_commits: usize,
+    /// Cases with nulls (nullable columns, nulls in the data, `optional`, `is null`).
+    pub(crate) null_cases: usize,
+    /// Rules with an `optional` atom, atoms written with named arguments, `is null` tests,
+    /// and rules over the decimals and dates of `m`.
+    pub(crate) optional_rules: usize,
+    pub(crate) named_atoms: usize,
+    pub(crate) is_null_tests: usize,
+    pub(crate) typed_rules: usize,
 }
 
 /// The recursion modes cases take in turn, and the mode of each one's fresh store.
@@ -81,15 +89,39 @@ impl Transcript {
     }
 }
 
-pub(crate) fn ints(tuple: &[Value]) -> Tuple {
+/// The model of a tuple the engine holds, in a relation whose columns have `types`: a
+/// decimal is its units at its column's scale, a date its day number, null [`NULL`].
+pub(crate) fn model(tuple: &[Value], types: &[Ty]) -> Tuple {
     tuple
         .iter()
-        .map(|v| match v {
-            Value::Int(i) => *i,
-            Value::Str(s) => str_id(s),
-            other => panic!("{other} where the oracle has ints and strs"),
+        .zip(types)
+        .map(|(v, ty)| match (v, ty.base) {
+            (Value::Null, _) => NULL,
+            (Value::Int(i), _) => *i,
+            (Value::Str(s), _) => str_id(s),
+            (Value::Decimal(d), Base::Dec(_, scale)) => {
+                assert_eq!(d.scale(), scale, "{d} in a column of scale {scale}");
+                i64::try_from(d.units()).expect("a small decimal")
+            }
+            (Value::Date(days), _) => i64::from(*days),
+            (other, ty) => panic!("{other} in a column of type {ty:?}"),
         })
         .collect()
+}
+
+/// The engine's value of a model value in a column of type `ty`.
+pub(crate) fn engine_value(ty: Ty, value: i64) -> Value {
+    if value == NULL {
+        return Value::Null;
+    }
+    match ty.base {
+        Base::Int => Value::Int(value),
+        Base::Str => Value::Str(str_of(value)),
+        Base::Dec(_, scale) => Value::Decimal(
+            rnt::lang::Decimal::new(i128::from(value), scale).expect("a small decimal"),
+        ),
+        Base::Date => Value::Date(i32::try_from(value).expect("a near date")),
+    }
 }
 
 pub(crate) fn show(tuples: &BTreeSet<Tuple>) -> String {
@@ -100,9 +132,10 @@ pub(crate) fn show(tuples: &BTreeSet<Tuple>) -> String {
                 "({})",
                 // A `concat` result shows as its string (a name of `w` shows as its index).
                 t.iter()
-                    .map(|&v| match v >= STR_IDS {
-                        true => Value::Str(str_of(v)).to_string(),
-                        false => v.to_string(),
+                    .map(|&v| match v {
+                        NULL => "null".to_string(),
+                        v if v >= STR_IDS => Value::Str(str_of(v)).to_string(),
+                        v => v.to_string(),
                     })
                     .collect::<Vec<_>>()
                     .join(",")
@@ -120,7 +153,7 @@ pub(crate) fn compare(db: &Database, program: &Program, expected: &Db) -> Result
             .tuples(&head, &rel.name)
             .map_err(|e| format!("reading {}: {e}", rel.name))?
             .iter()
-            .map(|t| ints(t))
+            .map(|t| model(t, &rel.types))
             .collect();
         if got != expected[i] {
             let missing: BTreeSet<Tuple> = expected[i].difference(&got).cloned().collect();
@@ -165,7 +198,9 @@ pub(crate) fn violations(program: &Program, derived: &Db) -> BTreeMap<String, BT
             let witnesses = derived[i]
                 .iter()
                 .map(|t| {
-                    let values: Vec<Value> = t.iter().map(|&v| Value::Int(v)).collect();
+                    let values: Vec<Value> = (t.iter().zip(&rel.types))
+                        .map(|(&v, &ty)| engine_value(ty, v))
+                        .collect();
                     format_tuple(&rel.name, &values)
                 })
                 .collect();
@@ -383,9 +418,15 @@ pub(crate) fn count_program(program: &Program, stats: &mut Stats) {
                 Lit::Pos(atom) if atom.rel == rule.head => stats.recursive_rules += 1,
                 Lit::Not(_) => stats.negations += 1,
                 Lit::Win(_) => stats.windows += 1,
+                Lit::IsNull(..) => stats.is_null_tests += 1,
                 _ => {}
             }
+            if let Lit::Pos(atom) | Lit::Not(atom) | Lit::Opt(atom) = lit {
+                stats.named_atoms += usize::from(atom.named);
+                stats.typed_rules += usize::from(atom.rel == TYPED_REL);
+            }
         }
+        stats.optional_rules += usize::from(rule.body.iter().any(|l| matches!(l, Lit::Opt(_))));
         if rule.terms.iter().any(|t| matches!(t, HeadTerm::Agg(..))) {
             stats.aggregates += 1;
         }
@@ -438,6 +479,7 @@ pub(crate) fn run_program(
     transcript: &mut Transcript,
 ) -> Result<(), String> {
     stats.cases += 1;
+    stats.null_cases += usize::from(program.nulls);
     count_program(program, stats);
     let ch = &mut Choices::new(data_choices);
     // Recursion in each mode in turn: all reach the oracle's tuples and one state.
@@ -448,7 +490,7 @@ pub(crate) fn run_program(
     let mut base: Db = vec![BTreeSet::new(); BASE.len()];
     // The clock a program that mentions `now` runs at: small, like the values it meets.
     let mut clock = ch.below(6) as i64;
-    let initial = initial_data(ch);
+    let initial = initial_data(ch, program);
     if ch.percent(50) {
         // The program first, then the data.
         transcript.step(&format!("define (empty store, clock {clock})"), "");
@@ -459,7 +501,7 @@ pub(crate) fn run_program(
         base = commit_step(&db, program, &base, &initial, at(program, clock), stats)?;
     } else {
         // The data first, then the program: its views backfill, its denials judge the data.
-        let plain = Program::base_only();
+        let plain = Program::base_only(program.nulls);
         db.define(&plain.text(false), "base.rnt", "base")
             .map_err(|e| format!("define of the base relations: {e}"))?;
         transcript.step(
@@ -487,7 +529,7 @@ pub(crate) fn run_program(
         clock = head_clock(&db)?.unwrap_or(clock);
         if redefine_at == Some(i) {
             let next = if ch.percent(40) {
-                random_clocked_program(ch)
+                random_program_like(ch, &active)
             } else {
                 mutate_program(ch, &active)
             };
@@ -510,7 +552,7 @@ pub(crate) fn run_program(
         let set = if active.mentions_now() && ch.percent(30) {
             ChangeSet::new()
         } else {
-            random_changes(ch, &base)
+            random_changes(ch, &active, &base)
         };
         transcript.step(
             &format!("commit {i} (clock {})", clock + step),
