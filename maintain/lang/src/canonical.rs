@@ -341,6 +341,7 @@ fn normalize_rule(rule: &Rule) -> Rule {
         names: Vec::new(),
     };
     let head = Head {
+        names: None,
         relation: renumber.ident(&rule.head.relation),
         terms: rule
             .head

@@ -873,3 +873,57 @@ fn an_optional_atom_s_new_variable_may_appear_in_it_once() {
         ]),
     );
 }
+
+#[test]
+fn named_heads_and_atoms_name_each_column_once_and_never_mix() {
+    let base = "relation t(k: int, v: int).\nview v(k: int, n: int).\n";
+    // A named head, in any order, is the positional one: the same canonical program.
+    let named = compile_ok(&format!("{base}v(n: count(), k: k) :- t(k, _).\n"));
+    let positional = compile_ok(&format!("{base}v(k, count()) :- t(k, _).\n"));
+    assert_eq!(named.canonical_text(), positional.canonical_text());
+    check(
+        &format!("{base}v(k: k) :- t(k, _).\n"),
+        &lines(&[
+            "error: a head names every column or none: `n` of `v` is not named",
+            " --> test.rnt:3:1",
+            "  |",
+            "3 | v(k: k) :- t(k, _).",
+            "  | ^^^^^^^",
+        ]),
+    );
+    check(
+        &format!("{base}v(k: k, count()) :- t(k, _).\n"),
+        &lines(&[
+            "error: a head's arguments are all named (`col: x`) or all positional",
+            " --> test.rnt:3:9",
+            "  |",
+            "3 | v(k: k, count()) :- t(k, _).",
+            "  |         ^^^^^",
+        ]),
+    );
+    check(
+        &format!("{base}v(k, 1) :- t(k: k, k: y).\n"),
+        &lines(&[
+            "error: column `k` is named twice",
+            " --> test.rnt:3:20",
+            "  |",
+            "3 | v(k, 1) :- t(k: k, k: y).",
+            "  |                    ^",
+            "note: first here",
+            " --> test.rnt:3:14",
+            "  |",
+            "3 | v(k, 1) :- t(k: k, k: y).",
+            "  |              ^",
+        ]),
+    );
+    check(
+        &format!("{base}v(k, 1) :- t(k: k, y).\n"),
+        &lines(&[
+            "error: an atom's arguments are all named (`col: x`) or all positional",
+            " --> test.rnt:3:20",
+            "  |",
+            "3 | v(k, 1) :- t(k: k, y).",
+            "  |                    ^",
+        ]),
+    );
+}

@@ -570,11 +570,11 @@ fn declaration_errors() {
             "2 | view v(x int).",
             "  |          ^^^",
             "",
-            "error: expected `,` or `)`, found `:`",
-            " --> test.rnt:3:8",
+            "error: expected a relation name after `view`",
+            " --> test.rnt:3:5",
             "  |",
             "3 | view (x: int).",
-            "  |        ^",
+            "  |     ^",
         ]),
     );
 }

@@ -13,7 +13,9 @@
 
 use crate::conform::conform;
 use crate::diagnostic::{closest_name, Diagnostic};
-use crate::syntax::ast::{Atom, Declaration, HeadTerm, Ident, Literal, Program, Term, TermKind};
+use crate::syntax::ast::{
+    Atom, Declaration, Head, HeadTerm, Ident, Literal, Program, Term, TermKind,
+};
 use crate::value::{Type, Value};
 use std::collections::BTreeMap;
 
@@ -54,7 +56,13 @@ pub(super) fn resolve_with(
                 read_constants(&mut atom.terms, declaration, &mut diagnostics);
             }
         }
-        if let Some(declaration) = declarations.get(&rule.head.relation.name) {
+        let Some(declaration) = declarations.get(&rule.head.relation.name) else {
+            // An undeclared head (a query's) keeps its terms as written.
+            rule.head.names = None;
+            continue;
+        };
+        {
+            resolve_head(&mut rule.head, declaration, &mut diagnostics);
             if rule.head.terms.len() == declaration.arity() {
                 for (term, attribute) in rule.head.terms.iter_mut().zip(&declaration.attributes) {
                     if let HeadTerm::Term(term) = term {
@@ -111,6 +119,47 @@ fn resolve_atom(atom: &mut Atom, declaration: &Declaration, diagnostics: &mut Ve
             })
             .collect(),
     );
+}
+
+/// Puts a named head's terms in declaration order; it must name every column (a head
+/// derives whole tuples: there is no `_` to fill in).
+fn resolve_head(head: &mut Head, declaration: &Declaration, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(names) = head.names.take() else {
+        return;
+    };
+    let mut terms: Vec<Option<HeadTerm>> = vec![None; declaration.arity()];
+    let mut named_at: Vec<Option<&Ident>> = vec![None; declaration.arity()];
+    for (name, term) in names.iter().zip(std::mem::take(&mut head.terms)) {
+        let Some(column) = declaration
+            .attributes
+            .iter()
+            .position(|a| a.name.name == name.name)
+        else {
+            diagnostics.push(unknown_column(name, declaration));
+            continue;
+        };
+        if let Some(first) = named_at[column] {
+            let message = format!("column `{}` is named twice", name.name);
+            diagnostics
+                .push(Diagnostic::error(name.span, message).with_note(first.span, "first here"));
+            continue;
+        }
+        named_at[column] = Some(name);
+        terms[column] = Some(term);
+    }
+    let missing: Vec<&str> = (declaration.attributes.iter().zip(&terms))
+        .filter(|(_, term)| term.is_none())
+        .map(|(a, _)| a.name.name.as_str())
+        .collect();
+    if !missing.is_empty() && missing.len() < declaration.arity() {
+        let message = format!(
+            "a head names every column or none: `{}` of `{}` is not named",
+            missing.join("`, `"),
+            declaration.name.name
+        );
+        diagnostics.push(Diagnostic::error(head.span, message));
+    }
+    head.terms = terms.into_iter().flatten().collect();
 }
 
 /// An unknown column's error, with the closest attribute name when one is close.

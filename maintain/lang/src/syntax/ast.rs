@@ -271,8 +271,12 @@ impl Rule {
 pub struct Head {
     /// The derived relation.
     pub relation: Ident,
-    /// One term per attribute of the relation.
+    /// One term per attribute of the relation. As parsed, a named head (`v(id: i, n:
+    /// count())`) holds its terms as written; the checker puts them in declaration order.
     pub terms: Vec<HeadTerm>,
+    /// For a named head, the names as written (it must name every column); `None` once
+    /// checked, and for a positional head.
+    pub names: Option<Vec<Ident>>,
     /// The whole head, name to `)`.
     pub span: Span,
 }

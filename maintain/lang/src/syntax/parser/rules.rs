@@ -19,6 +19,16 @@ impl Parser<'_> {
             return Err(self.unexpected("a declaration or a rule"));
         }
         let head = self.head()?;
+        let keyword = matches!(
+            head.relation.name.as_str(),
+            "relation" | "view" | "ephemeral" | "denial"
+        );
+        if keyword && head.names.is_some() && self.at(&TokenKind::Dot) {
+            // `view (x: int).`: a declaration without its name, not a named head.
+            let at = Span::new(head.relation.span.end, head.relation.span.end + 1);
+            let message = format!("expected a relation name after `{}`", head.relation.name);
+            return Err(self.report(Diagnostic::error(at, message)));
+        }
         if self.at(&TokenKind::Dot) {
             let message = "a rule needs a body: `head :- literal, ... .`";
             let help = "a program holds no facts; add tuples to a base relation with `rnt commit`";
@@ -58,19 +68,33 @@ impl Parser<'_> {
         })
     }
 
+    /// `relation(term, …)` or `relation(name: term, …)` (naming every column, in any
+    /// order): all named or all positional, as in an atom.
     pub(super) fn head(&mut self) -> PResult<Head> {
         let relation = self.ident("a relation name")?;
         self.expect(TokenKind::LParen, "`(` after the relation name")?;
+        let named = self.at(&TokenKind::Ident) && self.nth(1).kind == TokenKind::Colon;
         let mut terms = Vec::new();
+        let mut names = Vec::new();
         let end = self.list(|p| {
-            let term = p.head_term()?;
-            terms.push(term);
+            let is_named = p.at(&TokenKind::Ident) && p.nth(1).kind == TokenKind::Colon;
+            if is_named != named {
+                let message = "a head's arguments are all named (`col: x`) or all positional";
+                let span = p.peek().span;
+                return Err(p.report(Diagnostic::error(span, message)));
+            }
+            if named {
+                names.push(p.ident("an attribute name")?);
+                p.bump(); // `:`
+            }
+            terms.push(p.head_term()?);
             Ok(())
         })?;
         Ok(Head {
             span: relation.span.to(end),
             relation,
             terms,
+            names: named.then_some(names),
         })
     }
 
