@@ -16,8 +16,8 @@
 //! order. Changing this format changes every state hash: treat it like a storage format.
 
 use crate::syntax::ast::{
-    Aggregate, Atom, Comparison, Declaration, Expr, ExprKind, Head, HeadTerm, Ident, KeyDecl,
-    Literal, OrderTerm, Program, Rule, Term, TermKind, VarId, Variable, Window,
+    Aggregate, Atom, CmpOp, Comparison, Declaration, Expr, ExprKind, Head, HeadTerm, Ident,
+    KeyDecl, Literal, LogicOp, OrderTerm, Program, Rule, Term, TermKind, VarId, Variable, Window,
 };
 use crate::syntax::Span;
 use crate::value::Value;
@@ -161,12 +161,15 @@ pub fn literal_text(rule: &Rule, literal: &Literal) -> String {
             expr_text(rule, expr),
             if *negated { "not " } else { "" }
         ),
+        // A condition filter is written as it was parsed, in parentheses: `(x > 1 or y is
+        // null)`, `(like(s, "a%"))` (unparenthesized, `like(…)` would read as an atom).
+        Literal::Comparison(c) if is_filter(c) => format!("({})", expr_text(rule, &c.left)),
         Literal::Comparison(c) => {
             format!(
                 "{} {} {}",
-                expr_text(rule, &c.left),
+                operand_text(rule, &c.left),
                 c.op.symbol(),
-                expr_text(rule, &c.right)
+                operand_text(rule, &c.right)
             )
         }
         Literal::Window(window) => window_text(rule, window),
@@ -249,6 +252,14 @@ pub fn term_text(rule: &Rule, term: &Term) -> String {
     }
 }
 
+/// Whether a comparison is a condition filter, `c = true` as the parser makes it of a
+/// body literal such as `(x > 1 or y is null)`.
+fn is_filter(c: &Comparison) -> bool {
+    c.op == CmpOp::Eq
+        && c.right.kind == ExprKind::Const(Value::Bool(true))
+        && (c.left.is_condition() || matches!(c.left.kind, ExprKind::Case { .. }))
+}
+
 /// The text of an expression, with the parentheses its tree needs and no others.
 pub fn expr_text(rule: &Rule, expr: &Expr) -> String {
     let mut out = String::new();
@@ -256,8 +267,96 @@ pub fn expr_text(rule: &Rule, expr: &Expr) -> String {
     out
 }
 
+/// An operand of a comparison: a condition in parentheses.
+fn operand_text(rule: &Rule, expr: &Expr) -> String {
+    let mut out = String::new();
+    write_operand(&mut out, rule, expr, expr.is_condition());
+    out
+}
+
+/// How tightly a condition binds (`or` loosest); `None` for an expression that is not a
+/// condition (arithmetic, calls and the like bind tighter than any).
+fn condition_strength(expr: &Expr) -> Option<u8> {
+    match &expr.kind {
+        ExprKind::Logic {
+            op: LogicOp::Or, ..
+        } => Some(1),
+        ExprKind::Logic { .. } => Some(2),
+        ExprKind::Not(_) => Some(3),
+        ExprKind::Compare { .. } | ExprKind::IsNull { .. } => Some(4),
+        _ => None,
+    }
+}
+
+/// Writes the conditions and the `case`/`cast` forms (the rest is arithmetic).
+fn write_condition(out: &mut String, rule: &Rule, expr: &Expr) {
+    match &expr.kind {
+        ExprKind::Logic { op, left, right } => {
+            let strength = condition_strength(expr).unwrap_or(u8::MAX);
+            let weaker = |e: &Expr, or_equal: bool| {
+                condition_strength(e).is_some_and(|s| s < strength || (or_equal && s == strength))
+            };
+            write_operand(out, rule, left, weaker(left, false));
+            out.push(' ');
+            out.push_str(op.word());
+            out.push(' ');
+            write_operand(out, rule, right, weaker(right, true));
+        }
+        // Always `not (…)`: `not x` at the start of a literal reads as a negated atom.
+        ExprKind::Not(inner) => {
+            out.push_str("not ");
+            write_operand(out, rule, inner, true);
+        }
+        ExprKind::Compare { op, left, right } => {
+            write_operand(out, rule, left, left.is_condition());
+            out.push(' ');
+            out.push_str(op.symbol());
+            out.push(' ');
+            write_operand(out, rule, right, right.is_condition());
+        }
+        ExprKind::IsNull {
+            expr: inner,
+            negated,
+        } => {
+            write_operand(out, rule, inner, inner.is_condition());
+            out.push_str(if *negated { " is not null" } else { " is null" });
+        }
+        ExprKind::Case {
+            branches,
+            otherwise,
+        } => {
+            out.push_str("case");
+            for (condition, value) in branches {
+                out.push_str(" when ");
+                write_expr(out, rule, condition);
+                out.push_str(" then ");
+                write_expr(out, rule, value);
+            }
+            if let Some(otherwise) = otherwise {
+                out.push_str(" else ");
+                write_expr(out, rule, otherwise);
+            }
+            out.push_str(" end");
+        }
+        ExprKind::Cast { expr: inner, to } => {
+            out.push_str("cast(");
+            write_expr(out, rule, inner);
+            out.push_str(" as ");
+            out.push_str(&to.name());
+            out.push(')');
+        }
+        _ => unreachable!("only conditions, `case` and `cast` are written here"),
+    }
+}
+
 fn write_expr(out: &mut String, rule: &Rule, expr: &Expr) {
     match &expr.kind {
+        ExprKind::Logic { .. }
+        | ExprKind::Not(_)
+        | ExprKind::Compare { .. }
+        | ExprKind::IsNull { .. }
+        | ExprKind::Case { .. }
+        | ExprKind::Cast { .. } => write_condition(out, rule, expr),
         ExprKind::Var(var) => out.push_str(rule.variable_name(*var)),
         ExprKind::Const(value) => out.push_str(&value.to_string()),
         // `-x` for a variable; otherwise `-(...)`, since `-5` would read back as a constant.
@@ -282,6 +381,7 @@ fn write_expr(out: &mut String, rule: &Rule, expr: &Expr) {
             // loosely, a right operand also when it binds equally (`a - (b - c)`).
             let binds = |e: &Expr| match &e.kind {
                 ExprKind::Binary { op, .. } => op.precedence(),
+                _ if e.is_condition() => 0,
                 _ => u8::MAX,
             };
             write_operand(out, rule, left, binds(left) < op.precedence());
@@ -484,6 +584,34 @@ impl Renumber<'_> {
             ExprKind::Call { function, args } => ExprKind::Call {
                 function: *function,
                 args: args.iter().map(|a| self.expr(a)).collect(),
+            },
+            ExprKind::Compare { op, left, right } => ExprKind::Compare {
+                op: *op,
+                left: Box::new(self.expr(left)),
+                right: Box::new(self.expr(right)),
+            },
+            ExprKind::Logic { op, left, right } => ExprKind::Logic {
+                op: *op,
+                left: Box::new(self.expr(left)),
+                right: Box::new(self.expr(right)),
+            },
+            ExprKind::Not(inner) => ExprKind::Not(Box::new(self.expr(inner))),
+            ExprKind::IsNull { expr, negated } => ExprKind::IsNull {
+                expr: Box::new(self.expr(expr)),
+                negated: *negated,
+            },
+            ExprKind::Case {
+                branches,
+                otherwise,
+            } => ExprKind::Case {
+                branches: (branches.iter())
+                    .map(|(c, v)| (self.expr(c), self.expr(v)))
+                    .collect(),
+                otherwise: otherwise.as_ref().map(|e| Box::new(self.expr(e))),
+            },
+            ExprKind::Cast { expr, to } => ExprKind::Cast {
+                expr: Box::new(self.expr(expr)),
+                to: *to,
             },
         };
         Expr {

@@ -88,7 +88,81 @@ fn tree(rule: &Rule, expr: &Expr) -> String {
             let args: Vec<String> = args.iter().map(|a| tree(rule, a)).collect();
             format!("({} {})", function.name(), args.join(" "))
         }
+        ExprKind::Compare { op, left, right } => {
+            format!(
+                "({} {} {})",
+                op.symbol(),
+                tree(rule, left),
+                tree(rule, right)
+            )
+        }
+        ExprKind::Logic { op, left, right } => {
+            format!("({} {} {})", op.word(), tree(rule, left), tree(rule, right))
+        }
+        ExprKind::Not(inner) => format!("(not {})", tree(rule, inner)),
+        ExprKind::IsNull { expr, negated } => {
+            let test = if *negated { "is-not-null" } else { "is-null" };
+            format!("({test} {})", tree(rule, expr))
+        }
+        ExprKind::Case {
+            branches,
+            otherwise,
+        } => {
+            let mut parts: Vec<String> = branches
+                .iter()
+                .map(|(c, v)| format!("{} {}", tree(rule, c), tree(rule, v)))
+                .collect();
+            if let Some(otherwise) = otherwise {
+                parts.push(format!("else {}", tree(rule, otherwise)));
+            }
+            format!("(case {})", parts.join(" "))
+        }
+        ExprKind::Cast { expr, to } => format!("(cast {} {to})", tree(rule, expr)),
     }
+}
+
+#[test]
+fn conditions_parse_with_sql_precedence() {
+    for (text, expected) in [
+        (
+            "x = (a > 1 or b < 2 and c = 3)",
+            "(or (> a 1) (and (< b 2) (= c 3)))",
+        ),
+        (
+            "x = (not a > 1 and b is null)",
+            "(and (not (> a 1)) (is-null b))",
+        ),
+        ("x = (a + 1 >= b * 2)", "(>= (+ a 1) (* b 2))"),
+        ("x = ((a or b) and c)", "(and (or a b) c)"),
+        (
+            "x = case when a > 1 then \"big\" when a is not null then \"small\" else \"none\" end",
+            "(case (> a 1) \"big\" (is-not-null a) \"small\" else \"none\")",
+        ),
+        ("x = cast(a as decimal(10, 2))", "(cast a decimal(10, 2))"),
+        ("x = like(s, \"a%\")", "(like s \"a%\")"),
+        ("x = nullif(a, 0)", "(nullif a 0)"),
+    ] {
+        let (rule, comparison) = comparison_of(text);
+        assert_eq!(tree(&rule, &comparison.right), expected, "{text}");
+    }
+}
+
+#[test]
+fn a_condition_literal_is_a_filter_and_reads_back_from_its_canonical_text() {
+    let text = "relation t(a: int, b: int?, s: str?).\nview v(a: int).\n\
+                v(a) :- t(a, b, s), (b > 2 or s is null), (like(s, \"a%\")), (not (a = 3)), \
+                (a = 1) = true, a + 0 >= 0 and b != 7.\n";
+    let program = rnt_lang::check::compile(text).expect("compiles");
+    let canonical = program.canonical_text();
+    assert!(
+        canonical.contains(
+            "v(a) :- (a + 0 >= 0 and b != 7), (b > 2 or s is null), (like(s, \"a%\")), \
+             (not (a = 3)), a = 1, t(a, b, s)."
+        ),
+        "{canonical}"
+    );
+    let again = rnt_lang::check::compile(&canonical).expect("the canonical text compiles");
+    assert_eq!(again.canonical_text(), canonical);
 }
 
 #[test]
@@ -474,7 +548,7 @@ fn misplaced_expressions_and_wildcards() {
             "  |",
             "3 | v(x) :- r(x), x.",
             "  |                ^",
-            "  = help: a body literal is an atom `r(...)`, a negated atom `not r(...)`, `optional r(...)`, a comparison such as `x > 3` or `x is null`",
+            "  = help: a body literal is an atom `r(...)`, a negated atom `not r(...)`, `optional r(...)`, a comparison such as `x > 3` or `x is null`, or a condition such as `(x > 3 or y is null)`",
         ]),
     );
 }

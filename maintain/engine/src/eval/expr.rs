@@ -6,6 +6,7 @@
 //!   decimal of scale 0;
 //! - `date ± n` moves days, `timestamp ± n` seconds; a difference is an int of them.
 
+use crate::eval::{cast, condition};
 use crate::{EngineError, EngineResult};
 use rnt_lang::decimal::Decimal;
 use rnt_lang::syntax::ast::{ArithOp, Comparison, Expr, ExprKind, Function};
@@ -37,6 +38,21 @@ pub fn eval_expr(expr: &Expr, bindings: &Bindings, rule: &str) -> EngineResult<V
             }
             call(*function, values, rule)
         }
+        ExprKind::Compare { op, left, right } => {
+            let a = eval_expr(left, bindings, rule)?;
+            let b = eval_expr(right, bindings, rule)?;
+            Ok(condition::compare_values(*op, &a, &b))
+        }
+        ExprKind::Logic { op, left, right } => condition::logic(*op, left, right, bindings, rule),
+        ExprKind::Not(inner) => condition::not(&eval_expr(inner, bindings, rule)?, rule),
+        ExprKind::IsNull { expr, negated } => Ok(Value::Bool(
+            eval_expr(expr, bindings, rule)?.is_null() != *negated,
+        )),
+        ExprKind::Case {
+            branches,
+            otherwise,
+        } => condition::case(branches, otherwise.as_deref(), bindings, rule),
+        ExprKind::Cast { expr, to } => cast::cast(eval_expr(expr, bindings, rule)?, *to, rule),
     }
 }
 
@@ -159,6 +175,15 @@ fn call(function: Function, values: Vec<Value>, rule: &str) -> EngineResult<Valu
             .find(|v| !v.is_null())
             .unwrap_or(Value::Null));
     }
+    if function == Function::Nullif {
+        let equal = compare(&values[0], &values[1]) == Some(std::cmp::Ordering::Equal);
+        let mut values = values;
+        return Ok(if equal {
+            Value::Null
+        } else {
+            values.swap_remove(0)
+        });
+    }
     if values.iter().any(Value::is_null) {
         return Ok(Value::Null);
     }
@@ -169,7 +194,18 @@ fn call(function: Function, values: Vec<Value>, rule: &str) -> EngineResult<Valu
     Ok(match (function, first) {
         (Function::Abs, Value::Int(i)) => Value::Int(i.checked_abs().ok_or_else(overflow)?),
         (Function::Abs, Value::Decimal(d)) => Value::Decimal(d.checked_abs().ok_or_else(overflow)?),
-        (Function::Round, Value::Int(i)) => Value::Int(*i),
+        (Function::Round | Function::Trunc, Value::Int(i)) => Value::Int(*i),
+        (Function::Trunc, Value::Decimal(d)) => {
+            let scale = match values.get(1) {
+                Some(Value::Int(s)) => u8::try_from(*s).map_err(|_| bug(&values[1]))?,
+                _ => return Err(bug(first)),
+            };
+            Value::Decimal(d.truncate(scale).ok_or_else(overflow)?)
+        }
+        (Function::Like, Value::Str(s)) => match &values[1] {
+            Value::Str(pattern) => Value::Bool(condition::like(s, pattern)),
+            _ => return Err(bug(first)),
+        },
         (Function::Round, Value::Decimal(d)) => {
             let scale = match values.get(1) {
                 Some(Value::Int(s)) => u8::try_from(*s).map_err(|_| bug(&values[1]))?,

@@ -10,6 +10,8 @@
 //! `lang` only — never from `delta` or `db`.*
 
 pub mod aggregate;
+pub mod cast;
+pub mod condition;
 pub mod crossing;
 pub mod engine;
 pub mod expr;

@@ -612,6 +612,17 @@ fn linear(expr: &Expr, now: VarId, derived: &BTreeMap<VarId, &Expr>) -> Result<L
             );
             Err(Diagnostic::error(expr.span, message).with_help(FORM_HELP))
         }
+        ExprKind::Compare { .. }
+        | ExprKind::Logic { .. }
+        | ExprKind::Not(_)
+        | ExprKind::IsNull { .. }
+        | ExprKind::Case { .. }
+        | ExprKind::Cast { .. } => {
+            let message = "a condition, `case` or `cast` with `now`: a time window is one \
+                           comparison of a sum or difference of `now`, int variables and \
+                           constants (write each bound as a literal of its own)";
+            Err(Diagnostic::error(expr.span, message).with_help(FORM_HELP))
+        }
     }
 }
 
@@ -624,7 +635,15 @@ fn constant(expr: &Expr) -> Result<i64, Diagnostic> {
     };
     match &expr.kind {
         ExprKind::Const(Value::Int(value)) => Ok(*value),
-        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Call { .. } => Err(Diagnostic::error(
+        ExprKind::Const(_)
+        | ExprKind::Var(_)
+        | ExprKind::Call { .. }
+        | ExprKind::Compare { .. }
+        | ExprKind::Logic { .. }
+        | ExprKind::Not(_)
+        | ExprKind::IsNull { .. }
+        | ExprKind::Case { .. }
+        | ExprKind::Cast { .. } => Err(Diagnostic::error(
             expr.span,
             "a comparison with `now` adds ints only",
         )),

@@ -239,5 +239,20 @@ fn expr_type(
             };
             super::types::call(function.to_owned(), &arg_types, round_scale).ok()
         }
+        ExprKind::Compare { .. }
+        | ExprKind::Logic { .. }
+        | ExprKind::Not(_)
+        | ExprKind::IsNull { .. } => Some(Type::Bool),
+        ExprKind::Case {
+            branches,
+            otherwise,
+        } => {
+            let values = branches.iter().map(|(_, v)| v).chain(otherwise.as_deref());
+            let types: Vec<Type> = values
+                .map(|v| expr_type(rule, v, types, depth))
+                .collect::<Option<_>>()?;
+            super::types::case(&types).ok()
+        }
+        ExprKind::Cast { to, .. } => Some(*to),
     }
 }

@@ -118,10 +118,19 @@ impl RuleChecker<'_> {
             let mut variables = Vec::new();
             comparison.left.variables(&mut variables);
             comparison.right.variables(&mut variables);
-            // A comparison with a null is unknown and drops the binding: past a filter, its
-            // variables hold values.
-            for variable in &variables {
-                self.not_null[variable.id.index()] = true;
+            // A comparison with a null is unknown and drops the binding: past a filter, the
+            // variables whose null makes it unknown hold values (not those under a
+            // `coalesce`, an `or` or an `is null`, which may pass a null).
+            let holding = match comparison.right.kind {
+                ExprKind::Const(Value::Bool(true)) => comparison.left.true_rejecting_variables(),
+                _ => {
+                    let mut strict = comparison.left.strict_variables();
+                    strict.extend(comparison.right.strict_variables());
+                    strict
+                }
+            };
+            for var in holding {
+                self.not_null[var.index()] = true;
             }
             self.needs
                 .extend(variables.into_iter().map(|v| (v, Need::Comparison)));
@@ -141,8 +150,10 @@ impl RuleChecker<'_> {
             self.needs
                 .extend(variables.iter().map(|&v| (v, Need::Comparison)));
             let _ = self.infer(expr);
-            if let (true, Some(var)) = (*negated, expr.as_var()) {
-                self.not_null[var.index()] = true;
+            if *negated {
+                for var in expr.strict_variables() {
+                    self.not_null[var.index()] = true;
+                }
             }
         }
     }
@@ -418,6 +429,65 @@ impl RuleChecker<'_> {
                 };
                 types::call(*function, &arg_types, round_scale)
             }
+            ExprKind::Compare { op, left, right } => {
+                let (l, r) = (self.infer(left), self.infer(right));
+                let (l, r) = (l?, r?);
+                if !l.meets(r) {
+                    Err(format!("cannot compare {l} with {r}"))
+                } else if l == Type::Bool && op.is_ordering() {
+                    Err(format!("bools cannot be ordered with `{}`", op.symbol()))
+                } else {
+                    Ok(Type::Bool)
+                }
+            }
+            ExprKind::Logic { left, right, .. } => {
+                let (l, r) = (self.infer(left), self.infer(right));
+                let (l, r) = (l?, r?);
+                match (l, r) {
+                    (Type::Bool, Type::Bool) => Ok(Type::Bool),
+                    _ => Err(format!("`and`/`or` need bools, found {l} and {r}")),
+                }
+            }
+            ExprKind::Not(inner) => match self.infer(inner)? {
+                Type::Bool => Ok(Type::Bool),
+                other => Err(format!("`not` needs a bool, found {other}")),
+            },
+            ExprKind::IsNull { expr, .. } => {
+                self.infer(expr)?;
+                Ok(Type::Bool)
+            }
+            ExprKind::Case {
+                branches,
+                otherwise,
+            } => {
+                let mut values = Vec::new();
+                let mut known = true;
+                for (condition, value) in branches {
+                    match self.infer(condition) {
+                        Some(Type::Bool) | None => {}
+                        Some(other) => {
+                            let message = format!("a `when` condition is a bool, not {other}");
+                            self.diagnostics
+                                .push(Diagnostic::error(condition.span, message));
+                        }
+                    }
+                    match self.infer(value) {
+                        Some(ty) => values.push(ty),
+                        None => known = false,
+                    }
+                }
+                if let Some(otherwise) = otherwise {
+                    match self.infer(otherwise) {
+                        Some(ty) => values.push(ty),
+                        None => known = false,
+                    }
+                }
+                if !known {
+                    return None;
+                }
+                types::case(&values)
+            }
+            ExprKind::Cast { expr, to } => types::cast(self.infer(expr)?, *to),
         };
         match result {
             Ok(ty) => Some(ty),
@@ -467,7 +537,25 @@ impl RuleChecker<'_> {
                 function: ast::Function::Coalesce,
                 args,
             } => args.iter().all(|a| self.may_be_null(a)),
+            ExprKind::Call {
+                function: ast::Function::Nullif,
+                ..
+            } => true,
             ExprKind::Call { args, .. } => args.iter().any(|a| self.may_be_null(a)),
+            ExprKind::Compare { left, right, .. } | ExprKind::Logic { left, right, .. } => {
+                self.may_be_null(left) || self.may_be_null(right)
+            }
+            ExprKind::Not(inner) | ExprKind::Cast { expr: inner, .. } => self.may_be_null(inner),
+            ExprKind::IsNull { .. } => false,
+            ExprKind::Case {
+                branches,
+                otherwise,
+            } => match otherwise {
+                None => true,
+                Some(otherwise) => {
+                    self.may_be_null(otherwise) || branches.iter().any(|(_, v)| self.may_be_null(v))
+                }
+            },
         }
     }
 

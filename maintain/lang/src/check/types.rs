@@ -122,6 +122,57 @@ pub fn call(function: Function, args: &[Type], round_scale: Option<i64>) -> Resu
         Function::Substr if one == Str && args[1..].iter().all(|&a| a == Int) => Ok(Str),
         Function::Substr => Err("`substr` takes a str, then two ints (start, length)".into()),
         Function::Lower | Function::Upper | Function::Length => needs("a str"),
+        Function::Like if args.iter().all(|&a| a == Str) => Ok(Type::Bool),
+        Function::Like => Err("`like` takes two strs (the text, the pattern)".into()),
+        Function::Nullif => case(args).map_err(|_| {
+            format!(
+                "`nullif` needs arguments of one type, found {one} and {}",
+                args[1]
+            )
+        }),
+        Function::Trunc => call(Function::Round, args, round_scale)
+            .map_err(|why| why.replace("`round`", "`trunc`")),
+    }
+}
+
+/// The one type of the values a `case` (or `coalesce`, `nullif`) may give: equal types, or
+/// numbers, which give a decimal of the largest scale.
+pub fn case(values: &[Type]) -> Result<Type, String> {
+    let Some(&first) = values.first() else {
+        return Err("`case` needs a value".into());
+    };
+    let mut result = first;
+    for &value in &values[1..] {
+        if !value.meets(result) {
+            return Err(format!(
+                "`case` values have one type, found {result} and {value}"
+            ));
+        }
+        if value != result {
+            let scale = scale_of(value).max(scale_of(result)).unwrap_or(0);
+            result = decimal(scale);
+        }
+    }
+    Ok(result)
+}
+
+/// Whether `cast(x as to)` is defined for an `x` of type `from`: any type to itself and to
+/// `str`; `str` to any type (parsed, an error where it does not parse); numbers to numbers
+/// (a decimal to an int or a smaller scale rounds half away from zero, as DuckDB does);
+/// `bool` to and from `int`; `date` to `timestamp` and back.
+pub fn cast(from: Type, to: Type) -> Result<Type, String> {
+    use Type::{Bool, Date, Int, Str, Timestamp};
+    let allowed = from == to
+        || to == Str
+        || from == Str
+        || (from.is_numeric() && to.is_numeric())
+        || matches!(
+            (from, to),
+            (Bool, Int) | (Int, Bool) | (Date, Timestamp) | (Timestamp, Date)
+        );
+    match allowed {
+        true => Ok(to),
+        false => Err(format!("cannot cast {from} to {to}")),
     }
 }
 

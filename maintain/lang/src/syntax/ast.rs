@@ -580,7 +580,7 @@ impl WindowFn {
     }
 }
 
-pub use super::expr::{ArithOp, CmpOp, Comparison, Expr, ExprKind, Function};
+pub use super::expr::{ArithOp, CmpOp, Comparison, Expr, ExprKind, Function, LogicOp};
 
 #[cfg(test)]
 mod tests {

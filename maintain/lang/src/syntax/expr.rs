@@ -116,6 +116,79 @@ pub enum ExprKind {
         /// Its arguments, as written.
         args: Vec<Expr>,
     },
+    /// `(left op right)` as a value: a bool, or null (unknown) when an operand is null.
+    Compare {
+        /// The operator.
+        op: CmpOp,
+        /// The left operand.
+        left: Box<Expr>,
+        /// The right operand.
+        right: Box<Expr>,
+    },
+    /// `left and right`, `left or right`: SQL's three-valued logic (`false and null` is
+    /// false, `true or null` true, otherwise null wherever an operand is).
+    Logic {
+        /// The operator.
+        op: LogicOp,
+        /// The left operand.
+        left: Box<Expr>,
+        /// The right operand.
+        right: Box<Expr>,
+    },
+    /// `not e` of a bool: null for null.
+    Not(Box<Expr>),
+    /// `e is null` (`negated`: `e is not null`) as a value: never null.
+    IsNull {
+        /// The operand.
+        expr: Box<Expr>,
+        /// `is not null`.
+        negated: bool,
+    },
+    /// `case when c1 then v1 … [else e] end`: the value of the first branch whose
+    /// condition is true (a null condition is not), else `e`, else null.
+    Case {
+        /// The branches, `(condition, value)`, in order.
+        branches: Vec<(Expr, Expr)>,
+        /// The `else` value.
+        otherwise: Option<Box<Expr>>,
+    },
+    /// `cast(e as T)`: `e` converted to `T` (`docs/design.md`, SQL's CAST); null for null.
+    Cast {
+        /// The operand.
+        expr: Box<Expr>,
+        /// The type converted to.
+        to: crate::value::Type,
+    },
+}
+
+/// `and`, `or`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogicOp {
+    /// `and`
+    And,
+    /// `or`
+    Or,
+}
+
+impl LogicOp {
+    /// The operator as written.
+    pub fn word(self) -> &'static str {
+        match self {
+            LogicOp::And => "and",
+            LogicOp::Or => "or",
+        }
+    }
+
+    /// Three-valued `a op b` (`None` is unknown).
+    pub fn apply(self, a: Option<bool>, b: Option<bool>) -> Option<bool> {
+        match (self, a, b) {
+            (LogicOp::And, Some(false), _) | (LogicOp::And, _, Some(false)) => Some(false),
+            (LogicOp::And, Some(true), Some(true)) => Some(true),
+            (LogicOp::Or, Some(true), _) | (LogicOp::Or, _, Some(true)) => Some(true),
+            (LogicOp::Or, Some(false), Some(false)) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 /// The functions of assignments and comparisons (`docs/design.md`, "Real data").
@@ -147,11 +220,18 @@ pub enum Function {
     Length,
     /// `substr(s, start, len)`: characters from `start` (1-based), at most `len` of them.
     Substr,
+    /// `like(s, pattern)`: SQL's LIKE (`%` any run of characters, `_` one character; no
+    /// escape), a bool.
+    Like,
+    /// `nullif(a, b)`: null when `a = b`, else `a`.
+    Nullif,
+    /// `trunc(x, s)`: `x` truncated toward zero to `s` fractional digits.
+    Trunc,
 }
 
 impl Function {
     /// Every function.
-    pub const ALL: [Function; 13] = [
+    pub const ALL: [Function; 16] = [
         Function::Coalesce,
         Function::Abs,
         Function::Round,
@@ -165,6 +245,9 @@ impl Function {
         Function::Upper,
         Function::Length,
         Function::Substr,
+        Function::Like,
+        Function::Nullif,
+        Function::Trunc,
     ];
 
     /// The function's name in the language.
@@ -183,6 +266,9 @@ impl Function {
             Function::Upper => "upper",
             Function::Length => "length",
             Function::Substr => "substr",
+            Function::Like => "like",
+            Function::Nullif => "nullif",
+            Function::Trunc => "trunc",
         }
     }
 
@@ -195,7 +281,7 @@ impl Function {
     pub fn arity(self) -> (usize, usize) {
         match self {
             Function::Coalesce => (1, usize::MAX),
-            Function::Round => (2, 2),
+            Function::Round | Function::Trunc | Function::Like | Function::Nullif => (2, 2),
             Function::Substr => (3, 3),
             _ => (1, 1),
         }
@@ -229,7 +315,106 @@ impl Expr {
                     arg.variables(out);
                 }
             }
+            ExprKind::Compare { left, right, .. } | ExprKind::Logic { left, right, .. } => {
+                left.variables(out);
+                right.variables(out);
+            }
+            ExprKind::Not(inner) | ExprKind::IsNull { expr: inner, .. } => inner.variables(out),
+            ExprKind::Cast { expr, .. } => expr.variables(out),
+            ExprKind::Case {
+                branches,
+                otherwise,
+            } => {
+                for (condition, value) in branches {
+                    condition.variables(out);
+                    value.variables(out);
+                }
+                if let Some(otherwise) = otherwise {
+                    otherwise.variables(out);
+                }
+            }
         }
+    }
+
+    /// The variables whose null makes the expression null (SQL's strict operands):
+    /// arithmetic, comparisons and most functions are null when any operand is;
+    /// `coalesce` only when every argument is; `and`, `or`, `is null` and `case` may give a
+    /// value whatever one variable holds, so they name none.
+    pub fn strict_variables(&self) -> Vec<VarId> {
+        match &self.kind {
+            ExprKind::Var(v) => vec![*v],
+            ExprKind::Const(_)
+            | ExprKind::Logic { .. }
+            | ExprKind::IsNull { .. }
+            | ExprKind::Case { .. } => Vec::new(),
+            ExprKind::Neg(inner) | ExprKind::Not(inner) | ExprKind::Cast { expr: inner, .. } => {
+                inner.strict_variables()
+            }
+            ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
+                union(left.strict_variables(), right.strict_variables())
+            }
+            ExprKind::Call {
+                function: Function::Coalesce,
+                args,
+            } => args
+                .iter()
+                .map(Expr::strict_variables)
+                .reduce(intersection)
+                .unwrap_or_default(),
+            ExprKind::Call {
+                function: Function::Nullif,
+                args,
+            } => args.first().map(Expr::strict_variables).unwrap_or_default(),
+            ExprKind::Call { args, .. } => args
+                .iter()
+                .map(Expr::strict_variables)
+                .fold(Vec::new(), union),
+        }
+    }
+
+    /// The variables whose null keeps the condition from being true: past a filter on it,
+    /// they hold values (a comparison is unknown with a null operand; `a and b` needs both
+    /// true, `a or b` either; `e is not null` needs `e`'s strict variables).
+    pub fn true_rejecting_variables(&self) -> Vec<VarId> {
+        match &self.kind {
+            ExprKind::Logic {
+                op: LogicOp::And,
+                left,
+                right,
+            } => union(
+                left.true_rejecting_variables(),
+                right.true_rejecting_variables(),
+            ),
+            ExprKind::Logic {
+                op: LogicOp::Or,
+                left,
+                right,
+            } => intersection(
+                left.true_rejecting_variables(),
+                right.true_rejecting_variables(),
+            ),
+            ExprKind::IsNull {
+                expr,
+                negated: true,
+            } => expr.strict_variables(),
+            _ => self.strict_variables(),
+        }
+    }
+
+    /// Whether the expression is a condition (its value a bool by its form): a comparison,
+    /// `and`/`or`/`not`, `is [not] null` or `like`. As a body literal it is a filter.
+    pub fn is_condition(&self) -> bool {
+        matches!(
+            self.kind,
+            ExprKind::Compare { .. }
+                | ExprKind::Logic { .. }
+                | ExprKind::Not(_)
+                | ExprKind::IsNull { .. }
+                | ExprKind::Call {
+                    function: Function::Like,
+                    ..
+                }
+        )
     }
 }
 
@@ -283,4 +468,19 @@ impl ArithOp {
             ArithOp::Concat => None,
         }
     }
+}
+
+/// `a ∪ b`, in order, without repeats.
+fn union(mut a: Vec<VarId>, b: Vec<VarId>) -> Vec<VarId> {
+    for v in b {
+        if !a.contains(&v) {
+            a.push(v);
+        }
+    }
+    a
+}
+
+/// `a ∩ b`, in `a`'s order.
+fn intersection(a: Vec<VarId>, b: Vec<VarId>) -> Vec<VarId> {
+    a.into_iter().filter(|v| b.contains(v)).collect()
 }

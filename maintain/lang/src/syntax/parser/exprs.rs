@@ -5,7 +5,7 @@ use super::{PResult, Parser};
 use crate::conform::conform;
 use crate::decimal::Decimal;
 use crate::diagnostic::{clip, Diagnostic};
-use crate::syntax::ast::{ArithOp, Expr, ExprKind, Function, Term, TermKind};
+use crate::syntax::ast::{ArithOp, CmpOp, Expr, ExprKind, Function, LogicOp, Term, TermKind};
 use crate::syntax::lexer::{Token, TokenKind};
 use crate::syntax::EXPR_DEPTH_MAX;
 use crate::value::{ColumnType, Type, Value};
@@ -101,6 +101,201 @@ impl Parser<'_> {
         })
     }
 
+    // ---- conditions: `or` of `and`s of `not`s of comparisons over expressions ----
+
+    /// A condition; one without `or`, `and`, `not`, a comparison or `is` is the
+    /// expression itself.
+    pub(super) fn condition(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
+        let (mut left, mut depth) = self.conjunction(nesting)?;
+        while self.at_keyword("or") {
+            self.bump();
+            let (right, right_depth) = self.conjunction(nesting)?;
+            (left, depth) = self.logic(LogicOp::Or, left, depth, right, right_depth)?;
+        }
+        Ok((left, depth))
+    }
+
+    fn conjunction(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
+        let (mut left, mut depth) = self.negation(nesting)?;
+        while self.at_keyword("and") {
+            self.bump();
+            let (right, right_depth) = self.negation(nesting)?;
+            (left, depth) = self.logic(LogicOp::And, left, depth, right, right_depth)?;
+        }
+        Ok((left, depth))
+    }
+
+    fn negation(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
+        // `not` negates when an operand follows (else it is a variable named `not`, as in
+        // `not - 1`: a minus never starts a condition).
+        let operand_follows = matches!(
+            self.nth(1).kind,
+            TokenKind::Ident
+                | TokenKind::LParen
+                | TokenKind::Int
+                | TokenKind::Decimal
+                | TokenKind::Str(_)
+        );
+        if !(self.at_keyword("not") && operand_follows) {
+            return self.compared(nesting);
+        }
+        let not = self.bump();
+        if nesting >= EXPR_DEPTH_MAX {
+            return Err(self.too_deep(not.span));
+        }
+        let (inner, depth) = self.negation(nesting + 1)?;
+        let span = not.span.to(inner.span);
+        let kind = ExprKind::Not(Box::new(inner));
+        Ok((Expr { kind, span }, depth + 1))
+    }
+
+    /// `e`, `e op e` or `e is [not] null`.
+    fn compared(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
+        let (left, left_depth) = self.expr(nesting)?;
+        if self.at_keyword("is") {
+            self.bump();
+            let negated = self.at_keyword("not");
+            if negated {
+                self.bump();
+            }
+            if !self.at_keyword("null") {
+                return Err(self.unexpected("`null` after `is` or `is not`"));
+            }
+            let end = self.bump().span;
+            let span = left.span.to(end);
+            let kind = ExprKind::IsNull {
+                expr: Box::new(left),
+                negated,
+            };
+            return Ok((Expr { kind, span }, left_depth + 1));
+        }
+        let Some(op) = self.comparison_operator() else {
+            return Ok((left, left_depth));
+        };
+        self.bump();
+        let (right, right_depth) = self.expr(nesting)?;
+        let span = left.span.to(right.span);
+        let depth = 1 + left_depth.max(right_depth);
+        // A literal's own comparison (at nesting 0) is no level of an expression.
+        if depth > EXPR_DEPTH_MAX && nesting > 0 {
+            return Err(self.too_deep(span));
+        }
+        let kind = ExprKind::Compare {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        };
+        Ok((Expr { kind, span }, depth))
+    }
+
+    /// The comparison operator at the current token, if it is one.
+    pub(super) fn comparison_operator(&self) -> Option<CmpOp> {
+        Some(match self.peek().kind {
+            TokenKind::Eq => CmpOp::Eq,
+            TokenKind::Ne => CmpOp::Ne,
+            TokenKind::Lt => CmpOp::Lt,
+            TokenKind::Le => CmpOp::Le,
+            TokenKind::Gt => CmpOp::Gt,
+            TokenKind::Ge => CmpOp::Ge,
+            _ => return None,
+        })
+    }
+
+    fn logic(
+        &mut self,
+        op: LogicOp,
+        left: Expr,
+        left_depth: usize,
+        right: Expr,
+        right_depth: usize,
+    ) -> PResult<(Expr, usize)> {
+        let span = left.span.to(right.span);
+        let depth = 1 + left_depth.max(right_depth);
+        if depth > EXPR_DEPTH_MAX {
+            return Err(self.too_deep(span));
+        }
+        let kind = ExprKind::Logic {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        };
+        Ok((Expr { kind, span }, depth))
+    }
+
+    /// `case when c then v … [else e] end`, at `case`.
+    fn case(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
+        let case = self.bump();
+        if nesting >= EXPR_DEPTH_MAX {
+            return Err(self.too_deep(case.span));
+        }
+        let mut branches = Vec::new();
+        let mut depth = 1;
+        while self.at_keyword("when") {
+            self.bump();
+            let (condition, c) = self.condition(nesting + 1)?;
+            if !self.at_keyword("then") {
+                return Err(self.unexpected("`then` after the `when` condition"));
+            }
+            self.bump();
+            let (value, v) = self.condition(nesting + 1)?;
+            depth = depth.max(1 + c.max(v));
+            branches.push((condition, value));
+        }
+        if branches.is_empty() {
+            return Err(self.unexpected("`when` after `case`"));
+        }
+        let otherwise = if self.at_keyword("else") {
+            self.bump();
+            let (value, v) = self.condition(nesting + 1)?;
+            depth = depth.max(1 + v);
+            Some(Box::new(value))
+        } else {
+            None
+        };
+        if !self.at_keyword("end") {
+            return Err(self.unexpected("`when`, `else` or `end` in `case`"));
+        }
+        let end = self.bump().span;
+        let kind = ExprKind::Case {
+            branches,
+            otherwise,
+        };
+        Ok((
+            Expr {
+                kind,
+                span: case.span.to(end),
+            },
+            depth,
+        ))
+    }
+
+    /// `cast(e as T)`, at `cast`.
+    fn cast(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
+        let name = self.bump();
+        self.bump(); // `(`
+        if nesting >= EXPR_DEPTH_MAX {
+            return Err(self.too_deep(name.span));
+        }
+        let (inner, depth) = self.condition(nesting + 1)?;
+        if !self.at_keyword("as") {
+            return Err(self.unexpected("`as` and a type in `cast(e as T)`"));
+        }
+        self.bump();
+        let to = self.type_name()?;
+        let end = self.expect(TokenKind::RParen, "`)` after the type")?;
+        let kind = ExprKind::Cast {
+            expr: Box::new(inner),
+            to,
+        };
+        Ok((
+            Expr {
+                kind,
+                span: name.span.to(end),
+            },
+            depth + 1,
+        ))
+    }
+
     // ---- expressions; each returns the expression and its depth ----
 
     pub(super) fn expr(&mut self, nesting: usize) -> PResult<(Expr, usize)> {
@@ -190,7 +385,7 @@ impl Parser<'_> {
             if nesting >= EXPR_DEPTH_MAX {
                 return Err(self.too_deep(token.span));
             }
-            let (inner, depth) = self.expr(nesting + 1)?;
+            let (inner, depth) = self.condition(nesting + 1)?;
             let close = self.expect(TokenKind::RParen, "`)`")?;
             return Ok((
                 Expr {
@@ -200,7 +395,13 @@ impl Parser<'_> {
                 depth,
             ));
         }
+        if token.kind == TokenKind::Ident && self.token_text(&token) == "case" {
+            return self.case(nesting);
+        }
         if token.kind == TokenKind::Ident && self.nth(1).kind == TokenKind::LParen {
+            if self.token_text(&token) == "cast" {
+                return self.cast(nesting);
+            }
             if let Some(function) = Function::from_name(self.token_text(&token)) {
                 let literal =
                     function == Function::Date && matches!(self.nth(2).kind, TokenKind::Str(_));
@@ -246,7 +447,7 @@ impl Parser<'_> {
         let mut args = Vec::new();
         let mut depth = 1;
         let end = self.list(|p| {
-            let (arg, arg_depth) = p.expr(nesting + 1)?;
+            let (arg, arg_depth) = p.condition(nesting + 1)?;
             depth = depth.max(arg_depth + 1);
             args.push(arg);
             Ok(())

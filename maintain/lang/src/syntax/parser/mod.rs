@@ -223,18 +223,7 @@ impl<'t> Parser<'t> {
         let name = self.ident("an attribute name")?;
         self.expect(TokenKind::Colon, "`:` and a type after the attribute name")?;
         let ty_token = self.peek().clone();
-        let ty_name = self.ident("a type (int, str, bool, decimal(p, s), date or timestamp)")?;
-        let ty = match ty_name.name.as_str() {
-            "decimal" => self.decimal_parameters(ty_token.span)?,
-            name => Type::from_name(name).ok_or_else(|| {
-                self.report(
-                    Diagnostic::error(ty_token.span, format!("unknown type `{name}`")).with_help(
-                        "the types are int, str, bool, decimal(p, s), date and timestamp; \
-                         `T?` may hold null",
-                    ),
-                )
-            })?,
-        };
+        let ty = self.type_name()?;
         let nullable = self.eat(&TokenKind::Question);
         let end = self.tokens[self.pos - 1].span;
         Ok(AttributeDecl {
@@ -243,6 +232,23 @@ impl<'t> Parser<'t> {
             nullable,
             ty_span: ty_token.span.to(end),
         })
+    }
+
+    /// A type: `int`, `str`, `bool`, `decimal(p, s)`, `date` or `timestamp`.
+    fn type_name(&mut self) -> PResult<Type> {
+        let ty_token = self.peek().clone();
+        let ty_name = self.ident("a type (int, str, bool, decimal(p, s), date or timestamp)")?;
+        match ty_name.name.as_str() {
+            "decimal" => self.decimal_parameters(ty_token.span),
+            name => Type::from_name(name).ok_or_else(|| {
+                self.report(
+                    Diagnostic::error(ty_token.span, format!("unknown type `{name}`")).with_help(
+                        "the types are int, str, bool, decimal(p, s), date and timestamp; \
+                         `T?` may hold null",
+                    ),
+                )
+            }),
+        }
     }
 
     /// `(precision, scale)` after `decimal`.

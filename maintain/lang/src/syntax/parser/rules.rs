@@ -5,11 +5,12 @@ use crate::syntax::ast::Term;
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{
-    Aggregate, AggregateFn, Atom, CmpOp, Comparison, Expr, Function, Head, HeadTerm, Literal,
-    OrderTerm, Rule, TermKind, Variable, Window, WindowFn,
+    Aggregate, AggregateFn, Atom, CmpOp, Comparison, Expr, ExprKind, Function, Head, HeadTerm,
+    Literal, OrderTerm, Rule, TermKind, Variable, Window, WindowFn,
 };
 use crate::syntax::lexer::TokenKind;
 use crate::syntax::{Span, BODY_LITERALS_MAX, TERMS_MAX};
+use crate::value::Value;
 
 impl Parser<'_> {
     pub(super) fn rule(&mut self) -> PResult<Rule> {
@@ -207,49 +208,59 @@ impl Parser<'_> {
         {
             return self.window().map(Literal::Window);
         }
-        let (left, _) = self.expr(0)?;
-        if self.at_keyword("is") {
-            return self.is_null(left);
-        }
-        let op = match self.peek().kind {
-            TokenKind::Eq => CmpOp::Eq,
-            TokenKind::Ne => CmpOp::Ne,
-            TokenKind::Lt => CmpOp::Lt,
-            TokenKind::Le => CmpOp::Le,
-            TokenKind::Gt => CmpOp::Gt,
-            TokenKind::Ge => CmpOp::Ge,
+        let (condition, _) = self.condition(0)?;
+        Ok(match condition.kind {
+            // `(a = 1) = true` is the comparison `a = 1` (one program, one canonical text).
+            ExprKind::Compare {
+                op: CmpOp::Eq,
+                left,
+                right,
+            } if right.kind == ExprKind::Const(Value::Bool(true))
+                && matches!(left.kind, ExprKind::Compare { .. }) =>
+            {
+                let ExprKind::Compare { op, left, right } = left.kind else {
+                    unreachable!("matched above")
+                };
+                Literal::Comparison(Comparison {
+                    span: condition.span,
+                    left: *left,
+                    op,
+                    right: *right,
+                })
+            }
+            ExprKind::Compare { op, left, right } => Literal::Comparison(Comparison {
+                span: condition.span,
+                left: *left,
+                op,
+                right: *right,
+            }),
+            ExprKind::IsNull { expr, negated } => Literal::IsNull {
+                span: condition.span,
+                expr: *expr,
+                negated,
+            },
+            // Any other condition (`and`, `or`, `not`, `like`) or a `case` filters: it holds
+            // when true, as SQL's WHERE does.
+            _ if condition.is_condition() || matches!(condition.kind, ExprKind::Case { .. }) => {
+                let span = condition.span;
+                let right = Expr {
+                    kind: ExprKind::Const(Value::Bool(true)),
+                    span,
+                };
+                Literal::Comparison(Comparison {
+                    span,
+                    left: condition,
+                    op: CmpOp::Eq,
+                    right,
+                })
+            }
             _ => {
                 let diagnostic = self.expected_found("a comparison operator (=, !=, <, <=, >, >=)");
                 let help = "a body literal is an atom `r(...)`, a negated atom `not r(...)`, \
-                            `optional r(...)`, a comparison such as `x > 3` or `x is null`";
+                            `optional r(...)`, a comparison such as `x > 3` or `x is null`, \
+                            or a condition such as `(x > 3 or y is null)`";
                 return Err(self.report_unexpected(diagnostic.with_help(help)));
             }
-        };
-        self.bump();
-        let (right, _) = self.expr(0)?;
-        Ok(Literal::Comparison(Comparison {
-            span: left.span.to(right.span),
-            left,
-            op,
-            right,
-        }))
-    }
-
-    /// `is null` or `is not null` after the expression `expr`, at `is`.
-    fn is_null(&mut self, expr: Expr) -> PResult<Literal> {
-        self.bump();
-        let negated = self.at_keyword("not");
-        if negated {
-            self.bump();
-        }
-        if !self.at_keyword("null") {
-            return Err(self.unexpected("`null` after `is` or `is not`"));
-        }
-        let end = self.bump().span;
-        Ok(Literal::IsNull {
-            span: expr.span.to(end),
-            expr,
-            negated,
         })
     }
 
@@ -293,7 +304,8 @@ impl Parser<'_> {
                 | TokenKind::Slash
                 | TokenKind::Percent
                 | TokenKind::Concat
-        ) || (token.kind == TokenKind::Ident && self.token_text(token) == "is")
+        ) || (token.kind == TokenKind::Ident
+            && matches!(self.token_text(token), "is" | "and" | "or"))
     }
 
     /// Whether the name `offset` tokens ahead is a window function's (`rank`, `sum`, …) and
