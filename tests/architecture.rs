@@ -10,7 +10,7 @@ use std::process::Command;
 
 /// Each crate of ours, its layer (dependencies go to lower layers only), and the crates of
 /// ours it may depend on (its normal dependencies must be exactly these).
-const LAYERS: [(&str, u32, &[&str]); 8] = [
+const LAYERS: [(&str, u32, &[&str]); 9] = [
     ("rnt-store", 0, &[]),
     // Test support (the S3 test server): only ever a dev-dependency, of any crate.
     ("rnt-store-testkit", 1, &["rnt-store"]),
@@ -22,6 +22,7 @@ const LAYERS: [(&str, u32, &[&str]); 8] = [
         3,
         &["rnt-engine", "rnt-lang", "rnt-merkle", "rnt-store"],
     ),
+    ("rnt-sql", 4, &["rnt-db", "rnt-lang", "rnt-store"]),
     (
         "rnt-cli",
         5,
@@ -30,6 +31,7 @@ const LAYERS: [(&str, u32, &[&str]); 8] = [
             "rnt-engine",
             "rnt-lang",
             "rnt-merkle",
+            "rnt-sql",
             "rnt-store",
         ],
     ),

@@ -81,6 +81,9 @@ enum Command {
     Show(cmd::show::ShowArgs),
     /// Evaluate ad-hoc rules and print the first head's tuples.
     Query(cmd::query::QueryArgs),
+    /// SQL: queries, CREATE TABLE / [MATERIALIZED] VIEW, INSERT, UPDATE, DELETE, BEGIN …
+    /// COMMIT; each DDL or DML statement a commit. Without SQL or -f, a prompt.
+    Sql(cmd::sql::SqlArgs),
     /// The tuples that differ between two states (or REF's first parent and REF), as a
     /// change file; `--program` diffs the programs instead.
     Diff(cmd::diff::DiffArgs),
@@ -149,6 +152,7 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Log(args) => cmd::log::run(&context, args, out),
         Command::Show(args) => cmd::show::run(&context, args, out),
         Command::Query(args) => cmd::query::run(&context, args, out),
+        Command::Sql(args) => cmd::sql::run(&context, args, out),
         Command::Diff(args) => cmd::diff::run(&context, args, out),
         Command::Explain(args) => cmd::explain::run(&context, args, out),
         Command::Program(args) => cmd::program::run(&context, args, out),
@@ -324,6 +328,9 @@ pub const EXIT_INTERNAL: u8 = 70;
 
 /// The exit code for an error: the database's own mapping, 1 for anything else.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if let Some(failure) = error.downcast_ref::<cmd::sql::SqlFailure>() {
+        return failure.code;
+    }
     match error.downcast_ref::<DbError>() {
         Some(db) => u8::try_from(db.exit_code()).unwrap_or(1),
         None => 1,

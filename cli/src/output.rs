@@ -309,6 +309,9 @@ pub fn sent_fields(report: &TransferReport) -> [(&'static str, Json); 3] {
 /// conflict's first line then one line per conflicting key, otherwise `error: <one line>`
 /// (causes joined with `: `).
 pub fn error_text(error: &anyhow::Error) -> String {
+    if let Some(failure) = error.downcast_ref::<crate::cmd::sql::SqlFailure>() {
+        return format!("error: {}\n", failure.rendered);
+    }
     if let Some(DbError::Program { rendered, .. }) = error.downcast_ref::<DbError>() {
         let mut text = rendered.clone();
         if !text.ends_with('\n') {

@@ -23,6 +23,7 @@ pub mod remote;
 pub mod reset;
 pub mod revert;
 pub mod show;
+pub mod sql;
 pub mod status;
 pub mod switch;
 pub mod tag;

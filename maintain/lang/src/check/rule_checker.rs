@@ -429,6 +429,29 @@ impl RuleChecker<'_> {
                 };
                 types::call(*function, &arg_types, round_scale)
             }
+            ExprKind::Compare { .. }
+            | ExprKind::Logic { .. }
+            | ExprKind::Not(_)
+            | ExprKind::IsNull { .. }
+            | ExprKind::Case { .. } => self.infer_condition(expr)?,
+            ExprKind::Cast { expr, to } => types::cast(self.infer(expr)?, *to),
+        };
+        match result {
+            Ok(ty) => Some(ty),
+            Err(needs) => {
+                let text = expr_text(self.rule, expr);
+                let message = format!("type mismatch in `{text}`: {needs}");
+                self.diagnostics.push(Diagnostic::error(expr.span, message));
+                None
+            }
+        }
+    }
+
+    /// The type of a condition or `case`: comparisons, `and`/`or`/`not` and `is null` are
+    /// bools over operands that meet; a `case`'s conditions are bools and its values one
+    /// type. `None` where an operand's type is unknown (reported elsewhere).
+    fn infer_condition(&mut self, expr: &Expr) -> Option<Result<Type, String>> {
+        Some(match &expr.kind {
             ExprKind::Compare { op, left, right } => {
                 let (l, r) = (self.infer(left), self.infer(right));
                 let (l, r) = (l?, r?);
@@ -487,17 +510,8 @@ impl RuleChecker<'_> {
                 }
                 types::case(&values)
             }
-            ExprKind::Cast { expr, to } => types::cast(self.infer(expr)?, *to),
-        };
-        match result {
-            Ok(ty) => Some(ty),
-            Err(needs) => {
-                let text = expr_text(self.rule, expr);
-                let message = format!("type mismatch in `{text}`: {needs}");
-                self.diagnostics.push(Diagnostic::error(expr.span, message));
-                None
-            }
-        }
+            _ => unreachable!("only conditions and `case` are inferred here"),
+        })
     }
 
     /// `result`, or the error naming the operand `blamed` (of type `ty`) that the operator

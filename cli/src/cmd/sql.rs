@@ -1,0 +1,187 @@
+//! `rnt sql`: SQL against the store (`docs/sql.md`).
+//!
+//! ```text
+//! rnt sql 'SELECT …' [--at REF] [--format table|csv|json]   a query (or any statements)
+//! rnt sql -f script.sql [-m MSG]                             statements in order
+//! rnt sql --rules 'CREATE MATERIALIZED VIEW …'               the rules it compiles to
+//! rnt sql                                                    a prompt: statements end with
+//!                                                            `;`, `\q` quits
+//! ```
+//! Each DDL or DML statement is a commit; `BEGIN … COMMIT` makes one commit of many.
+
+use crate::cmd::show::write_tuples;
+use crate::output::Format;
+use crate::Context;
+use anyhow::Context as _;
+use clap::Args;
+use rnt_db::Database;
+use rnt_sql::{Outcome, Session, SqlError};
+use std::fmt;
+use std::io::{BufRead, IsTerminal, Write};
+
+/// Arguments of `rnt sql`.
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    /// The statements (`;`-separated); without them and without -f, a prompt on stdin.
+    #[arg(value_name = "SQL")]
+    sql: Option<String>,
+    /// Read the statements from FILE.
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "FILE",
+        conflicts_with = "sql"
+    )]
+    file: Option<std::path::PathBuf>,
+    /// The message of each commit (default: the statement's text).
+    #[arg(short = 'm', long = "message", value_name = "MSG")]
+    message: Option<String>,
+    /// Read the state REF names (queries only).
+    #[arg(long, value_name = "REF")]
+    at: Option<String>,
+    /// Output format of query answers.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Print the rules the statements compile to; change nothing.
+    #[arg(long)]
+    rules: bool,
+}
+
+/// An SQL error, rendered with its caret, and its exit code.
+#[derive(Debug)]
+pub struct SqlFailure {
+    /// The message, with the statement line and caret where known.
+    pub rendered: String,
+    /// The exit code.
+    pub code: u8,
+}
+
+impl fmt::Display for SqlFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.rendered)
+    }
+}
+
+impl std::error::Error for SqlFailure {}
+
+fn failure(error: &SqlError, text: &str) -> anyhow::Error {
+    SqlFailure {
+        rendered: error.render(text),
+        code: u8::try_from(error.exit_code()).unwrap_or(1),
+    }
+    .into()
+}
+
+/// Runs `rnt sql`.
+pub fn run(context: &Context, args: SqlArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let db = context.open()?;
+    let text = match (&args.sql, &args.file) {
+        (Some(sql), _) => sql.clone(),
+        (None, Some(file)) => std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?,
+        (None, None) => return prompt(&db, &args, out),
+    };
+    let mut session = Session::new(&db)
+        .with_message(args.message.clone())
+        .at(args.at.clone());
+    if args.rules {
+        let rules = session.rules(&text).map_err(|e| failure(&e, &text))?;
+        write!(out, "{rules}")?;
+        return Ok(());
+    }
+    let result = session.run(&text);
+    let (outcomes, error) = match result {
+        Ok(outcomes) => (outcomes, None),
+        Err((outcomes, error)) => (outcomes, Some(error)),
+    };
+    for outcome in &outcomes {
+        write_outcome(out, outcome, args.format)?;
+    }
+    if session.in_transaction() && error.is_none() {
+        let unfinished = SqlError::bind(
+            "the transaction was not committed (COMMIT ends it); nothing was written",
+        );
+        return Err(failure(&unfinished, &text));
+    }
+    match error {
+        Some(error) => Err(failure(&error, &text)),
+        None => Ok(()),
+    }
+}
+
+/// Prints what one statement did.
+fn write_outcome(out: &mut dyn Write, outcome: &Outcome, format: Format) -> anyhow::Result<()> {
+    match outcome {
+        Outcome::Rows { schema, rows } => write_tuples(out, schema, rows, format)?,
+        Outcome::Committed {
+            commit,
+            state,
+            what,
+        } => {
+            writeln!(
+                out,
+                "{}",
+                crate::output::committed_line(commit, state, &[], Some(what))
+            )?;
+        }
+        Outcome::NothingToCommit => writeln!(out, "nothing to commit")?,
+        Outcome::Note(note) => writeln!(out, "{note}")?,
+    }
+    Ok(())
+}
+
+/// The prompt: lines gathered until a statement ends with `;`, each run as it completes;
+/// `\q` (or the end of input) quits. Errors are printed and the prompt goes on.
+fn prompt(db: &Database, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let mut session = Session::new(db)
+        .with_message(args.message.clone())
+        .at(args.at.clone());
+    let mut pending = String::new();
+    let mut failed = false;
+    loop {
+        if interactive {
+            eprint!("{}", if pending.is_empty() { "rnt> " } else { "...> " });
+        }
+        let mut line = String::new();
+        if stdin.lock().read_line(&mut line)? == 0 {
+            break;
+        }
+        if pending.is_empty() && line.trim() == "\\q" {
+            break;
+        }
+        pending.push_str(&line);
+        if !pending.trim_end().ends_with(';') {
+            continue;
+        }
+        let text = std::mem::take(&mut pending);
+        match session.run(&text) {
+            Ok(outcomes) => {
+                for outcome in &outcomes {
+                    write_outcome(out, outcome, args.format)?;
+                }
+            }
+            Err((outcomes, error)) => {
+                for outcome in &outcomes {
+                    write_outcome(out, outcome, args.format)?;
+                }
+                eprintln!("error: {}", error.render(&text));
+                failed = true;
+            }
+        }
+        out.flush()?;
+    }
+    if !pending.trim().is_empty() {
+        eprintln!("error: the input ended inside a statement (a `;` ends one); it was not run");
+        failed = true;
+    }
+    match failed && !interactive {
+        true => Err(SqlFailure {
+            rendered: "a statement failed (see above)".into(),
+            code: 1,
+        }
+        .into()),
+        false => Ok(()),
+    }
+}

@@ -1,0 +1,245 @@
+//! A rule body under construction: atoms over fresh variables, equalities that unify
+//! variables (so a join is a shared variable, read through an index, never a filter over a
+//! product) or bind them to constants, filters and assignments; rendered as rule-language
+//! text once every equality is known.
+
+use std::fmt::Write as _;
+
+/// A variable of the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Var(pub usize);
+
+/// An expression over the body's variables, rendered fully parenthesized.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ex {
+    /// A variable.
+    Var(Var),
+    /// A constant, as the rule language writes it (`12`, `1.50`, `"a"`, `null`,
+    /// `date("2013-01-01")`).
+    Lit(String),
+    /// `name(arguments)`.
+    Call(&'static str, Vec<Ex>),
+    /// `(left op right)`: arithmetic, comparisons, `and`, `or`.
+    Bin(&'static str, Box<Ex>, Box<Ex>),
+    /// `-e`.
+    Neg(Box<Ex>),
+    /// `not (e)`.
+    Not(Box<Ex>),
+    /// `e is null` (false) / `e is not null` (true).
+    IsNull(Box<Ex>, bool),
+    /// `case when c then v … else e end`.
+    Case(Vec<(Ex, Ex)>, Option<Box<Ex>>),
+    /// `cast(e as T)`, the type as the rule language writes it.
+    Cast(Box<Ex>, String),
+}
+
+impl Ex {
+    /// `left op right`.
+    pub fn bin(op: &'static str, left: Ex, right: Ex) -> Ex {
+        Ex::Bin(op, Box::new(left), Box::new(right))
+    }
+
+    /// The conjunction of `parts` (`true` for none).
+    pub fn all(parts: Vec<Ex>) -> Ex {
+        parts
+            .into_iter()
+            .reduce(|a, b| Ex::bin("and", a, b))
+            .unwrap_or_else(|| Ex::Lit("true".into()))
+    }
+}
+
+/// How an atom reads its relation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomKind {
+    /// A plain atom: a join.
+    Plain,
+    /// `optional`: a LEFT JOIN.
+    Optional,
+    /// `not`: an anti-join.
+    Negated,
+}
+
+#[derive(Clone, Debug)]
+struct AtomLit {
+    kind: AtomKind,
+    relation: String,
+    terms: Vec<Option<Var>>,
+}
+
+/// A body: its variables (with unification), atoms, filters and assignments.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    parent: Vec<usize>,
+    constant: Vec<Option<String>>,
+    atoms: Vec<AtomLit>,
+    filters: Vec<Ex>,
+    assignments: Vec<(Var, Ex)>,
+}
+
+impl Body {
+    /// A fresh variable.
+    pub fn var(&mut self) -> Var {
+        self.parent.push(self.parent.len());
+        self.constant.push(None);
+        Var(self.parent.len() - 1)
+    }
+
+    fn find(&self, v: Var) -> usize {
+        let mut at = v.0;
+        while self.parent[at] != at {
+            at = self.parent[at];
+        }
+        at
+    }
+
+    /// `a = b` as one variable. Returns false (and changes nothing) when both hold
+    /// different constants: the caller then filters instead.
+    pub fn unify(&mut self, a: Var, b: Var) -> bool {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return true;
+        }
+        match (&self.constant[ra], &self.constant[rb]) {
+            (Some(x), Some(y)) if x != y => return false,
+            _ => {}
+        }
+        let keep = self.constant[ra]
+            .clone()
+            .or_else(|| self.constant[rb].clone());
+        self.parent[rb] = ra;
+        self.constant[ra] = keep;
+        true
+    }
+
+    /// `v = constant`. Returns false when `v` already holds another constant.
+    pub fn bind(&mut self, v: Var, constant: &str) -> bool {
+        let root = self.find(v);
+        match &self.constant[root] {
+            Some(existing) => existing == constant,
+            None => {
+                self.constant[root] = Some(constant.to_string());
+                true
+            }
+        }
+    }
+
+    /// Whether `a` and `b` are one variable.
+    pub fn same(&self, a: Var, b: Var) -> bool {
+        self.find(a) == self.find(b)
+    }
+
+    /// An atom over `relation`; `None` terms are `_`.
+    pub fn atom(&mut self, kind: AtomKind, relation: &str, terms: Vec<Option<Var>>) {
+        self.atoms.push(AtomLit {
+            kind,
+            relation: relation.to_string(),
+            terms,
+        });
+    }
+
+    /// A filter: the literal holds when `condition` is true.
+    pub fn filter(&mut self, condition: Ex) {
+        self.filters.push(condition);
+    }
+
+    /// `v = value`, `v` a fresh variable.
+    pub fn assign(&mut self, v: Var, value: Ex) {
+        self.assignments.push((v, value));
+    }
+
+    /// Whether the body holds an optional atom (an aggregating rule may not).
+    pub fn has_optional(&self) -> bool {
+        self.atoms.iter().any(|a| a.kind == AtomKind::Optional)
+    }
+
+    /// Every variable of the plain and optional atoms, in order, with repeats.
+    pub fn atom_vars(&self) -> Vec<Var> {
+        self.atoms
+            .iter()
+            .filter(|a| a.kind != AtomKind::Negated)
+            .flat_map(|a| a.terms.iter().flatten().copied())
+            .collect()
+    }
+
+    /// The relations and terms of the plain atoms, for uniqueness proofs.
+    pub fn plain_atoms(&self) -> Vec<(String, Vec<Option<Var>>)> {
+        self.atoms
+            .iter()
+            .filter(|a| a.kind == AtomKind::Plain)
+            .map(|a| (a.relation.clone(), a.terms.clone()))
+            .collect()
+    }
+
+    /// A variable's text: its class's constant, or `vN` of its class.
+    pub fn name(&self, v: Var) -> String {
+        let root = self.find(v);
+        match &self.constant[root] {
+            Some(constant) => constant.clone(),
+            None => format!("v{root}"),
+        }
+    }
+
+    /// An expression's text.
+    pub fn render(&self, ex: &Ex) -> String {
+        match ex {
+            Ex::Var(v) => self.name(*v),
+            Ex::Lit(text) => text.clone(),
+            Ex::Call(name, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.render(a)).collect();
+                format!("{name}({})", args.join(", "))
+            }
+            Ex::Bin(op, a, b) => format!("({} {op} {})", self.render(a), self.render(b)),
+            Ex::Neg(e) => format!("(-{})", self.render(e)),
+            Ex::Not(e) => format!("(not {})", self.render(e)),
+            Ex::IsNull(e, negated) => {
+                let test = if *negated { "is not null" } else { "is null" };
+                format!("({} {test})", self.render(e))
+            }
+            Ex::Case(branches, otherwise) => {
+                let mut out = String::from("case");
+                for (c, v) in branches {
+                    let _ = write!(out, " when {} then {}", self.render(c), self.render(v));
+                }
+                if let Some(e) = otherwise {
+                    let _ = write!(out, " else {}", self.render(e));
+                }
+                out.push_str(" end");
+                format!("({out})")
+            }
+            Ex::Cast(e, ty) => format!("cast({} as {ty})", self.render(e)),
+        }
+    }
+
+    /// The body's literals as text, joined by `, `.
+    pub fn text(&self) -> String {
+        let mut literals = Vec::new();
+        for atom in &self.atoms {
+            let terms: Vec<String> = atom
+                .terms
+                .iter()
+                .map(|t| t.map_or_else(|| "_".to_string(), |v| self.name(v)))
+                .collect();
+            let prefix = match atom.kind {
+                AtomKind::Plain => "",
+                AtomKind::Optional => "optional ",
+                AtomKind::Negated => "not ",
+            };
+            literals.push(format!("{prefix}{}({})", atom.relation, terms.join(", ")));
+        }
+        for (v, value) in &self.assignments {
+            literals.push(format!("{} = {}", self.name(*v), self.render(value)));
+        }
+        for filter in &self.filters {
+            // In parentheses, so that a call (`like(…)`) never reads as an atom.
+            let text = self.render(filter);
+            literals.push(match text.starts_with('(') {
+                true => text,
+                false => format!("({text})"),
+            });
+        }
+        if literals.is_empty() {
+            literals.push("true = true".to_string());
+        }
+        literals.join(", ")
+    }
+}

@@ -1,0 +1,625 @@
+//! DML as change sets: each statement reads what it changes with a query against the state
+//! it runs on, then the change set goes through the ordinary commit (so denials — CHECK,
+//! UNIQUE, FOREIGN KEY — judge it as any commit, exit 2 naming the constraint).
+//!
+//! - A keyed table (PRIMARY KEY): INSERT of a present key is a violation of `t_pkey` unless
+//!   ON CONFLICT says what to do; UPDATE may move keys, never onto another row's.
+//! - A bag (no PRIMARY KEY): a row's `_count` goes up by the copies inserted and the row
+//!   leaves when DELETE or UPDATE takes it (all its copies: SQL cannot tell them apart).
+//! - NOT NULL: a null into such a column is a violation named `t_c_not_null` (exit 2).
+
+use crate::body::{AtomKind, Body, Ex, Var};
+use crate::catalog::{Catalog, Table};
+use crate::error::{SqlError, SqlResult};
+use crate::expr::{self, Context};
+use crate::from::add_source;
+use crate::names;
+use crate::scope::Scope;
+use crate::select::{split_and, Lowerer};
+use crate::top;
+use rnt_db::change::{Change, Sign};
+use rnt_db::{Database, Snapshot, Value};
+use rnt_lang::conform::conform;
+use rnt_lang::syntax::ast::RelationKind;
+use sqlparser::ast::{
+    Assignment, AssignmentTarget, ConflictTarget, Delete, Expr, FromTable, Insert,
+    OnConflictAction, OnInsert, TableFactor, TableObject, Update,
+};
+use std::collections::BTreeMap;
+
+/// What DML statements read and write: the database and the state they run on.
+pub struct Target<'a> {
+    /// The database.
+    pub db: &'a Database,
+    /// The state the statement reads (the head, or a transaction's working state).
+    pub snapshot: &'a Snapshot,
+    /// Its catalog.
+    pub catalog: &'a Catalog,
+}
+
+impl Target<'_> {
+    /// The base table `name`.
+    fn table(&self, name: &str) -> SqlResult<Table> {
+        match self.catalog.get(name) {
+            Some(t) if t.kind == RelationKind::Relation => Ok(t.clone()),
+            Some(_) => Err(SqlError::bind(format!(
+                "`{name}` is a view: only a table takes INSERT, UPDATE and DELETE"
+            ))),
+            None => Err(SqlError::bind(format!("unknown table `{name}`"))),
+        }
+    }
+
+    /// Evaluates rules whose first head is the answer.
+    fn answer(&self, rules: &str) -> SqlResult<Vec<Vec<Value>>> {
+        Ok(self.db.query(self.snapshot, rules)?.tuples)
+    }
+
+    /// The change set of an INSERT.
+    pub fn insert(&self, insert: &Insert) -> SqlResult<Vec<Change>> {
+        let TableObject::TableName(name) = &insert.table else {
+            return Err(SqlError::unsupported("INSERT into a table function"));
+        };
+        if insert.returning.is_some() || !insert.assignments.is_empty() {
+            return Err(SqlError::unsupported("INSERT … RETURNING or SET"));
+        }
+        let table = self.table(&names::object(name)?)?;
+        let positions: Vec<usize> = match insert.columns.is_empty() {
+            true => (0..table.columns.len()).collect(),
+            false => insert
+                .columns
+                .iter()
+                .map(|c| {
+                    let c = names::object(c)?;
+                    table.column(&c).ok_or_else(|| {
+                        SqlError::bind(format!("`{}` has no column `{c}`", table.name))
+                    })
+                })
+                .collect::<SqlResult<_>>()?,
+        };
+        let source = insert
+            .source
+            .as_ref()
+            .ok_or_else(|| SqlError::unsupported("INSERT without VALUES or SELECT"))?;
+        let lowered = top::lower(self.catalog, source)?;
+        let tuples = self.answer(&lowered.rules)?;
+        let rows = crate::output::rows(
+            tuples,
+            lowered.answer.bag,
+            &lowered.order,
+            lowered.offset,
+            lowered.limit,
+            lowered.visible,
+        );
+        let mut full = Vec::new();
+        for row in rows {
+            if row.len() != positions.len() {
+                return Err(SqlError::bind(format!(
+                    "INSERT has {} target columns but {} values",
+                    positions.len(),
+                    row.len()
+                )));
+            }
+            let mut tuple = vec![Value::Null; table.columns.len()];
+            for (value, &at) in row.into_iter().zip(&positions) {
+                tuple[at] = value;
+            }
+            full.push(conformed(&table, tuple)?);
+        }
+        match table.bag {
+            true => self.bag_additions(&table, full, Vec::new()),
+            false => self.keyed_insert(&table, full, insert.on.as_ref()),
+        }
+    }
+
+    /// Inserts into a keyed table, with ON CONFLICT's answer for present keys.
+    fn keyed_insert(
+        &self,
+        table: &Table,
+        rows: Vec<Vec<Value>>,
+        on: Option<&OnInsert>,
+    ) -> SqlResult<Vec<Change>> {
+        let key = table.keys[0].clone();
+        let mut proposed: BTreeMap<Vec<Value>, Vec<Value>> = BTreeMap::new();
+        for row in rows {
+            let k: Vec<Value> = key.iter().map(|&c| row[c].clone()).collect();
+            if proposed.insert(k.clone(), row).is_some() {
+                return Err(pkey_violation(table, &k));
+            }
+        }
+        let present = self.present_keys(table, proposed.keys().cloned().collect())?;
+        let action = match on {
+            None => None,
+            Some(OnInsert::OnConflict(conflict)) => {
+                check_conflict_target(table, conflict.conflict_target.as_ref())?;
+                Some(&conflict.action)
+            }
+            Some(_) => {
+                return Err(SqlError::unsupported(
+                    "ON DUPLICATE KEY UPDATE (write ON CONFLICT)",
+                ))
+            }
+        };
+        let mut changes = Vec::new();
+        let mut updates = Vec::new();
+        for (k, row) in proposed {
+            match (present.get(&k), action) {
+                (None, _) => changes.push(change(Sign::Insert, table, row)),
+                (Some(_), None) => return Err(pkey_violation(table, &k)),
+                (Some(_), Some(OnConflictAction::DoNothing)) => {}
+                (Some(old), Some(OnConflictAction::DoUpdate(_))) => {
+                    updates.push((old.clone(), row))
+                }
+            }
+        }
+        if let Some(OnConflictAction::DoUpdate(update)) = action {
+            changes.extend(self.conflict_updates(
+                table,
+                &updates,
+                &update.assignments,
+                update.selection.as_ref(),
+            )?);
+        }
+        Ok(changes)
+    }
+
+    /// The present tuples of a keyed table under `keys`, by key.
+    fn present_keys(
+        &self,
+        table: &Table,
+        keys: Vec<Vec<Value>>,
+    ) -> SqlResult<BTreeMap<Vec<Value>, Vec<Value>>> {
+        if keys.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let key = &table.keys[0];
+        let vars: Vec<String> = (0..table.columns.len()).map(|i| format!("c{i}")).collect();
+        let key_vars: Vec<String> = key.iter().map(|&c| vars[c].clone()).collect();
+        let mut rules = vec![format!(
+            "{}({}) :- _keys({}), {}({}).",
+            top::ANSWER,
+            vars.join(", "),
+            key_vars.join(", "),
+            table.name,
+            vars.join(", ")
+        )];
+        for k in &keys {
+            let constants: Vec<String> = k.iter().map(Value::to_string).collect();
+            rules.push(format!("_keys({}) :- true = true.", constants.join(", ")));
+        }
+        let found = self.answer(&rules.join("\n"))?;
+        Ok(found
+            .into_iter()
+            .map(|t| (key.iter().map(|&c| t[c].clone()).collect(), t))
+            .collect())
+    }
+
+    /// ON CONFLICT DO UPDATE: each present row updated by the assignments, which read the
+    /// row (`t.c` or `c`) and the proposed one (`EXCLUDED.c`).
+    fn conflict_updates(
+        &self,
+        table: &Table,
+        pairs: &[(Vec<Value>, Vec<Value>)],
+        assignments: &[Assignment],
+        selection: Option<&Expr>,
+    ) -> SqlResult<Vec<Change>> {
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let width = table.columns.len();
+        let excluded = Table {
+            name: "_excluded".into(),
+            bag: false,
+            ..table.clone()
+        };
+        let mut lowerer = Lowerer::new(self.catalog, "_u");
+        lowerer.made(excluded.clone());
+        let mut body = Body::default();
+        let mut scope = Scope::default();
+        add_source(
+            &mut body,
+            &mut scope,
+            Table {
+                bag: false,
+                ..table.clone()
+            },
+            table.name.clone(),
+            AtomKind::Plain,
+        )?;
+        add_source(
+            &mut body,
+            &mut scope,
+            excluded,
+            "excluded".into(),
+            AtomKind::Plain,
+        )?;
+        for &c in &table.keys[0] {
+            body.unify(scope.sources[0].vars[c], scope.sources[1].vars[c]);
+        }
+        let new = assigned(
+            table,
+            &mut body,
+            &scope,
+            assignments,
+            &mut lowerer,
+            selection,
+        )?;
+        let mut head: Vec<String> = scope.sources[0]
+            .vars
+            .iter()
+            .map(|v| body.name(*v))
+            .collect();
+        head.extend(new.iter().map(|v| body.name(*v)));
+        let mut rules = vec![format!(
+            "{}({}) :- {}.",
+            top::ANSWER,
+            head.join(", "),
+            body.text()
+        )];
+        rules.extend(lowerer.rules);
+        for (_, row) in pairs {
+            let constants: Vec<String> = row.iter().map(Value::to_string).collect();
+            rules.push(format!(
+                "_excluded({}) :- true = true.",
+                constants.join(", ")
+            ));
+        }
+        let mut changes = Vec::new();
+        for tuple in self.answer(&rules.join("\n"))? {
+            let updated = conformed(table, tuple[width..].to_vec())?;
+            changes.push(change(Sign::Insert, table, updated));
+        }
+        Ok(changes)
+    }
+
+    /// A bag's rows added (`added`, each one copy) and whole rows removed (`removed`,
+    /// tuples with their counts): each distinct row's count moved once.
+    fn bag_additions(
+        &self,
+        table: &Table,
+        added: Vec<Vec<Value>>,
+        removed: Vec<Vec<Value>>,
+    ) -> SqlResult<Vec<Change>> {
+        let mut delta: BTreeMap<Vec<Value>, i64> = BTreeMap::new();
+        for row in added {
+            *delta.entry(row).or_default() += 1;
+        }
+        let mut present: BTreeMap<Vec<Value>, i64> = BTreeMap::new();
+        for mut tuple in self.db.tuples(self.snapshot, &table.name)? {
+            let count = match tuple.pop() {
+                Some(Value::Int(n)) => n,
+                _ => 0,
+            };
+            *present.entry(tuple).or_default() += count;
+        }
+        for mut tuple in removed {
+            let count = match tuple.pop() {
+                Some(Value::Int(n)) => n,
+                _ => 0,
+            };
+            *delta.entry(tuple).or_default() -= count;
+        }
+        let mut changes = Vec::new();
+        for (row, moved) in delta {
+            let old = present.get(&row).copied().unwrap_or(0);
+            let new = old + moved;
+            if moved == 0 {
+                continue;
+            }
+            if old > 0 {
+                changes.push(change(Sign::Delete, table, with_count(&row, old)));
+            }
+            if new > 0 {
+                changes.push(change(Sign::Insert, table, with_count(&row, new)));
+            }
+        }
+        Ok(changes)
+    }
+
+    /// The change set of a DELETE.
+    pub fn delete(&self, delete: &Delete) -> SqlResult<Vec<Change>> {
+        let from = match &delete.from {
+            FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from) => from,
+        };
+        if delete.using.is_some()
+            || delete.returning.is_some()
+            || delete.limit.is_some()
+            || from.len() != 1
+            || !from[0].joins.is_empty()
+        {
+            return Err(SqlError::unsupported(
+                "DELETE with USING, RETURNING, LIMIT or a join",
+            ));
+        }
+        let (table, alias) = self.target(&from[0].relation)?;
+        let rows = self.target_rows(&table, &alias, delete.selection.as_ref(), &[])?;
+        Ok(rows
+            .into_iter()
+            .map(|tuple| change(Sign::Delete, &table, tuple))
+            .collect())
+    }
+
+    /// The change set of an UPDATE.
+    pub fn update(&self, update: &Update) -> SqlResult<Vec<Change>> {
+        if update.from.is_some() || update.returning.is_some() || !update.table.joins.is_empty() {
+            return Err(SqlError::unsupported(
+                "UPDATE with FROM, RETURNING or a join",
+            ));
+        }
+        let (table, alias) = self.target(&update.table.relation)?;
+        let rows = self.target_rows(
+            &table,
+            &alias,
+            update.selection.as_ref(),
+            &update.assignments,
+        )?;
+        let width = table.columns.len() + usize::from(table.bag);
+        let mut olds = Vec::new();
+        let mut news = Vec::new();
+        for tuple in rows {
+            olds.push(tuple[..width].to_vec());
+            news.push(conformed(&table, tuple[width..].to_vec())?);
+        }
+        match table.bag {
+            true => {
+                let copies: Vec<i64> = olds
+                    .iter()
+                    .map(|t| match t.last() {
+                        Some(Value::Int(n)) => *n,
+                        _ => 1,
+                    })
+                    .collect();
+                let added = news
+                    .into_iter()
+                    .zip(copies)
+                    .flat_map(|(row, n)| std::iter::repeat_n(row, usize::try_from(n).unwrap_or(0)))
+                    .collect();
+                self.bag_additions(&table, added, olds)
+            }
+            false => self.keyed_update(&table, olds, news),
+        }
+    }
+
+    /// Moves rows of a keyed table: old keys out, new rows in; a new key that another row
+    /// (not itself updated away) holds is a violation.
+    fn keyed_update(
+        &self,
+        table: &Table,
+        olds: Vec<Vec<Value>>,
+        news: Vec<Vec<Value>>,
+    ) -> SqlResult<Vec<Change>> {
+        let key = table.keys[0].clone();
+        let key_of =
+            |row: &Vec<Value>| -> Vec<Value> { key.iter().map(|&c| row[c].clone()).collect() };
+        let leaving: BTreeMap<Vec<Value>, Vec<Value>> =
+            olds.iter().map(|o| (key_of(o), o.clone())).collect();
+        let mut arriving: BTreeMap<Vec<Value>, Vec<Value>> = BTreeMap::new();
+        for new in &news {
+            if arriving.insert(key_of(new), new.clone()).is_some() {
+                return Err(pkey_violation(table, &key_of(new)));
+            }
+        }
+        let moved: Vec<Vec<Value>> = arriving
+            .keys()
+            .filter(|k| !leaving.contains_key(*k))
+            .cloned()
+            .collect();
+        if let Some((k, _)) = self.present_keys(table, moved)?.into_iter().next() {
+            return Err(pkey_violation(table, &k));
+        }
+        let mut changes = Vec::new();
+        for (k, old) in &leaving {
+            if !arriving.contains_key(k) {
+                changes.push(change(Sign::Delete, table, old.clone()));
+            }
+        }
+        for (k, new) in arriving {
+            if leaving.get(&k) != Some(&new) {
+                changes.push(change(Sign::Insert, table, new));
+            }
+        }
+        Ok(changes)
+    }
+
+    /// The table a DELETE or UPDATE names, and its alias.
+    fn target(&self, factor: &TableFactor) -> SqlResult<(Table, String)> {
+        match factor {
+            TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
+                let name = names::object(name)?;
+                let table = self.table(&name)?;
+                let alias = alias.as_ref().map_or(Ok(name), |a| names::ident(&a.name))?;
+                Ok((table, alias))
+            }
+            other => Err(SqlError::unsupported(format!(
+                "the target `{}`",
+                expr::clip(other)
+            ))),
+        }
+    }
+
+    /// The table's tuples (with `_count` for a bag) that pass `selection`, each followed
+    /// by the new values of every column under `assignments` (none for DELETE).
+    fn target_rows(
+        &self,
+        table: &Table,
+        alias: &str,
+        selection: Option<&Expr>,
+        assignments: &[Assignment],
+    ) -> SqlResult<Vec<Vec<Value>>> {
+        let mut lowerer = Lowerer::new(self.catalog, "_d");
+        let mut body = Body::default();
+        let mut scope = Scope::default();
+        add_source(
+            &mut body,
+            &mut scope,
+            table.clone(),
+            alias.to_string(),
+            AtomKind::Plain,
+        )?;
+        let new = match assignments.is_empty() {
+            true => {
+                if let Some(selection) = selection {
+                    where_into(&mut lowerer, selection, &mut body, &scope)?;
+                }
+                Vec::new()
+            }
+            false => assigned(
+                table,
+                &mut body,
+                &scope,
+                assignments,
+                &mut lowerer,
+                selection,
+            )?,
+        };
+        let source = &scope.sources[0];
+        let mut head: Vec<String> = source.vars.iter().map(|v| body.name(*v)).collect();
+        head.extend(source.weight.map(|w| body.name(w)));
+        head.extend(new.iter().map(|v| body.name(*v)));
+        let mut rules = vec![format!(
+            "{}({}) :- {}.",
+            top::ANSWER,
+            head.join(", "),
+            body.text()
+        )];
+        rules.extend(lowerer.rules);
+        self.answer(&rules.join("\n"))
+    }
+}
+
+/// The WHERE of a DML statement into `body` (subqueries included).
+fn where_into(
+    lowerer: &mut Lowerer<'_>,
+    selection: &Expr,
+    body: &mut Body,
+    scope: &Scope,
+) -> SqlResult<()> {
+    let mut conjuncts = Vec::new();
+    split_and(selection, &mut conjuncts);
+    let mut correlated = Vec::new();
+    for conjunct in &conjuncts {
+        lowerer.conjunct(conjunct, body, scope, &mut correlated)?;
+    }
+    Ok(())
+}
+
+/// The new value of every column of the first source under SET `assignments` (the old one
+/// where none is set), after `selection`; returns their variables.
+fn assigned(
+    table: &Table,
+    body: &mut Body,
+    scope: &Scope,
+    assignments: &[Assignment],
+    lowerer: &mut Lowerer<'_>,
+    selection: Option<&Expr>,
+) -> SqlResult<Vec<Var>> {
+    let mut new: Vec<Ex> = scope.sources[0].vars.iter().map(|v| Ex::Var(*v)).collect();
+    for assignment in assignments {
+        let AssignmentTarget::ColumnName(column) = &assignment.target else {
+            return Err(SqlError::unsupported("SET (a, b) = …"));
+        };
+        let column = names::object(column)?;
+        let at = table
+            .column(&column)
+            .ok_or_else(|| SqlError::bind(format!("`{}` has no column `{column}`", table.name)))?;
+        let (value, _) = expr::lower(&assignment.value, scope, &Context::default(), body)?;
+        let value = expr::coerce(
+            (value, None),
+            &assignment.value,
+            table.columns[at].ty.map(|t| t.ty),
+        )?
+        .0;
+        new[at] = value;
+    }
+    if let Some(selection) = selection {
+        where_into(lowerer, selection, body, scope)?;
+    }
+    Ok(new
+        .into_iter()
+        .map(|value| crate::select::place(body, value))
+        .collect())
+}
+
+/// `row` read into the table's column types; a null in a NOT NULL column is a violation.
+fn conformed(table: &Table, row: Vec<Value>) -> SqlResult<Vec<Value>> {
+    row.into_iter()
+        .zip(&table.columns)
+        .map(|(value, column)| {
+            let ty = column.ty.expect("a table's columns have types");
+            if value.is_null() && !ty.nullable {
+                return Err(SqlError::constraint(format!(
+                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint {}_{}_not_null",
+                    column.name, table.name, table.name, column.name
+                )));
+            }
+            conform(value, ty).map_err(|why| {
+                SqlError::bind(format!("column `{}` of `{}`: the value {why}", column.name, table.name))
+            })
+        })
+        .collect()
+}
+
+fn with_count(row: &[Value], count: i64) -> Vec<Value> {
+    let mut tuple = row.to_vec();
+    tuple.push(Value::Int(count));
+    tuple
+}
+
+fn change(sign: Sign, table: &Table, values: Vec<Value>) -> Change {
+    Change {
+        sign,
+        relation: table.name.clone(),
+        values,
+        names: Vec::new(),
+        wildcards: Vec::new(),
+        line: 1,
+        source: None,
+    }
+}
+
+fn pkey_violation(table: &Table, key: &[Value]) -> SqlError {
+    let names: Vec<&str> = table.keys[0]
+        .iter()
+        .map(|&c| table.columns[c].name.as_str())
+        .collect();
+    let values: Vec<String> = key
+        .iter()
+        .map(|v| rnt_lang::diagnostic::clip(&v.to_string()).into_owned())
+        .collect();
+    SqlError::constraint(format!(
+        "duplicate key value violates unique constraint \"{}_pkey\": ({})=({}) already exists",
+        table.name,
+        names.join(", "),
+        values.join(", ")
+    ))
+}
+
+fn check_conflict_target(table: &Table, target: Option<&ConflictTarget>) -> SqlResult<()> {
+    match target {
+        None => Ok(()),
+        Some(ConflictTarget::Columns { columns, .. }) => {
+            let named: Vec<usize> = columns
+                .iter()
+                .map(|c| names::ident(c).map(|c| table.column(&c)))
+                .collect::<SqlResult<Vec<_>>>()?
+                .into_iter()
+                .flatten()
+                .collect();
+            let mut key = table.keys[0].clone();
+            let mut named = named;
+            key.sort_unstable();
+            named.sort_unstable();
+            match key == named {
+                true => Ok(()),
+                false => Err(SqlError::unsupported(
+                    "ON CONFLICT on columns other than the primary key",
+                )),
+            }
+        }
+        Some(other) => Err(SqlError::unsupported(format!("ON CONFLICT {other}"))),
+    }
+}

@@ -1,0 +1,125 @@
+//! The SQL front end's one error type: where in the statement (line and column, for the
+//! caret), what went wrong, and the exit code it stands for (`docs/design.md`: 1 for a user
+//! error, 2 for a refused commit — a violated constraint or denial).
+
+use rnt_db::DbError;
+use std::fmt;
+
+/// What kind of failure, which decides the exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SqlErrorKind {
+    /// The text does not parse.
+    Parse,
+    /// A name or a type does not bind (unknown table, column, type mismatch).
+    Bind,
+    /// A construct rnt does not support: "not supported: …".
+    Unsupported,
+    /// A constraint refused the statement (PRIMARY KEY, NOT NULL, UNIQUE, CHECK, FOREIGN
+    /// KEY): exit 2, naming it.
+    Constraint,
+    /// The database refused or failed; its own exit code.
+    Db(i32),
+}
+
+/// An error with the place it points at (1-based line and column), when known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SqlError {
+    /// The kind.
+    pub kind: SqlErrorKind,
+    /// The message, one line.
+    pub message: String,
+    /// Where, as (line, column), 1-based.
+    pub at: Option<(u64, u64)>,
+}
+
+/// The front end's results.
+pub type SqlResult<T> = Result<T, SqlError>;
+
+impl SqlError {
+    /// An error of `kind` saying `message`.
+    pub fn new(kind: SqlErrorKind, message: impl Into<String>) -> SqlError {
+        SqlError {
+            kind,
+            message: message.into(),
+            at: None,
+        }
+    }
+
+    /// A name or type that does not bind.
+    pub fn bind(message: impl Into<String>) -> SqlError {
+        SqlError::new(SqlErrorKind::Bind, message)
+    }
+
+    /// A construct rnt does not support; the message names it after "not supported: ".
+    pub fn unsupported(what: impl fmt::Display) -> SqlError {
+        SqlError::new(SqlErrorKind::Unsupported, format!("not supported: {what}"))
+    }
+
+    /// A violated constraint, named.
+    pub fn constraint(message: impl Into<String>) -> SqlError {
+        SqlError::new(SqlErrorKind::Constraint, message)
+    }
+
+    /// The error pointing at `at` (1-based line and column; 0 means unknown), unless it
+    /// already points somewhere.
+    pub fn at(mut self, line: u64, column: u64) -> SqlError {
+        if self.at.is_none() && line > 0 {
+            self.at = Some((line, column.max(1)));
+        }
+        self
+    }
+
+    /// The process exit code the error stands for.
+    pub fn exit_code(&self) -> i32 {
+        match self.kind {
+            SqlErrorKind::Constraint => 2,
+            SqlErrorKind::Db(code) => code,
+            _ => 1,
+        }
+    }
+
+    /// The message with the statement's line under it and a caret at the column, as
+    /// program errors are shown; `text` is the SQL the position points into.
+    pub fn render(&self, text: &str) -> String {
+        let Some((line, column)) = self.at else {
+            return self.message.clone();
+        };
+        let Some(source) = text
+            .lines()
+            .nth(usize::try_from(line - 1).unwrap_or(usize::MAX))
+        else {
+            return self.message.clone();
+        };
+        // At most ~80 characters of the line around the column.
+        let chars: Vec<char> = source.chars().collect();
+        let at = usize::try_from(column - 1).unwrap_or(0).min(chars.len());
+        let start = at.saturating_sub(40);
+        let end = (at + 40).min(chars.len());
+        let shown: String = chars[start..end].iter().collect();
+        let prefix = if start > 0 { "…" } else { "" };
+        let suffix = if end < chars.len() { "…" } else { "" };
+        let caret = " ".repeat(at - start + prefix.chars().count());
+        format!(
+            "{}\n --> line {line}, column {column}\n  | {prefix}{shown}{suffix}\n  | {caret}^",
+            self.message
+        )
+    }
+}
+
+impl fmt::Display for SqlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((line, column)) => write!(f, "{} (line {line}, column {column})", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for SqlError {}
+
+impl From<DbError> for SqlError {
+    fn from(error: DbError) -> SqlError {
+        let code = error.exit_code();
+        SqlError::new(SqlErrorKind::Db(code), error.to_string())
+    }
+}

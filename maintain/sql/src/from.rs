@@ -1,0 +1,417 @@
+//! FROM: each source an atom over fresh variables (a bag's `_count` too); inner and cross
+//! joins add their ON conditions to the WHERE's; a LEFT JOIN is an `optional` atom joined
+//! on the ON clause's equalities with the sources before it (a condition on the right
+//! side's own columns first filters it in a helper; any other condition is refused).
+
+use crate::body::{AtomKind, Body, Var};
+use crate::catalog::{Column, Table};
+use crate::error::{SqlError, SqlResult};
+use crate::expr::{self, Context};
+use crate::names;
+use crate::scope::{Resolved, Scope, Source};
+use crate::select::{split_and, Lowerer};
+use rnt_lang::syntax::ast::RelationKind;
+use sqlparser::ast::{
+    BinaryOperator, Expr, Join, JoinConstraint, JoinOperator, TableAlias, TableFactor,
+    TableWithJoins,
+};
+
+impl Lowerer<'_> {
+    /// Adds a FROM item (a source and its joins) to the body and scope; inner joins' ON
+    /// conditions go to `conjuncts`.
+    pub fn add_from_item(
+        &mut self,
+        item: &TableWithJoins,
+        body: &mut Body,
+        scope: &mut Scope,
+        conjuncts: &mut Vec<Expr>,
+    ) -> SqlResult<()> {
+        self.factor(&item.relation, body, scope, conjuncts, AtomKind::Plain)?;
+        for join in &item.joins {
+            self.join(join, body, scope, conjuncts)?;
+        }
+        Ok(())
+    }
+
+    fn join(
+        &mut self,
+        join: &Join,
+        body: &mut Body,
+        scope: &mut Scope,
+        conjuncts: &mut Vec<Expr>,
+    ) -> SqlResult<()> {
+        use JoinOperator as J;
+        match &join.join_operator {
+            J::Join(constraint) | J::Inner(constraint) | J::CrossJoin(constraint) => {
+                let before = scope.sources.len();
+                self.factor(&join.relation, body, scope, conjuncts, AtomKind::Plain)?;
+                let condition = constraint_condition(constraint, scope, before)?;
+                conjuncts.extend(condition);
+                Ok(())
+            }
+            J::Left(constraint) | J::LeftOuter(constraint) => {
+                self.left_join(&join.relation, constraint, body, scope)
+            }
+            other => Err(SqlError::unsupported(format!(
+                "the join `{}` (LEFT and inner joins are; write a RIGHT JOIN as a LEFT JOIN \
+                 turned round)",
+                crate::expr::clip(&format!("{other:?}").split('(').next().unwrap_or("join"))
+            ))),
+        }
+    }
+
+    /// The relation a FROM factor reads, with the name that qualifies its columns.
+    fn factor_table(&mut self, factor: &TableFactor) -> SqlResult<(Table, String)> {
+        match factor {
+            TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                version: None,
+                with_hints,
+                ..
+            } if with_hints.is_empty() => {
+                let table_name = names::object(name)?;
+                let table = self.table(&table_name)?;
+                aliased(table, &table_name, alias.as_ref())
+            }
+            TableFactor::Table {
+                version: Some(_), ..
+            } => Err(SqlError::unsupported("AS OF in this position (yet)")),
+            TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias,
+                ..
+            } => {
+                let name = self.helper_name();
+                let produced = self.query_into(subquery, &name, &[])?;
+                aliased(produced, &name, alias.as_ref())
+            }
+            other => Err(SqlError::unsupported(format!(
+                "the FROM item `{}`",
+                crate::expr::clip(other)
+            ))),
+        }
+    }
+
+    /// Adds `factor` as a source read by an atom of `kind`.
+    fn factor(
+        &mut self,
+        factor: &TableFactor,
+        body: &mut Body,
+        scope: &mut Scope,
+        conjuncts: &mut Vec<Expr>,
+        kind: AtomKind,
+    ) -> SqlResult<()> {
+        if let TableFactor::NestedJoin {
+            table_with_joins,
+            alias: None,
+        } = factor
+        {
+            return self.add_from_item(table_with_joins, body, scope, conjuncts);
+        }
+        let (table, alias) = self.factor_table(factor)?;
+        add_source(body, scope, table, alias, kind)?;
+        Ok(())
+    }
+
+    /// `LEFT JOIN factor ON …`: an optional atom joined on the ON clause's equalities.
+    fn left_join(
+        &mut self,
+        factor: &TableFactor,
+        constraint: &JoinConstraint,
+        body: &mut Body,
+        scope: &mut Scope,
+    ) -> SqlResult<()> {
+        let (table, alias) = self.factor_table(factor)?;
+        let before = scope.sources.len();
+        // Try the source to sort the ON clause's conjuncts into joins and right-side filters.
+        let mut trial_body = body.clone();
+        let mut trial = scope.clone();
+        add_source(
+            &mut trial_body,
+            &mut trial,
+            table.clone(),
+            alias.clone(),
+            AtomKind::Optional,
+        )?;
+        let conditions = constraint_condition(constraint, &trial, before)?;
+        let right = &trial.sources[before];
+        let (mut joins, mut right_only) = (Vec::new(), Vec::new());
+        for condition in &conditions {
+            match classify(condition, &trial, right)? {
+                OnPart::Join(l, r) => joins.push((l, r)),
+                OnPart::Right => right_only.push(condition.clone()),
+            }
+        }
+        let table = match right_only.is_empty() {
+            true => table,
+            false => self.filtered(&table, &alias, &right_only)?,
+        };
+        let source = add_source(body, scope, table, alias, AtomKind::Optional)?;
+        for (left, right) in joins {
+            let right = scope.sources[source].vars[right];
+            match left {
+                Side::Var(v) => {
+                    if !body.unify(v, right) {
+                        return Err(SqlError::unsupported("this LEFT JOIN condition"));
+                    }
+                }
+                Side::Constant(text) => {
+                    if !body.bind(right, &text) {
+                        return Err(SqlError::unsupported("this LEFT JOIN condition"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A helper holding `table`'s rows that pass `conditions` (over its columns only).
+    fn filtered(&mut self, table: &Table, alias: &str, conditions: &[Expr]) -> SqlResult<Table> {
+        let mut body = Body::default();
+        let mut scope = Scope::default();
+        add_source(
+            &mut body,
+            &mut scope,
+            table.clone(),
+            alias.to_string(),
+            AtomKind::Plain,
+        )?;
+        for condition in conditions {
+            let (ex, _) = expr::lower(condition, &scope, &Context::default(), &body)?;
+            body.filter(ex);
+        }
+        let source = &scope.sources[0];
+        let mut terms: Vec<String> = source.vars.iter().map(|v| body.name(*v)).collect();
+        if let Some(w) = source.weight {
+            terms.push(body.name(w));
+        }
+        let name = self.helper_name();
+        self.rules
+            .push(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
+        let filtered = Table {
+            name,
+            kind: RelationKind::View,
+            ..table.clone()
+        };
+        self.made(filtered.clone());
+        Ok(filtered)
+    }
+}
+
+/// Adds a source over `table` to the scope and its atom to the body; returns its index.
+pub fn add_source(
+    body: &mut Body,
+    scope: &mut Scope,
+    table: Table,
+    alias: String,
+    kind: AtomKind,
+) -> SqlResult<usize> {
+    if scope.sources.iter().any(|s| s.alias == alias) {
+        return Err(SqlError::bind(format!(
+            "the table name `{alias}` is given twice in FROM (give one an alias)"
+        )));
+    }
+    let vars: Vec<Var> = table.columns.iter().map(|_| body.var()).collect();
+    let weight = table.bag.then(|| body.var());
+    let mut terms: Vec<Option<Var>> = vars.iter().map(|v| Some(*v)).collect();
+    if let Some(w) = weight {
+        terms.push(Some(w));
+    }
+    body.atom(kind, &table.name, terms);
+    scope.sources.push(Source {
+        alias,
+        table,
+        vars,
+        weight,
+        optional: kind == AtomKind::Optional,
+    });
+    Ok(scope.sources.len() - 1)
+}
+
+/// `table` under `alias` (and its column aliases).
+fn aliased(mut table: Table, name: &str, alias: Option<&TableAlias>) -> SqlResult<(Table, String)> {
+    let Some(alias) = alias else {
+        return Ok((table, name.to_string()));
+    };
+    if !alias.columns.is_empty() {
+        if alias.columns.len() > table.columns.len() {
+            return Err(SqlError::bind(format!(
+                "`{}` names {} columns, but the table has {}",
+                alias.name,
+                alias.columns.len(),
+                table.columns.len()
+            )));
+        }
+        for (column, renamed) in table.columns.iter_mut().zip(&alias.columns) {
+            *column = Column {
+                name: names::new_name(&renamed.name)?,
+                ..column.clone()
+            };
+        }
+    }
+    Ok((table, names::ident(&alias.name)?))
+}
+
+/// The condition of a join constraint over the sources from `before` on: ON's
+/// expression, USING's equalities.
+fn constraint_condition(
+    constraint: &JoinConstraint,
+    scope: &Scope,
+    before: usize,
+) -> SqlResult<Vec<Expr>> {
+    let mut out = Vec::new();
+    match constraint {
+        JoinConstraint::On(condition) => split_and(condition, &mut out),
+        JoinConstraint::Using(columns) => {
+            let right = &scope.sources[before];
+            for column in columns {
+                let name = names::object(column)?;
+                let left = scope.sources[..before]
+                    .iter()
+                    .find(|s| s.table.column(&name).is_some())
+                    .ok_or_else(|| {
+                        SqlError::bind(format!("USING column `{name}` is not on the left"))
+                    })?;
+                let qualified = |alias: &str| {
+                    Expr::CompoundIdentifier(vec![
+                        sqlparser::ast::Ident::with_quote('"', alias.to_string()),
+                        sqlparser::ast::Ident::with_quote('"', name.clone()),
+                    ])
+                };
+                out.push(Expr::BinaryOp {
+                    left: Box::new(qualified(&left.alias)),
+                    op: BinaryOperator::Eq,
+                    right: Box::new(qualified(&right.alias)),
+                });
+            }
+        }
+        JoinConstraint::None => {}
+        JoinConstraint::Natural => return Err(SqlError::unsupported("NATURAL JOIN")),
+        JoinConstraint::UsingAlias(..) => return Err(SqlError::unsupported("USING … AS")),
+    }
+    Ok(out)
+}
+
+/// One side of a LEFT JOIN equality: a variable of the sources before, or a constant.
+enum Side {
+    Var(Var),
+    Constant(String),
+}
+
+/// What a LEFT JOIN ON conjunct is.
+enum OnPart {
+    /// `left = right column`.
+    Join(Side, usize),
+    /// A condition on the right side's own columns.
+    Right,
+}
+
+fn classify(condition: &Expr, scope: &Scope, right: &Source) -> SqlResult<OnPart> {
+    let reads_only_right = {
+        let mut only = true;
+        crate::select::visit(condition, &mut |e| {
+            if let Some((qualifier, column)) = column_ref(e) {
+                let on_right = match qualifier {
+                    Some(q) => q == right.alias,
+                    None => right.table.column(&column).is_some(),
+                };
+                only &= on_right;
+            }
+        });
+        only
+    };
+    if reads_only_right && !is_equality_with_left(condition, scope, right)? {
+        return Ok(OnPart::Right);
+    }
+    if let Expr::BinaryOp {
+        left,
+        op: BinaryOperator::Eq,
+        right: other,
+    } = condition
+    {
+        for (a, b) in [(left, other), (other, left)] {
+            let Some(column) = right_column(b, right) else {
+                continue;
+            };
+            if let Some(v) = left_var(a, scope, right)? {
+                return Ok(OnPart::Join(Side::Var(v), column));
+            }
+            if let Expr::Value(value) = &**a {
+                let (ex, _) = expr::literal(&value.value)?;
+                if let crate::body::Ex::Lit(text) = ex {
+                    if text != "null" {
+                        return Ok(OnPart::Join(Side::Constant(text), column));
+                    }
+                }
+            }
+        }
+    }
+    Err(SqlError::unsupported(format!(
+        "the LEFT JOIN condition `{}` (equalities with the left side's columns, and conditions \
+         on the right side's own, are)",
+        crate::expr::clip(condition)
+    )))
+}
+
+fn is_equality_with_left(condition: &Expr, scope: &Scope, right: &Source) -> SqlResult<bool> {
+    if let Expr::BinaryOp {
+        left,
+        op: BinaryOperator::Eq,
+        right: other,
+    } = condition
+    {
+        for (a, b) in [(left, other), (other, left)] {
+            if right_column(b, right).is_some() && left_var(a, scope, right)?.is_some() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// `(qualifier, column)` of a column reference.
+fn column_ref(expr: &Expr) -> Option<(Option<String>, String)> {
+    match expr {
+        Expr::Identifier(i) => Some((None, names::ident(i).ok()?)),
+        Expr::CompoundIdentifier(parts) if parts.len() == 2 => Some((
+            Some(names::ident(&parts[0]).ok()?),
+            names::ident(&parts[1]).ok()?,
+        )),
+        _ => None,
+    }
+}
+
+/// The right source's column `expr` names, if it does.
+fn right_column(expr: &Expr, right: &Source) -> Option<usize> {
+    let (qualifier, column) = column_ref(expr)?;
+    if qualifier.as_deref().is_some_and(|q| q != right.alias) {
+        return None;
+    }
+    right.table.column(&column)
+}
+
+/// The variable of a column of the sources before `right`, if `expr` names one.
+fn left_var(expr: &Expr, scope: &Scope, right: &Source) -> SqlResult<Option<Var>> {
+    let Some((qualifier, column)) = column_ref(expr) else {
+        return Ok(None);
+    };
+    if qualifier.as_deref() == Some(right.alias.as_str()) {
+        return Ok(None);
+    }
+    let others = Scope {
+        sources: scope
+            .sources
+            .iter()
+            .filter(|s| s.alias != right.alias)
+            .cloned()
+            .collect(),
+        outer: Vec::new(),
+    };
+    match others.resolve(qualifier.as_deref(), &column) {
+        Ok(Resolved::Local(v, _)) => Ok(Some(v)),
+        _ => Ok(None),
+    }
+}

@@ -1,0 +1,379 @@
+//! A query as a relation: WITH's CTEs, a SELECT, VALUES, and set operations — UNION ALL
+//! adds multiplicities, UNION keeps each row once, EXCEPT and INTERSECT compare rows as
+//! GROUP BY does (null equal to null), by grouping both sides tagged and keeping the groups
+//! seen on one side only, or on both.
+
+use crate::body::Body;
+use crate::catalog::{Column, Table};
+use crate::error::{SqlError, SqlResult};
+use crate::expr;
+use crate::names;
+use crate::scope::Source;
+use crate::select::{Lowerer, Produced};
+use rnt_lang::syntax::ast::RelationKind;
+use sqlparser::ast::{Expr, Query, SetExpr, SetOperator, SetQuantifier, Values};
+
+impl Lowerer<'_> {
+    /// Lowers `query` (no correlation) into the relation `name`.
+    pub fn query_into(
+        &mut self,
+        query: &Query,
+        name: &str,
+        sort_keys: &[Expr],
+    ) -> SqlResult<Table> {
+        let produced = self.query_with(query, name, &[], sort_keys)?;
+        if !produced.correlated.is_empty() {
+            return Err(SqlError::unsupported("a correlated subquery here"));
+        }
+        Ok(produced.table)
+    }
+
+    /// Lowers a subquery that may read the enclosing sources `outer` (by equality).
+    pub fn correlated_query(
+        &mut self,
+        query: &Query,
+        name: &str,
+        outer: &[Source],
+    ) -> SqlResult<Produced> {
+        self.query_with(query, name, outer, &[])
+    }
+
+    fn query_with(
+        &mut self,
+        query: &Query,
+        name: &str,
+        outer: &[Source],
+        sort_keys: &[Expr],
+    ) -> SqlResult<Produced> {
+        if query.limit_clause.is_some() || query.fetch.is_some() {
+            return Err(SqlError::unsupported(
+                "LIMIT or OFFSET in a subquery (only a query's outermost ORDER BY … LIMIT)",
+            ));
+        }
+        let scoped = self.ctes.len();
+        if let Some(with) = &query.with {
+            if with.recursive {
+                self.recursive_ctes(with)?;
+            } else {
+                for cte in &with.cte_tables {
+                    let cte_name = names::new_name(&cte.alias.name)?;
+                    let relation = self.helper_name();
+                    let mut table = self.query_into(&cte.query, &relation, &[])?;
+                    rename_columns(&mut table, &cte.alias.columns)?;
+                    self.replace_made(&table);
+                    self.ctes.push((cte_name, relation));
+                }
+            }
+        }
+        let produced = self.set_expr(&query.body, name, outer, sort_keys);
+        self.ctes.truncate(scoped);
+        produced
+    }
+
+    fn replace_made(&mut self, table: &Table) {
+        if let Some(made) = self.made.iter_mut().find(|t| t.name == table.name) {
+            *made = table.clone();
+        }
+    }
+
+    fn set_expr(
+        &mut self,
+        body: &SetExpr,
+        name: &str,
+        outer: &[Source],
+        sort_keys: &[Expr],
+    ) -> SqlResult<Produced> {
+        match body {
+            SetExpr::Select(select) => self.select(select, name, outer, sort_keys),
+            SetExpr::Query(query) => self.query_with(query, name, outer, sort_keys),
+            SetExpr::Values(values) => {
+                refuse_sort_keys(sort_keys)?;
+                Ok(Produced {
+                    table: self.values(values, name)?,
+                    correlated: Vec::new(),
+                })
+            }
+            SetExpr::SetOperation {
+                left,
+                op,
+                set_quantifier,
+                right,
+            } => {
+                refuse_sort_keys(sort_keys)?;
+                // UNION ALL needs each side's counts; the others only the distinct rows.
+                let outer = std::mem::replace(
+                    &mut self.distinct,
+                    !matches!(
+                        (op, set_quantifier),
+                        (SetOperator::Union, SetQuantifier::All)
+                    ),
+                );
+                let left_name = self.helper_name();
+                let left = self.set_expr(left, &left_name, &[], &[]);
+                let right_name = self.helper_name();
+                let right = self.set_expr(right, &right_name, &[], &[]);
+                self.distinct = outer;
+                let (left, right) = (left?, right?);
+                if !left.correlated.is_empty() || !right.correlated.is_empty() {
+                    return Err(SqlError::unsupported("a correlated set operation"));
+                }
+                let table =
+                    self.set_operation(&left.table, op, set_quantifier, &right.table, name)?;
+                Ok(Produced {
+                    table,
+                    correlated: Vec::new(),
+                })
+            }
+            other => Err(SqlError::unsupported(format!(
+                "the query `{}`",
+                expr::clip(other)
+            ))),
+        }
+    }
+
+    fn set_operation(
+        &mut self,
+        left: &Table,
+        op: &SetOperator,
+        quantifier: &SetQuantifier,
+        right: &Table,
+        name: &str,
+    ) -> SqlResult<Table> {
+        if left.columns.len() != right.columns.len() {
+            return Err(SqlError::bind(format!(
+                "each side of {op} has as many columns ({} and {})",
+                left.columns.len(),
+                right.columns.len()
+            )));
+        }
+        let width = left.columns.len();
+        let vars: Vec<String> = (0..width).map(|i| format!("c{i}")).collect();
+        let all = matches!(quantifier, SetQuantifier::All);
+        let read = |t: &Table, count: &str| match t.bag {
+            true => format!("{}({}, {count})", t.name, vars.join(", ")),
+            false => format!("{}({})", t.name, vars.join(", ")),
+        };
+        let columns = left.columns.clone();
+        match (op, all) {
+            (SetOperator::Union, false) => {
+                for side in [left, right] {
+                    self.rules.push(format!(
+                        "{name}({}) :- {}.",
+                        vars.join(", "),
+                        read(side, "_")
+                    ));
+                }
+                Ok(self.set_table(name, columns, false))
+            }
+            (SetOperator::Union, true) => {
+                let tagged = self.tagged(left, right, &vars)?;
+                self.rules.push(format!(
+                    "{name}({}, sum(n)) :- {tagged}(_, {}, n).",
+                    vars.join(", "),
+                    vars.join(", ")
+                ));
+                Ok(self.set_table(name, columns, true))
+            }
+            (SetOperator::Except | SetOperator::Intersect, false) => {
+                let tagged = self.tagged(left, right, &vars)?;
+                let grouped = self.helper_name();
+                self.rules.push(format!(
+                    "{grouped}({}, min(t), max(t)) :- {tagged}(t, {}, _).",
+                    vars.join(", "),
+                    vars.join(", ")
+                ));
+                let tags = if matches!(op, SetOperator::Except) {
+                    "1, 1"
+                } else {
+                    "1, 2"
+                };
+                self.rules.push(format!(
+                    "{name}({}) :- {grouped}({}, {tags}).",
+                    vars.join(", "),
+                    vars.join(", ")
+                ));
+                Ok(self.set_table(name, columns, false))
+            }
+            (other, _) => Err(SqlError::unsupported(format!("{other} ALL"))),
+        }
+    }
+
+    /// A helper holding both sides' rows tagged 1 (left) and 2 (right), each with its
+    /// multiplicity (1 for a set): one tuple per (tag, row).
+    fn tagged(&mut self, left: &Table, right: &Table, vars: &[String]) -> SqlResult<String> {
+        let tagged = self.helper_name();
+        for (tag, side) in [(1, left), (2, right)] {
+            let (read, count) = match side.bag {
+                true => (format!("{}({}, n)", side.name, vars.join(", ")), "n"),
+                false => (format!("{}({})", side.name, vars.join(", ")), "1"),
+            };
+            self.rules.push(format!(
+                "{tagged}({tag}, {}, {count}) :- {read}.",
+                vars.join(", ")
+            ));
+        }
+        Ok(tagged)
+    }
+
+    fn set_table(&mut self, name: &str, columns: Vec<Column>, bag: bool) -> Table {
+        let width = columns.len();
+        let table = Table {
+            name: name.to_string(),
+            kind: RelationKind::View,
+            columns,
+            bag,
+            keys: if bag {
+                Vec::new()
+            } else {
+                vec![(0..width).collect()]
+            },
+        };
+        self.made(table.clone());
+        table
+    }
+
+    /// VALUES rows: one rule per distinct row, holding how often it is written.
+    fn values(&mut self, values: &Values, name: &str) -> SqlResult<Table> {
+        let mut rows: Vec<(Vec<String>, i64)> = Vec::new();
+        let mut width = None;
+        let body = Body::default();
+        let scope = crate::scope::Scope::default();
+        for row in &values.rows {
+            let mut texts = Vec::new();
+            for e in &row.content {
+                let (ex, _) = expr::lower(e, &scope, &expr::Context::default(), &body)?;
+                texts.push(body.render(&ex));
+            }
+            if *width.get_or_insert(texts.len()) != texts.len() {
+                return Err(SqlError::bind("VALUES rows of different lengths"));
+            }
+            match rows.iter_mut().find(|(r, _)| *r == texts) {
+                Some((_, n)) => *n += 1,
+                None => rows.push((texts, 1)),
+            }
+        }
+        let width = width.unwrap_or(0);
+        for (row, n) in rows {
+            // Constants stand in the head (`null` too); computed values are assigned.
+            let mut head = Vec::new();
+            let mut assignments = Vec::new();
+            for (i, text) in row.iter().enumerate() {
+                match is_constant(text) {
+                    true => head.push(text.clone()),
+                    false => {
+                        head.push(format!("c{i}"));
+                        assignments.push(format!("c{i} = {text}"));
+                    }
+                }
+            }
+            head.push(n.to_string());
+            let body = match assignments.is_empty() {
+                true => "true = true".to_string(),
+                false => assignments.join(", "),
+            };
+            self.rules
+                .push(format!("{name}({}) :- {body}.", head.join(", ")));
+        }
+        let columns = (0..width)
+            .map(|i| Column {
+                name: format!("col{i}"),
+                ty: None,
+            })
+            .collect();
+        Ok(self.set_table(name, columns, true))
+    }
+
+    /// WITH RECURSIVE: each CTE `c AS (base UNION recursive)` as rules of one relation;
+    /// UNION ALL is refused (a recursion that counts derivations need not end).
+    fn recursive_ctes(&mut self, with: &sqlparser::ast::With) -> SqlResult<()> {
+        for cte in &with.cte_tables {
+            let cte_name = names::new_name(&cte.alias.name)?;
+            let relation = self.helper_name();
+            let SetExpr::SetOperation {
+                left,
+                op: SetOperator::Union,
+                set_quantifier,
+                right,
+            } = &*cte.query.body
+            else {
+                return Err(SqlError::unsupported(
+                    "WITH RECURSIVE other than `base UNION recursive step`",
+                ));
+            };
+            if matches!(set_quantifier, SetQuantifier::All) {
+                return Err(SqlError::unsupported(
+                    "UNION ALL in WITH RECURSIVE: a recursion over a bag counts derivations \
+                     and need not end; write UNION",
+                ));
+            }
+            // The base step first, so that the relation's columns are known to the step;
+            // both as sets (UNION).
+            let outer = std::mem::replace(&mut self.distinct, true);
+            let base_name = self.helper_name();
+            let base = self.set_expr(left, &base_name, &[], &[]);
+            self.distinct = outer;
+            let base = base?.table;
+            let mut table = Table {
+                name: relation.clone(),
+                kind: RelationKind::View,
+                columns: base.columns.clone(),
+                bag: false,
+                keys: vec![(0..base.columns.len()).collect()],
+            };
+            rename_columns(&mut table, &cte.alias.columns)?;
+            self.made(table.clone());
+            self.ctes.push((cte_name, relation.clone()));
+            let outer = std::mem::replace(&mut self.distinct, true);
+            let step_name = self.helper_name();
+            let step = self.set_expr(right, &step_name, &[], &[]);
+            self.distinct = outer;
+            let step = step?.table;
+            let vars: Vec<String> = (0..table.columns.len()).map(|i| format!("c{i}")).collect();
+            for side in [&base, &step] {
+                let read = match side.bag {
+                    true => format!("{}({}, _)", side.name, vars.join(", ")),
+                    false => format!("{}({})", side.name, vars.join(", ")),
+                };
+                self.rules
+                    .push(format!("{relation}({}) :- {read}.", vars.join(", ")));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn refuse_sort_keys(sort_keys: &[Expr]) -> SqlResult<()> {
+    match sort_keys.is_empty() {
+        true => Ok(()),
+        false => Err(SqlError::unsupported(
+            "ORDER BY an expression that is not an output column of a set operation or VALUES",
+        )),
+    }
+}
+
+fn rename_columns(
+    table: &mut Table,
+    aliases: &[sqlparser::ast::TableAliasColumnDef],
+) -> SqlResult<()> {
+    if aliases.len() > table.columns.len() {
+        return Err(SqlError::bind("more column names than columns"));
+    }
+    for (column, alias) in table.columns.iter_mut().zip(aliases) {
+        column.name = names::new_name(&alias.name)?;
+    }
+    Ok(())
+}
+
+/// Whether rendered text is a constant of the rule language (a head may hold it).
+pub fn is_constant(text: &str) -> bool {
+    let plain_number = text.parse::<i64>().is_ok()
+        || (text
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+            && text.contains('.'));
+    plain_number
+        || matches!(text, "null" | "true" | "false")
+        || (text.starts_with('"') && text.ends_with('"') && text.len() >= 2)
+        || text.starts_with("date(\"")
+        || text.starts_with("timestamp(\"")
+}

@@ -1,0 +1,607 @@
+//! One SELECT block as rules: its FROM sources as atoms, its WHERE as unifications, semi-
+//! and anti-joins and filters, then its output — a plain rule when its rows cannot repeat,
+//! else an aggregate that counts them (`lib.rs`, "Bags"); GROUP BY and aggregates through
+//! `aggregate.rs`.
+
+use crate::body::{AtomKind, Body, Ex, Var};
+use crate::catalog::{Catalog, Column, Table};
+use crate::error::{SqlError, SqlResult};
+use crate::expr::{self, Context};
+use crate::names;
+use crate::scope::{Scope, Source};
+use rnt_lang::syntax::ast::RelationKind;
+use rnt_lang::value::{ColumnType, Type};
+use sqlparser::ast::{Distinct, Expr, GroupByExpr, Select, SelectItem};
+use std::collections::BTreeSet;
+
+/// The aggregate functions SQL names.
+pub fn is_aggregate_name(name: &str) -> bool {
+    matches!(
+        name,
+        "count" | "sum" | "avg" | "min" | "max" | "string_agg" | "group_concat" | "listagg"
+    )
+}
+
+/// A relation a lowering made, with the outer variables its first columns stand for (a
+/// correlated subquery's correlation columns).
+pub struct Produced {
+    /// The relation.
+    pub table: Table,
+    /// For a correlated subquery: the enclosing body's variable for each leading column.
+    pub correlated: Vec<Var>,
+}
+
+/// The state of one lowering: the catalog, the relations made so far and their rules.
+pub struct Lowerer<'c> {
+    /// The state's relations.
+    pub catalog: &'c Catalog,
+    /// Relations made by this lowering (helpers, CTEs), by name.
+    pub made: Vec<Table>,
+    /// CTE names in scope, each with the relation it stands for.
+    pub ctes: Vec<(String, String)>,
+    /// The rules made, in order.
+    pub rules: Vec<String>,
+    /// Whether the SELECT being lowered only needs its distinct rows (an operand of UNION,
+    /// EXCEPT or INTERSECT, a recursive CTE, an IN or EXISTS subquery): then no counts.
+    pub distinct: bool,
+    prefix: String,
+    helpers: usize,
+}
+
+/// An output column: its name, its value in the body, and its type.
+pub struct OutputColumn {
+    /// The column's name.
+    pub name: String,
+    /// Its value.
+    pub value: Ex,
+    /// Its type, when known.
+    pub ty: Option<Type>,
+}
+
+impl<'c> Lowerer<'c> {
+    /// A lowering over `catalog` whose helper relations are named `{prefix}N`.
+    pub fn new(catalog: &'c Catalog, prefix: &str) -> Lowerer<'c> {
+        Lowerer {
+            catalog,
+            made: Vec::new(),
+            ctes: Vec::new(),
+            rules: Vec::new(),
+            distinct: false,
+            prefix: prefix.to_string(),
+            helpers: 0,
+        }
+    }
+
+    /// A fresh helper relation name.
+    pub fn helper_name(&mut self) -> String {
+        self.helpers += 1;
+        format!("{}{}", self.prefix, self.helpers)
+    }
+
+    /// The relation SQL calls `name`: a CTE, one made here, or the catalog's.
+    pub fn table(&self, name: &str) -> SqlResult<Table> {
+        let target = self
+            .ctes
+            .iter()
+            .rev()
+            .find(|(cte, _)| cte == name)
+            .map_or(name, |(_, relation)| relation.as_str());
+        if let Some(made) = self.made.iter().find(|t| t.name == target) {
+            return Ok(made.clone());
+        }
+        match self.catalog.get(target) {
+            Some(table) if table.kind == RelationKind::Denial => Err(SqlError::bind(format!(
+                "`{name}` is a constraint (a denial), not a table"
+            ))),
+            Some(table) => Ok(table.clone()),
+            None => Err(SqlError::bind(format!("unknown table `{name}`"))),
+        }
+    }
+
+    /// Records a relation made here.
+    pub fn made(&mut self, table: Table) {
+        self.made.push(table);
+    }
+
+    /// Lowers `select` into the relation `name`; `outer` is the enclosing scope of a
+    /// correlated subquery; `sort_keys` are ORDER BY expressions kept as hidden columns
+    /// after the visible ones.
+    pub fn select(
+        &mut self,
+        select: &Select,
+        name: &str,
+        outer: &[Source],
+        sort_keys: &[Expr],
+    ) -> SqlResult<Produced> {
+        refuse_clauses(select)?;
+        // Only this SELECT's own output may be distinct: what it reads keeps its counts.
+        let distinct_here = std::mem::replace(&mut self.distinct, false);
+        let produced = self.select_block(select, name, outer, sort_keys, distinct_here);
+        self.distinct = distinct_here;
+        produced
+    }
+
+    fn select_block(
+        &mut self,
+        select: &Select,
+        name: &str,
+        outer: &[Source],
+        sort_keys: &[Expr],
+        distinct_here: bool,
+    ) -> SqlResult<Produced> {
+        let mut body = Body::default();
+        let mut scope = Scope {
+            sources: Vec::new(),
+            outer: outer.to_vec(),
+        };
+        let mut conjuncts = Vec::new();
+        for item in &select.from {
+            self.add_from_item(item, &mut body, &mut scope, &mut conjuncts)?;
+        }
+        if let Some(condition) = &select.selection {
+            split_and(condition, &mut conjuncts);
+        }
+        let mut correlated = Vec::new();
+        for conjunct in &conjuncts {
+            self.conjunct(conjunct, &mut body, &scope, &mut correlated)?;
+        }
+        let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(e, _) if e.is_empty());
+        let items = expand_items(&select.projection, &scope)?;
+        let aggregated =
+            grouped || items.iter().any(|(e, _)| contains_aggregate(e)) || select.having.is_some();
+        let table = if aggregated {
+            self.aggregate(select, &items, name, body, &scope, &correlated, sort_keys)?
+        } else {
+            if select.having.is_some() {
+                return Err(SqlError::bind("HAVING needs GROUP BY or an aggregate"));
+            }
+            let distinct = distinct_here || matches!(select.distinct, Some(Distinct::Distinct));
+            self.project(&items, sort_keys, distinct, name, body, &scope, &correlated)?
+        };
+        let correlated = correlated.iter().map(|(_, outer)| *outer).collect();
+        Ok(Produced { table, correlated })
+    }
+
+    /// The plain (non-aggregate) output: a set rule when rows cannot repeat, else a count
+    /// of each row's matches (weighted by the multiplicities of bag sources).
+    #[allow(clippy::too_many_arguments)] // the block's parts, as select() has them
+    fn project(
+        &mut self,
+        items: &[(Expr, String)],
+        sort_keys: &[Expr],
+        distinct: bool,
+        name: &str,
+        mut body: Body,
+        scope: &Scope,
+        correlated: &[(Var, Var)],
+    ) -> SqlResult<Table> {
+        let cx = Context::default();
+        let mut columns = Vec::new();
+        for (inner, _) in correlated {
+            columns.push(OutputColumn {
+                name: format!("_c{}", columns.len()),
+                value: Ex::Var(*inner),
+                ty: None,
+            });
+        }
+        for (expr, column) in items {
+            let (value, ty) = expr::lower(expr, scope, &cx, &body)?;
+            columns.push(OutputColumn {
+                name: column.clone(),
+                value,
+                ty,
+            });
+        }
+        for (i, key) in sort_keys.iter().enumerate() {
+            let (value, ty) = expr::lower(key, scope, &cx, &body)?;
+            columns.push(OutputColumn {
+                name: format!("_sort{i}"),
+                value,
+                ty,
+            });
+        }
+        let head: Vec<Var> = columns
+            .iter()
+            .map(|c| place(&mut body, c.value.clone()))
+            .collect();
+        let weights = weights(scope);
+        let unique = distinct || (weights.is_empty() && provably_unique(&body, &head, self));
+        let table = self.output_table(
+            name,
+            &columns,
+            !unique,
+            unique.then(|| (0..columns.len()).collect()),
+        );
+        if unique {
+            let terms: Vec<String> = head.iter().map(|v| body.name(*v)).collect();
+            self.rules
+                .push(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
+        } else {
+            self.counted_rule(name, &head, body, &weights)?;
+        }
+        Ok(table)
+    }
+
+    /// `name(head…, n)` with `n` the head's matches, each weighted by the product of the
+    /// bag sources' multiplicities; through a helper holding every variable of the body when
+    /// the body has an optional atom (an aggregating rule may not).
+    pub fn counted_rule(
+        &mut self,
+        name: &str,
+        head: &[Var],
+        body: Body,
+        weights: &[(Var, bool)],
+    ) -> SqlResult<()> {
+        let (mut body, head, weights) = self.without_optional(body, head, weights);
+        let mut all: Vec<String> = head.iter().map(|v| body.name(*v)).collect();
+        all.push(match weights.as_slice() {
+            [] => "count()".to_string(),
+            _ => {
+                let w = body.var();
+                body.assign(w, weight_product(&weights));
+                format!("sum({})", body.name(w))
+            }
+        });
+        self.rules
+            .push(format!("{name}({}) :- {}.", all.join(", "), body.text()));
+        Ok(())
+    }
+
+    /// `body` as it is when it holds no optional atom; else a body reading a helper that
+    /// holds every variable of `body` (one tuple per match: an aggregating rule may hold
+    /// no optional atom), with `head` and `weights` mapped to its variables.
+    pub fn without_optional(
+        &mut self,
+        body: Body,
+        head: &[Var],
+        weights: &[(Var, bool)],
+    ) -> (Body, Vec<Var>, Vec<(Var, bool)>) {
+        if !body.has_optional() {
+            return (body, head.to_vec(), weights.to_vec());
+        }
+        let mut needed: Vec<Var> = head.to_vec();
+        needed.extend(weights.iter().map(|(w, _)| *w));
+        let (wide, mapped) = self.widen(body, &needed);
+        let head = mapped[..head.len()].to_vec();
+        let weights = (weights.iter().zip(&mapped[head.len()..]))
+            .map(|((_, optional), w)| (*w, *optional))
+            .collect();
+        (wide, head, weights)
+    }
+
+    /// A helper relation holding every atom variable of `body` and `needed` (a set: two
+    /// matches differ in some atom's tuple, and every column of every atom is a variable),
+    /// and a body reading it: the new body and the variables `needed` map to.
+    pub fn widen(&mut self, body: Body, needed: &[Var]) -> (Body, Vec<Var>) {
+        let mut keep: Vec<Var> = Vec::new();
+        let mut seen = BTreeSet::new();
+        for v in body.atom_vars().into_iter().chain(needed.iter().copied()) {
+            if seen.insert(body.name(v)) {
+                keep.push(v);
+            }
+        }
+        let helper = self.helper_name();
+        let terms: Vec<String> = keep.iter().map(|v| body.name(*v)).collect();
+        self.rules.push(format!(
+            "{helper}({}) :- {}.",
+            terms.join(", "),
+            body.text()
+        ));
+        let columns = (0..keep.len())
+            .map(|i| Column {
+                name: format!("c{i}"),
+                ty: None,
+            })
+            .collect();
+        self.made(Table {
+            name: helper.clone(),
+            kind: RelationKind::View,
+            columns,
+            bag: false,
+            keys: vec![(0..keep.len()).collect()],
+        });
+        let mut wide = Body::default();
+        let fresh: Vec<Var> = keep.iter().map(|_| wide.var()).collect();
+        wide.atom(
+            AtomKind::Plain,
+            &helper,
+            fresh.iter().map(|v| Some(*v)).collect(),
+        );
+        let mapped = needed
+            .iter()
+            .map(|v| {
+                let at = terms
+                    .iter()
+                    .position(|t| *t == body.name(*v))
+                    .expect("every needed variable is kept");
+                fresh[at]
+            })
+            .collect();
+        (wide, mapped)
+    }
+
+    /// The catalog entry of an output relation.
+    pub fn output_table(
+        &mut self,
+        name: &str,
+        columns: &[OutputColumn],
+        bag: bool,
+        key: Option<Vec<usize>>,
+    ) -> Table {
+        let table = Table {
+            name: name.to_string(),
+            kind: RelationKind::View,
+            columns: columns
+                .iter()
+                .map(|c| Column {
+                    name: c.name.clone(),
+                    ty: c.ty.map(|ty| ColumnType { ty, nullable: true }),
+                })
+                .collect(),
+            bag,
+            keys: key.into_iter().collect(),
+        };
+        self.made(table.clone());
+        table
+    }
+}
+
+/// The variable holding `value`: the variable itself, or a fresh one assigned it.
+pub fn place(body: &mut Body, value: Ex) -> Var {
+    match value {
+        Ex::Var(v) => v,
+        other => {
+            let v = body.var();
+            body.assign(v, other);
+            v
+        }
+    }
+}
+
+/// The weight variables of a scope's bag sources, each with whether its source is optional
+/// (then null where the row is padded, and counted as 1).
+pub fn weights(scope: &Scope) -> Vec<(Var, bool)> {
+    scope
+        .sources
+        .iter()
+        .filter_map(|s| s.weight.map(|w| (w, s.optional)))
+        .collect()
+}
+
+/// The product of the weights (`coalesce(w, 1)` for an optional source's).
+pub fn weight_product(weights: &[(Var, bool)]) -> Ex {
+    weights
+        .iter()
+        .map(|(w, optional)| match optional {
+            true => Ex::Call("coalesce", vec![Ex::Var(*w), Ex::Lit("1".into())]),
+            false => Ex::Var(*w),
+        })
+        .reduce(|a, b| Ex::bin("*", a, b))
+        .unwrap_or_else(|| Ex::Lit("1".into()))
+}
+
+/// Whether the head determines every plain atom's tuple: starting from the head's
+/// variables, an atom whose key's variables are all known makes all its variables known.
+/// Then two different matches differ in some atom's tuple, hence in the head.
+fn provably_unique(body: &Body, head: &[Var], lowerer: &Lowerer<'_>) -> bool {
+    let mut known: BTreeSet<String> = head.iter().map(|v| body.name(*v)).collect();
+    let atoms = body.plain_atoms();
+    let is_known = |known: &BTreeSet<String>, t: &Option<Var>| match t {
+        None => false,
+        Some(v) => {
+            let name = body.name(*v);
+            known.contains(&name) || !name.starts_with('v')
+        }
+    };
+    loop {
+        let mut grew = false;
+        for (relation, terms) in &atoms {
+            let Ok(table) = lowerer.table(relation) else {
+                return false;
+            };
+            let keyed = table
+                .keys
+                .iter()
+                .any(|key| key.iter().all(|&c| is_known(&known, &terms[c])));
+            if keyed {
+                for t in terms.iter().flatten() {
+                    grew |= known.insert(body.name(*t));
+                }
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    atoms
+        .iter()
+        .all(|(_, terms)| terms.iter().all(|t| t.is_none() || is_known(&known, t)))
+}
+
+/// Splits `a AND b AND c` into its conjuncts.
+pub fn split_and(expr: &Expr, out: &mut Vec<Expr>) {
+    match expr {
+        Expr::BinaryOp {
+            left,
+            op: sqlparser::ast::BinaryOperator::And,
+            right,
+        } => {
+            split_and(left, out);
+            split_and(right, out);
+        }
+        Expr::Nested(inner) => split_and(inner, out),
+        other => out.push(other.clone()),
+    }
+}
+
+/// Whether an expression holds an aggregate call (not under OVER).
+pub fn contains_aggregate(expr: &Expr) -> bool {
+    let mut found = false;
+    visit(expr, &mut |e| {
+        if let Expr::Function(f) = e {
+            if f.over.is_none() && names::object(&f.name).is_ok_and(|n| is_aggregate_name(&n)) {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
+/// Calls `f` on `expr` and each expression under it (not into subqueries).
+pub fn visit(expr: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(expr);
+    let mut each = |e: &Expr| visit(e, f);
+    match expr {
+        Expr::BinaryOp { left, right, .. } => {
+            each(left);
+            each(right);
+        }
+        Expr::UnaryOp { expr, .. }
+        | Expr::Nested(expr)
+        | Expr::IsNull(expr)
+        | Expr::IsNotNull(expr)
+        | Expr::IsTrue(expr)
+        | Expr::IsFalse(expr)
+        | Expr::IsNotTrue(expr)
+        | Expr::IsNotFalse(expr)
+        | Expr::Cast { expr, .. }
+        | Expr::Extract { expr, .. } => each(expr),
+        Expr::Between {
+            expr, low, high, ..
+        } => {
+            each(expr);
+            each(low);
+            each(high);
+        }
+        Expr::In {
+            expr,
+            target: sqlparser::ast::InTarget::List(list),
+            ..
+        } => {
+            each(expr);
+            list.iter().for_each(&mut each);
+        }
+        Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => {
+            each(expr);
+            each(pattern);
+        }
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
+            if let Some(o) = operand {
+                each(o);
+            }
+            for w in conditions {
+                each(&w.condition);
+                each(&w.result);
+            }
+            if let Some(e) = else_result {
+                each(e);
+            }
+        }
+        Expr::Function(function) => {
+            if let Ok(args) = expr::arguments(function) {
+                args.into_iter().for_each(&mut each);
+            }
+        }
+        Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => {
+            each(a);
+            each(b);
+        }
+        _ => {}
+    }
+}
+
+/// The SELECT list with `*` and `t.*` expanded: each item's expression and column name.
+fn expand_items(items: &[SelectItem], scope: &Scope) -> SqlResult<Vec<(Expr, String)>> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            SelectItem::UnnamedExpr(e) => out.push((e.clone(), column_name(e, out.len()))),
+            SelectItem::ExprWithAlias { expr, alias } => {
+                out.push((expr.clone(), names::new_name(alias)?));
+            }
+            SelectItem::Wildcard(_) => {
+                for source in &scope.sources {
+                    star(source, &mut out);
+                }
+            }
+            SelectItem::QualifiedWildcard(kind, _) => {
+                let text = kind.to_string();
+                let alias = text.trim_end_matches(".*").to_lowercase();
+                let source = scope.source(&alias).ok_or_else(|| {
+                    SqlError::bind(format!("unknown table `{alias}` in `{text}`"))
+                })?;
+                star(source, &mut out);
+            }
+            other @ SelectItem::ExprWithAliases { .. } => {
+                return Err(SqlError::unsupported(format!("the select item `{other}`")))
+            }
+        }
+    }
+    // Each output column a name of its own: repeats get `_2`, `_3` (a relation's
+    // attributes are named apart).
+    let mut seen: Vec<String> = Vec::new();
+    for (_, name) in &mut out {
+        let base = name.clone();
+        let mut n = 2;
+        while seen.contains(name) {
+            *name = format!("{base}_{n}");
+            n += 1;
+        }
+        seen.push(name.clone());
+    }
+    Ok(out)
+}
+
+fn star(source: &Source, out: &mut Vec<(Expr, String)>) {
+    for column in &source.table.columns {
+        let expr = Expr::CompoundIdentifier(vec![
+            sqlparser::ast::Ident::with_quote('"', source.alias.clone()),
+            sqlparser::ast::Ident::with_quote('"', column.name.clone()),
+        ]);
+        out.push((expr, column.name.clone()));
+    }
+}
+
+/// An output column's name: the column's own for a column reference, else `colN`.
+fn column_name(expr: &Expr, position: usize) -> String {
+    match expr {
+        Expr::Identifier(ident) => names::ident(ident).unwrap_or_else(|_| format!("col{position}")),
+        Expr::CompoundIdentifier(parts) => parts
+            .last()
+            .and_then(|p| names::ident(p).ok())
+            .unwrap_or_else(|| format!("col{position}")),
+        Expr::Function(f) => names::object(&f.name).unwrap_or_else(|_| format!("col{position}")),
+        _ => format!("col{position}"),
+    }
+}
+
+/// Clauses rnt does not take.
+fn refuse_clauses(select: &Select) -> SqlResult<()> {
+    let refused = [
+        (select.top.is_some(), "TOP"),
+        (select.into.is_some(), "SELECT INTO"),
+        (!select.lateral_views.is_empty(), "LATERAL VIEW"),
+        (select.prewhere.is_some(), "PREWHERE"),
+        (!select.cluster_by.is_empty(), "CLUSTER BY"),
+        (!select.distribute_by.is_empty(), "DISTRIBUTE BY"),
+        (!select.sort_by.is_empty(), "SORT BY"),
+        (!select.named_window.is_empty(), "WINDOW"),
+        (
+            select.qualify.is_some(),
+            "QUALIFY (filter a window view's result instead)",
+        ),
+        (
+            matches!(select.distinct, Some(Distinct::On(_))),
+            "DISTINCT ON",
+        ),
+    ];
+    match refused.iter().find(|(present, _)| *present) {
+        Some((_, what)) => Err(SqlError::unsupported(what)),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,509 @@
+//! Running SQL against a database: each statement a query, a define (DDL) or a commit
+//! (DML); `BEGIN … COMMIT` one commit of many statements, their constraints judged once at
+//! COMMIT (the statements run in an in-memory layer over the store, with the program's
+//! denials set aside, and COMMIT commits their net change of the base relations).
+
+use crate::catalog::Catalog;
+use crate::ddl;
+use crate::dml::Target;
+use crate::error::{SqlError, SqlErrorKind, SqlResult};
+use crate::names;
+use crate::output;
+use crate::overlay::Overlay;
+use crate::top;
+use rnt_db::change::Change;
+use rnt_db::{Attribute, CommitOutcome, Database, DiffScope, RelationSchema, Snapshot, Value};
+use rnt_lang::syntax::ast::RelationKind;
+use rnt_store::Address;
+use sqlparser::ast::{ObjectType, Spanned, Statement};
+use sqlparser::dialect::{DuckDbDialect, PostgreSqlDialect};
+use sqlparser::parser::Parser;
+use std::sync::Arc;
+
+/// What one statement did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A query's answer.
+    Rows {
+        /// The columns: their names (the SELECT list's) and types.
+        schema: RelationSchema,
+        /// The rows, in order.
+        rows: Vec<Vec<Value>>,
+    },
+    /// A commit was made.
+    Committed {
+        /// The commit's id.
+        commit: Address,
+        /// Its state.
+        state: Address,
+        /// What it was (`INSERT`, `CREATE TABLE`, …).
+        what: String,
+    },
+    /// The statement changed nothing: no commit.
+    NothingToCommit,
+    /// A transaction statement (`BEGIN`, a statement inside one, `ROLLBACK`).
+    Note(String),
+}
+
+/// An open transaction: its working database and the head it started from.
+struct Transaction {
+    db: Database,
+    start: Snapshot,
+}
+
+/// A sequence of statements against one database.
+pub struct Session<'d> {
+    db: &'d Database,
+    message: Option<String>,
+    at: Option<String>,
+    transaction: Option<Transaction>,
+}
+
+impl<'d> Session<'d> {
+    /// A session on `db`.
+    pub fn new(db: &'d Database) -> Session<'d> {
+        Session {
+            db,
+            message: None,
+            at: None,
+            transaction: None,
+        }
+    }
+
+    /// Commits take `message` (`-m`) instead of the statement's text.
+    pub fn with_message(mut self, message: Option<String>) -> Session<'d> {
+        self.message = message;
+        self
+    }
+
+    /// Queries read the state `reference` names (`--at`); other statements are refused.
+    pub fn at(mut self, reference: Option<String>) -> Session<'d> {
+        self.at = reference;
+        self
+    }
+
+    /// Whether a transaction is open.
+    pub fn in_transaction(&self) -> bool {
+        self.transaction.is_some()
+    }
+
+    /// Runs every statement of `text` in order; stops at the first error, returning what
+    /// ran before it.
+    pub fn run(&mut self, text: &str) -> Result<Vec<Outcome>, (Vec<Outcome>, SqlError)> {
+        let statements = parse(text).map_err(|e| (Vec::new(), e))?;
+        let mut outcomes = Vec::new();
+        for statement in &statements {
+            let start = statement.span().start;
+            match self.statement(statement) {
+                Ok(outcome) => outcomes.push(outcome),
+                Err(error) => return Err((outcomes, error.at(start.line, start.column))),
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// The rules a statement compiles to (`rnt sql --rules`), changing nothing.
+    pub fn rules(&self, text: &str) -> SqlResult<String> {
+        let statements = parse(text)?;
+        let head = self.read_snapshot()?;
+        let catalog = Catalog::of(&head.program);
+        let mut out = String::new();
+        for statement in &statements {
+            let start = statement.span().start;
+            let rules = match statement {
+                Statement::Query(query) => top::lower(&catalog, query).map(|l| l.rules + "\n"),
+                Statement::CreateTable(create) => ddl::create_table(create, &catalog),
+                Statement::CreateView(create) => ddl::create_view(create, &catalog, &head.program),
+                other => Err(SqlError::unsupported(format!(
+                    "--rules of `{}` (of a query, CREATE TABLE or CREATE VIEW)",
+                    crate::expr::clip(other)
+                ))),
+            };
+            out.push_str(&rules.map_err(|e| e.at(start.line, start.column))?);
+        }
+        Ok(out)
+    }
+
+    fn statement(&mut self, statement: &Statement) -> SqlResult<Outcome> {
+        if self.at.is_some() && !matches!(statement, Statement::Query(_)) {
+            return Err(SqlError::bind(
+                "--at reads a past state: only queries may run there",
+            ));
+        }
+        match statement {
+            Statement::Query(query) => self.query(query),
+            Statement::StartTransaction { .. } => self.begin(),
+            Statement::Commit { .. } => self.commit_transaction(),
+            Statement::Rollback { .. } => match self.transaction.take() {
+                Some(_) => Ok(Outcome::Note("ROLLBACK".into())),
+                None => Err(SqlError::bind("ROLLBACK outside a transaction")),
+            },
+            Statement::Insert(insert) => {
+                let changes = self.with_target(|t| t.insert(insert))?;
+                self.apply(changes, statement, "INSERT")
+            }
+            Statement::Update(update) => {
+                let changes = self.with_target(|t| t.update(update))?;
+                self.apply(changes, statement, "UPDATE")
+            }
+            Statement::Delete(delete) => {
+                let changes = self.with_target(|t| t.delete(delete))?;
+                self.apply(changes, statement, "DELETE")
+            }
+            Statement::CreateTable(create) => {
+                let head = self.head_outside_transaction("CREATE TABLE")?;
+                let text = ddl::create_table(create, &Catalog::of(&head.program))?;
+                self.define(&head, &text, statement, "CREATE TABLE")
+            }
+            Statement::CreateView(create) => {
+                let head = self.head_outside_transaction("CREATE VIEW")?;
+                let text = ddl::create_view(create, &Catalog::of(&head.program), &head.program)?;
+                let what = if create.materialized {
+                    "CREATE MATERIALIZED VIEW"
+                } else {
+                    "CREATE VIEW"
+                };
+                self.define(&head, &text, statement, what)
+            }
+            Statement::Drop {
+                object_type,
+                names: dropped,
+                cascade,
+                if_exists,
+                ..
+            } => self.drop(*object_type, dropped, *cascade, *if_exists, statement),
+            Statement::AlterTable(_) => Err(SqlError::unsupported(
+                "ALTER TABLE (yet: `rnt alter` is the issue that brings it)",
+            )),
+            other => Err(SqlError::unsupported(format!(
+                "the statement `{}`",
+                crate::expr::clip(other)
+            ))),
+        }
+    }
+
+    /// The state a query reads: `--at`, the transaction's working state, or the head.
+    fn read_snapshot(&self) -> SqlResult<Snapshot> {
+        if let Some(reference) = &self.at {
+            return Ok(self.db.resolve(reference)?);
+        }
+        Ok(self.working_db().head()?)
+    }
+
+    fn working_db(&self) -> &Database {
+        self.transaction.as_ref().map_or(self.db, |t| &t.db)
+    }
+
+    fn query(&self, query: &sqlparser::ast::Query) -> SqlResult<Outcome> {
+        let snapshot = self.read_snapshot()?;
+        let catalog = Catalog::of(&snapshot.program);
+        let lowered = top::lower(&catalog, query)?;
+        let db = match self.at {
+            Some(_) => self.db,
+            None => self.working_db(),
+        };
+        let answer = db.query(&snapshot, &lowered.rules)?;
+        let rows = output::rows(
+            answer.tuples,
+            lowered.answer.bag,
+            &lowered.order,
+            lowered.offset,
+            lowered.limit,
+            lowered.visible,
+        );
+        let attributes = lowered.answer.columns[..lowered.visible]
+            .iter()
+            .zip(&answer.schema.attributes)
+            .map(|(column, inferred)| Attribute {
+                name: column.name.clone(),
+                ..inferred.clone()
+            })
+            .collect();
+        let schema = RelationSchema::new("answer", attributes);
+        Ok(Outcome::Rows { schema, rows })
+    }
+
+    fn with_target<T>(&self, f: impl FnOnce(&Target<'_>) -> SqlResult<T>) -> SqlResult<T> {
+        let db = self.working_db();
+        let snapshot = db.head()?;
+        let catalog = Catalog::of(&snapshot.program);
+        f(&Target {
+            db,
+            snapshot: &snapshot,
+            catalog: &catalog,
+        })
+    }
+
+    /// Commits a DML statement's change set (in the transaction, when one is open).
+    fn apply(
+        &mut self,
+        changes: Vec<Change>,
+        statement: &Statement,
+        what: &str,
+    ) -> SqlResult<Outcome> {
+        if changes.is_empty() {
+            return Ok(Outcome::NothingToCommit);
+        }
+        let message = self.message_for(statement);
+        let in_transaction = self.transaction.is_some();
+        let outcome = self.working_db().commit(changes, &message, None)?;
+        match (in_transaction, outcome) {
+            (true, _) => Ok(Outcome::Note(what.to_string())),
+            (false, CommitOutcome::Committed { commit, state, .. }) => Ok(Outcome::Committed {
+                commit,
+                state,
+                what: what.to_string(),
+            }),
+            (false, CommitOutcome::NothingToCommit) => Ok(Outcome::NothingToCommit),
+        }
+    }
+
+    fn head_outside_transaction(&self, what: &str) -> SqlResult<Snapshot> {
+        if self.transaction.is_some() {
+            return Err(SqlError::unsupported(format!(
+                "{what} inside a transaction (yet)"
+            )));
+        }
+        Ok(self.db.head()?)
+    }
+
+    /// Defines the head's program with `additions` appended.
+    fn define(
+        &self,
+        head: &Snapshot,
+        additions: &str,
+        statement: &Statement,
+        what: &str,
+    ) -> SqlResult<Outcome> {
+        let program = format!("{}\n{additions}", head.state.program);
+        self.define_program(&program, statement, what)
+    }
+
+    fn define_program(
+        &self,
+        program: &str,
+        statement: &Statement,
+        what: &str,
+    ) -> SqlResult<Outcome> {
+        let message = self.message_for(statement);
+        match self.db.define(program, "sql", &message) {
+            Ok(CommitOutcome::Committed { commit, state, .. }) => Ok(Outcome::Committed {
+                commit,
+                state,
+                what: what.to_string(),
+            }),
+            Ok(CommitOutcome::NothingToCommit) => Ok(Outcome::NothingToCommit),
+            Err(rnt_db::DbError::Program { rendered, .. }) => Err(SqlError::new(
+                SqlErrorKind::Db(70),
+                format!("the SQL compiled to rules that do not check (a bug of rnt's SQL front end):\n{rendered}"),
+            )),
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    /// DROP TABLE / VIEW: the relations, their helpers and (for a table) its constraints'
+    /// denials leave the program; refused while another relation reads one, unless
+    /// CASCADE, which drops those too.
+    fn drop(
+        &self,
+        object_type: ObjectType,
+        dropped: &[sqlparser::ast::ObjectName],
+        cascade: bool,
+        if_exists: bool,
+        statement: &Statement,
+    ) -> SqlResult<Outcome> {
+        let head = self.head_outside_transaction("DROP")?;
+        let catalog = Catalog::of(&head.program);
+        let mut gone: Vec<String> = Vec::new();
+        for name in dropped {
+            let name = names::object(name)?;
+            match (catalog.get(&name), object_type) {
+                (None, _) if if_exists => continue,
+                (None, _) => return Err(SqlError::bind(format!("unknown relation `{name}`"))),
+                (Some(t), ObjectType::Table) if t.kind != RelationKind::Relation => {
+                    return Err(SqlError::bind(format!(
+                        "`{name}` is a view: DROP VIEW drops it"
+                    )))
+                }
+                (Some(t), ObjectType::View) if t.kind == RelationKind::Relation => {
+                    return Err(SqlError::bind(format!(
+                        "`{name}` is a table: DROP TABLE drops it"
+                    )))
+                }
+                (Some(_), ObjectType::Table | ObjectType::View | ObjectType::MaterializedView) => {}
+                _ => return Err(SqlError::unsupported(format!("DROP {object_type}"))),
+            }
+            gone.push(name);
+        }
+        if gone.is_empty() {
+            return Ok(Outcome::NothingToCommit);
+        }
+        let mut ast = head.program.to_ast();
+        let owned = |relation: &str, dropped: &str| {
+            relation == dropped
+                || relation.starts_with(&format!("_{dropped}_"))
+                || (relation.starts_with(&format!("{dropped}_"))
+                    && head
+                        .program
+                        .relation(relation)
+                        .is_some_and(|r| r.kind() == RelationKind::Denial))
+        };
+        loop {
+            let mut grew = false;
+            let removing: Vec<String> = ast
+                .declarations
+                .iter()
+                .map(|d| d.name.name.clone())
+                .filter(|n| gone.iter().any(|g| owned(n, g)))
+                .collect();
+            for rule in &ast.rules {
+                let head_name = &rule.head.relation.name;
+                if removing.contains(head_name) {
+                    continue;
+                }
+                let reads: Vec<&str> = rule
+                    .body
+                    .iter()
+                    .filter_map(|l| match l {
+                        rnt_lang::syntax::ast::Literal::Positive(a)
+                        | rnt_lang::syntax::ast::Literal::Negative { atom: a, .. }
+                        | rnt_lang::syntax::ast::Literal::Optional { atom: a, .. } => {
+                            Some(a.relation.name.as_str())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(read) = reads.iter().find(|r| removing.iter().any(|x| x == *r)) {
+                    if !cascade {
+                        return Err(SqlError::bind(format!(
+                            "cannot drop `{read}`: `{head_name}` reads it (DROP … CASCADE drops it too)"
+                        )));
+                    }
+                    if !gone.contains(head_name) {
+                        gone.push(head_name.clone());
+                        grew = true;
+                    }
+                }
+            }
+            if !grew {
+                ast.declarations
+                    .retain(|d| !removing.contains(&d.name.name));
+                ast.rules
+                    .retain(|r| !removing.contains(&r.head.relation.name));
+                break;
+            }
+        }
+        let program = rnt_lang::canonical::canonical_text(&ast);
+        let what = format!("DROP {object_type}");
+        self.define_program(&program, statement, &what)
+    }
+
+    fn begin(&mut self) -> SqlResult<Outcome> {
+        if self.transaction.is_some() {
+            return Err(SqlError::bind(
+                "a transaction is open already (COMMIT or ROLLBACK it first)",
+            ));
+        }
+        let start = self.db.head()?;
+        let overlay = Overlay::over(Arc::clone(self.db.chunks()))
+            .map_err(|e| SqlError::new(SqlErrorKind::Db(3), e.to_string()))?;
+        let time = self.db.commit_time();
+        let db = Database::new(Arc::new(overlay)).with_commit_time(Arc::new(move || time));
+        // Constraints are judged once, at COMMIT: the working program has no denials.
+        let mut ast = start.program.to_ast();
+        let denials: Vec<String> = ast
+            .declarations
+            .iter()
+            .filter(|d| d.kind == RelationKind::Denial)
+            .map(|d| d.name.name.clone())
+            .collect();
+        if !denials.is_empty() {
+            ast.declarations.retain(|d| !denials.contains(&d.name.name));
+            ast.rules
+                .retain(|r| !denials.contains(&r.head.relation.name));
+            db.define(
+                &rnt_lang::canonical::canonical_text(&ast),
+                "transaction",
+                "transaction",
+            )?;
+        }
+        self.transaction = Some(Transaction { db, start });
+        Ok(Outcome::Note("BEGIN".into()))
+    }
+
+    fn commit_transaction(&mut self) -> SqlResult<Outcome> {
+        let Some(transaction) = self.transaction.take() else {
+            return Err(SqlError::bind("COMMIT outside a transaction"));
+        };
+        let end = transaction.db.head()?;
+        let changes: Vec<Change> = transaction
+            .db
+            .diff(&transaction.start, &end, &DiffScope::Base)?
+            .into_iter()
+            .map(|c| Change {
+                sign: c.sign,
+                relation: c.relation,
+                values: c.tuple,
+                names: Vec::new(),
+                wildcards: Vec::new(),
+                line: 1,
+                source: None,
+            })
+            .collect();
+        if changes.is_empty() {
+            return Ok(Outcome::NothingToCommit);
+        }
+        let message = self.message.clone().unwrap_or_else(|| "transaction".into());
+        match self.db.commit(changes, &message, None)? {
+            CommitOutcome::Committed { commit, state, .. } => Ok(Outcome::Committed {
+                commit,
+                state,
+                what: "COMMIT".into(),
+            }),
+            CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
+        }
+    }
+
+    /// A commit's message: `-m`, else the statement's text (its first ~60 characters).
+    fn message_for(&self, statement: &Statement) -> String {
+        self.message
+            .clone()
+            .unwrap_or_else(|| crate::expr::clip(statement))
+    }
+}
+
+/// Parses SQL text (PostgreSQL's dialect, DuckDB's where it differs, as for `//`).
+pub fn parse(text: &str) -> SqlResult<Vec<Statement>> {
+    match Parser::parse_sql(&PostgreSqlDialect {}, text) {
+        Ok(statements) => Ok(statements),
+        Err(error) => match Parser::parse_sql(&DuckDbDialect {}, text) {
+            Ok(statements) => Ok(statements),
+            Err(_) => Err(parse_error(&error.to_string())),
+        },
+    }
+}
+
+/// A parser error with the line and column it names (sqlparser writes "at Line: L,
+/// Column: C").
+fn parse_error(message: &str) -> SqlError {
+    let position = message.rfind(" at Line: ").and_then(|at| {
+        let rest = &message[at + " at Line: ".len()..];
+        let (line, column) = rest.split_once(", Column: ")?;
+        Some((at, line.trim().parse().ok()?, column.trim().parse().ok()?))
+    });
+    let clean = message.trim_start_matches("sql parser error: ");
+    match position {
+        Some((at, line, column)) => {
+            let text = &message[..at];
+            SqlError::new(
+                SqlErrorKind::Parse,
+                format!(
+                    "syntax error: {}",
+                    text.trim_start_matches("sql parser error: ")
+                ),
+            )
+            .at(line, column)
+        }
+        None => SqlError::new(SqlErrorKind::Parse, format!("syntax error: {clean}")),
+    }
+}

@@ -1,0 +1,71 @@
+//! SQL types as the rule language's: INT/INTEGER/BIGINT/SMALLINT → `int`, TEXT/VARCHAR/CHAR
+//! → `str`, BOOLEAN → `bool`, DECIMAL/NUMERIC(p, s) → `decimal(p, s)` (DECIMAL alone is
+//! DuckDB's `decimal(18, 3)`), DATE → `date`, TIMESTAMP → `timestamp`. Binary floating point
+//! is refused: results must be exact.
+
+use crate::error::{SqlError, SqlResult};
+use rnt_lang::value::Type;
+use sqlparser::ast::{DataType, ExactNumberInfo, TimezoneInfo};
+
+/// DuckDB's DECIMAL without parameters.
+const DECIMAL_DEFAULT: (u8, u8) = (18, 3);
+
+/// The rule-language type of an SQL type.
+pub fn of(data_type: &DataType) -> SqlResult<Type> {
+    use DataType as D;
+    Ok(match data_type {
+        D::Int(_)
+        | D::Integer(_)
+        | D::BigInt(_)
+        | D::SmallInt(_)
+        | D::TinyInt(_)
+        | D::Int2(_)
+        | D::Int4(_)
+        | D::Int8(_)
+        | D::Int16
+        | D::Int32
+        | D::Int64 => Type::Int,
+        D::Text
+        | D::Varchar(_)
+        | D::Char(_)
+        | D::Character(_)
+        | D::CharacterVarying(_)
+        | D::String(_) => Type::Str,
+        D::Bool | D::Boolean => Type::Bool,
+        D::Decimal(info) | D::Numeric(info) | D::Dec(info) => decimal(info)?,
+        D::Date => Type::Date,
+        D::Timestamp(_, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) | D::Datetime(_) => {
+            Type::Timestamp
+        }
+        D::Float(_)
+        | D::Float4
+        | D::Float8
+        | D::Float32
+        | D::Float64
+        | D::Real
+        | D::Double(_)
+        | D::DoublePrecision => {
+            return Err(SqlError::unsupported(
+                "binary floating point (use DECIMAL)".to_string(),
+            ))
+        }
+        other => return Err(SqlError::unsupported(format!("the type {other}"))),
+    })
+}
+
+fn decimal(info: &ExactNumberInfo) -> SqlResult<Type> {
+    let (precision, scale) = match *info {
+        ExactNumberInfo::None => DECIMAL_DEFAULT,
+        ExactNumberInfo::Precision(p) => (narrow(p)?, 0),
+        ExactNumberInfo::PrecisionAndScale(p, s) => {
+            let scale = u64::try_from(s).map_err(|_| SqlError::bind("a negative scale"))?;
+            (narrow(p)?, narrow(scale)?)
+        }
+    };
+    Type::decimal(precision, scale).map_err(SqlError::bind)
+}
+
+fn narrow(value: u64) -> SqlResult<u8> {
+    u8::try_from(value)
+        .map_err(|_| SqlError::bind(format!("DECIMAL parameter {value} is too large")))
+}
