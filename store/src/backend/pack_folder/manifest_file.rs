@@ -17,7 +17,7 @@ pub const MANIFEST_FILE: &str = "manifest";
 pub fn read(folder: &Path) -> StoreResult<Manifest> {
     let path = folder.join(MANIFEST_FILE);
     let corrupted = |detail: String| StoreError::CorruptedEntry {
-        what: format!("manifest {}", path.display()),
+        what: format!("manifest file `{MANIFEST_FILE}`"),
         detail,
     };
     let bytes = match fs::metadata(&path) {
