@@ -94,6 +94,9 @@ enum Command {
     Program(cmd::program::ProgramArgs),
     /// Check every materialized view against a recomputation from its base relations.
     Verify(cmd::verify::VerifyArgs),
+    /// Read and re-hash every chunk any ref reaches; report damage and the refs and states
+    /// it touches (--repair: fetch damaged chunks again, rebuild indexes).
+    Fsck(cmd::fsck::FsckArgs),
     /// The head commit, its state hash, and every relation with its count.
     Status(cmd::status::StatusArgs),
     /// List branches (the current one marked), create NAME at REF, or delete one (-d).
@@ -157,6 +160,7 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Explain(args) => cmd::explain::run(&context, args, out),
         Command::Program(args) => cmd::program::run(&context, args, out),
         Command::Verify(args) => cmd::verify::run(&context, args, out),
+        Command::Fsck(args) => cmd::fsck::run(&context, args, out),
         Command::Status(args) => cmd::status::run(&context, args, out),
         Command::Branch(args) => cmd::branch::run(&context, args, out),
         Command::Switch(args) => cmd::switch::run(&context, args, out),

@@ -1,6 +1,7 @@
 //! The memory budget of one `rnt` process: an allocator that counts the bytes it holds,
-//! and the budget (`--memory-budget SIZE`, `RNT_MEMORY_BUDGET`, default half the
-//! machine's memory) that long work checks against (`rnt_db::set_memory_budget`).
+//! the resident set the kernel reports, and the budget (`--memory-budget SIZE`,
+//! `RNT_MEMORY_BUDGET`, default half the machine's memory) that long work checks the
+//! larger of the two against (`rnt_db::set_memory_budget`, [`held_bytes`]).
 
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
@@ -64,9 +65,28 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 }
 
-/// Bytes the process's allocator holds now.
+/// Bytes the process holds now, as the budget counts them: the larger of the bytes its
+/// allocator handed out (counted at every allocation) and its resident set as the kernel
+/// counts it (`VmRSS`: besides those bytes, the allocator's size classes, the pages it
+/// keeps after a free, thread stacks, and the program itself). So at every check the
+/// budget bounds what `ps` shows and the out-of-memory killer weighs, not only what Rust
+/// asked for; between two checks the work may go past it (the README gives the measured
+/// overshoot).
 pub fn held_bytes() -> usize {
+    allocated_bytes().max(resident_bytes().unwrap_or(0))
+}
+
+/// Bytes the allocator handed out and that are not yet freed.
+pub fn allocated_bytes() -> usize {
     HELD_BYTES.load(Ordering::Relaxed)
+}
+
+/// The process's resident set (`VmRSS` in `/proc/self/status`), where the system tells it.
+pub fn resident_bytes() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
 }
 
 /// Parses a size: a whole number of bytes with an optional binary suffix `K`, `M`, `G` or
@@ -137,6 +157,19 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("12X").is_err());
         assert!(parse_size("").is_err());
+    }
+
+    #[test]
+    fn what_is_held_counts_the_resident_set() {
+        let resident = resident_bytes();
+        if cfg!(target_os = "linux") {
+            assert!(
+                resident.is_some_and(|bytes| bytes > 1 << 20),
+                "{resident:?}"
+            );
+        }
+        assert!(held_bytes() >= resident.unwrap_or(0));
+        assert!(held_bytes() >= allocated_bytes());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! with a fixed key order; plus the one-line forms of commit outcomes and errors.
 
 use clap::ValueEnum;
+use rnt_db::diagnostic::clip;
 use rnt_db::{CommitOutcome, DbError, Value};
 use rnt_merkle::{ChangeCount, TransferReport};
 use rnt_store::Address;
@@ -307,13 +308,14 @@ pub fn sent_fields(report: &TransferReport) -> [(&'static str, Json); 3] {
 
 /// What an error prints on stderr: the rendered diagnostics of a program error, a merge
 /// conflict's first line then one line per conflicting key, otherwise `error: <one line>`
-/// (causes joined with `: `).
+/// (causes joined with `: `). Whatever quotes input, every word longer than
+/// [`rnt_db::diagnostic::QUOTE_CHARS_MAX`] characters is cut to its start and end ([`clip_words`]).
 pub fn error_text(error: &anyhow::Error) -> String {
     if let Some(failure) = error.downcast_ref::<crate::cmd::sql::SqlFailure>() {
         return format!("error: {}\n", failure.rendered);
     }
     if let Some(DbError::Program { rendered, .. }) = error.downcast_ref::<DbError>() {
-        let mut text = rendered.clone();
+        let mut text = clip_words(rendered);
         if !text.ends_with('\n') {
             text.push('\n');
         }
@@ -321,10 +323,37 @@ pub fn error_text(error: &anyhow::Error) -> String {
     }
     if let Some(DbError::MergeConflict(listing)) = error.downcast_ref::<DbError>() {
         // The first line says what happened; each conflicting key follows on its own line.
-        return format!("error: {listing}\n");
+        return format!("error: {}\n", clip_words(listing));
     }
     let message = format!("{error:#}");
-    format!("error: {}\n", one_line(&message))
+    format!("error: {}\n", clip_words(&one_line(&message)))
+}
+
+/// `text` with every word (run of non-blank characters) longer than [`rnt_db::diagnostic::QUOTE_CHARS_MAX`]
+/// cut to its start and end around an ellipsis, as `clip` cuts a quote: a 20,000-character
+/// name, ref, path or value an error names (anywhere, in any command) shows at most ~80
+/// characters. Blanks, and so line breaks and a snippet's layout, are kept.
+pub fn clip_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4096));
+    let mut word_start: Option<usize> = None;
+    for (at, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        match (c.is_whitespace(), word_start) {
+            (false, None) => word_start = Some(at),
+            (true, Some(start)) => {
+                out.push_str(&clip(&text[start..at]));
+                word_start = None;
+                if at < text.len() {
+                    out.push(c);
+                }
+            }
+            (true, None) if at < text.len() => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Joins the lines of `text` into one, each line trimmed.
@@ -340,7 +369,7 @@ pub fn one_line(text: &str) -> String {
 /// `error:`), then a pointer to `--help`.
 pub fn usage_error_line(rendered: &str) -> String {
     let first = rendered.split("\n\n").next().unwrap_or(rendered);
-    let mut line = one_line(first);
+    let mut line = clip_words(&one_line(first));
     if !line.starts_with("error:") {
         line = format!("error: {line}");
     }
@@ -364,6 +393,24 @@ pub fn usage_error_line(rendered: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rnt_db::diagnostic::QUOTE_CHARS_MAX;
+
+    #[test]
+    fn long_words_are_clipped_and_the_rest_kept() {
+        let long = "x".repeat(50) + &"y".repeat(5000) + &"z".repeat(50);
+        let text = format!("error: unknown `{long}`\n  | short words stay\n\t{long}");
+        let clipped = clip_words(&text);
+        assert!(clipped.len() < 300, "{clipped}");
+        assert!(clipped.starts_with("error: unknown `xxxx"), "{clipped}");
+        assert!(
+            clipped.contains("zzz`\n  | short words stay\n\txxx"),
+            "{clipped}"
+        );
+        assert!(!clipped.contains("yyyy"), "{clipped}");
+        let exact = "a".repeat(QUOTE_CHARS_MAX);
+        assert_eq!(clip_words(&format!(" {exact} ")), format!(" {exact} "));
+        assert_eq!(clip_words("é  ü"), "é  ü");
+    }
 
     #[test]
     fn json_keeps_key_order_and_flattens_scalar_containers() {

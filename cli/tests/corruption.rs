@@ -1,5 +1,6 @@
 //! Guards what damage to a store's files does: every kind of file (marker, manifest, lock,
-//! packs, indexes) is flipped, zeroed, truncated or deleted at random offsets, and then
+//! packs, indexes) is flipped, zeroed, truncated, appended to or deleted at random offsets
+//! (`fsck_damage.rs` counts, chunk by chunk, what each kind of damage to a pack loses), and then
 //! `status`, `log`, `show`, `verify` and `show --at` an older state each give their
 //! correct output or exit 3 naming the damaged object — never a panic, a hang or wrong
 //! data. And damage is confined: a damaged chunk does not stop commands on states that
@@ -130,7 +131,7 @@ fn copy_folder(from: &Path, to: &Path) {
 fn damage(file: &Path, rng: &mut Rng) -> String {
     let mut bytes = std::fs::read(file).unwrap();
     let len = bytes.len();
-    match rng.below(4) {
+    match rng.below(5) {
         0 if len > 0 => {
             let at = rng.index(len);
             let flip = 1u8 << rng.below(8);
@@ -149,6 +150,15 @@ fn damage(file: &Path, rng: &mut Rng) -> String {
             let keep = rng.index(len.max(1));
             std::fs::write(file, &bytes[..keep]).unwrap();
             format!("truncated to {keep} bytes")
+        }
+        3 => {
+            // Bytes appended, record marks among them: a pack reads as before.
+            let extra: Vec<u8> = (0..1 + rng.index(64))
+                .map(|i| if i % 3 == 0 { 0xc5 } else { 0x2a })
+                .collect();
+            bytes.extend_from_slice(&extra);
+            std::fs::write(file, &bytes).unwrap();
+            format!("appended {} bytes", extra.len())
         }
         _ => {
             std::fs::remove_file(file).unwrap();

@@ -4,7 +4,12 @@
 //! every relation reads back, every commit that reported success is still in the log, and
 //! the tuples are exactly those of the commits in the log (no half commit is visible).
 //!
-//! 30 kills by default; `RNT_CRASH_KILLS=200` runs the full count.
+//! Packs stay few without gc: after every command that finished and published, each
+//! listed pack is at least twice the next newer one (so a store of B pack bytes whose
+//! newest pack is b bytes holds at most 1 + log2(B / b) packs), and once a commit has run
+//! after the last kill the packs folder holds no file the manifest does not list.
+//!
+//! 30 kills by default; `RNT_CRASH_KILLS=1000` runs the full count.
 
 mod common;
 
@@ -120,12 +125,68 @@ fn killed_commits_leave_a_complete_head() {
         }
         attempts.push(Attempt { message, ids });
         check_store(&shop, &attempts, &confirmed, k);
+        // A command that published merged what an earlier kill left unmerged.
+        let published = !String::from_utf8_lossy(&out.stdout).contains("nothing to commit");
+        if out.status.success() && published {
+            let sizes = pack_sizes(&shop);
+            assert!(
+                balanced(&sizes),
+                "after finished attempt {k}: packs {sizes:?}"
+            );
+        }
     }
-    eprintln!(
-        "crash test: {kills} kills ({finished} commands finished first, {} killed mid-way) in {:.1?}",
-        kills - finished,
-        started.elapsed()
+    let before = pack_sizes(&shop);
+    shop.commit("after the last kill", &["+customers(1, \"basic\")"]);
+    let sizes = pack_sizes(&shop);
+    let total: u64 = sizes.iter().sum();
+    let bound = 1 + (total / sizes[sizes.len() - 1]).ilog2() as usize;
+    assert!(balanced(&sizes), "packs {sizes:?}");
+    assert!(
+        sizes.len() <= bound,
+        "{} packs, over 1 + log2(B / b) = {bound}",
+        sizes.len()
     );
+    assert_eq!(unlisted_files(&shop), Vec::<String>::new());
+    eprintln!(
+        "crash test: {kills} kills ({finished} commands finished first, {} killed mid-way) in {:.1?}; \
+         {} packs before the last commit, {} after ({total} bytes; bound {bound})",
+        kills - finished,
+        started.elapsed(),
+        before.len(),
+        sizes.len(),
+    );
+}
+
+/// The listed packs' sizes, oldest first.
+fn pack_sizes(shop: &Shop) -> Vec<u64> {
+    std::fs::read_to_string(shop.store().join("manifest"))
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.strip_prefix("pack "))
+        .map(|rest| rest.split(' ').nth(1).unwrap().parse().unwrap())
+        .collect()
+}
+
+/// Whether each pack is at least twice the next newer one.
+fn balanced(sizes: &[u64]) -> bool {
+    sizes.windows(2).all(|pair| pair[0] >= 2 * pair[1])
+}
+
+/// Files in `packs/` the manifest does not list.
+fn unlisted_files(shop: &Shop) -> Vec<String> {
+    let manifest = std::fs::read_to_string(shop.store().join("manifest")).unwrap();
+    let listed: BTreeSet<&str> = manifest
+        .lines()
+        .filter_map(|line| line.strip_prefix("pack "))
+        .map(|rest| rest.split(' ').next().unwrap())
+        .collect();
+    let mut unlisted: Vec<String> = std::fs::read_dir(shop.store().join("packs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !listed.contains(name.split('.').next().unwrap()))
+        .collect();
+    unlisted.sort();
+    unlisted
 }
 
 /// The checks after each kill.

@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 
 mod build;
+mod check;
 pub mod chunker;
 pub mod codec;
 mod cursor;
@@ -44,6 +45,7 @@ mod reach;
 mod transfer;
 mod tree;
 
+pub use check::{check_reachable, CheckReport, DamagedChunk};
 pub use cursor::{Cursor, Entries, ReverseCursor};
 pub use diff::{Diff, DiffEntry};
 pub use edit::Edit;

@@ -1,6 +1,6 @@
 //! The [`ChunkStore`] trait every backend implements.
 
-use crate::{Address, StoreResult};
+use crate::{Address, StoreFiles, StoreResult};
 use std::sync::Arc;
 
 /// The bytes of one chunk, shared without copying.
@@ -123,6 +123,12 @@ pub trait ChunkStore: Send + Sync {
     /// Bytes the store occupies on disk (`None` for a store that is not on disk).
     fn bytes_on_disk(&self) -> StoreResult<Option<u64>> {
         Ok(None)
+    }
+
+    /// The store's files, for `rnt fsck` to check and repair (`None`: a backend with no
+    /// files to tell of, which fsck checks through its chunks alone).
+    fn files(&self) -> Option<&dyn StoreFiles> {
+        None
     }
 }
 

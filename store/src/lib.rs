@@ -56,6 +56,7 @@
 
 mod address;
 pub mod backend;
+mod check;
 mod chunk_store;
 mod error;
 pub mod fault;
@@ -72,6 +73,7 @@ pub use backend::object::{
 pub use backend::pack_folder::{PackOptions, PackStore, PACK_LOCK_WAIT_DEFAULT};
 pub use backend::packs::{Codec, Compression, PACK_CODEC_DEFAULT, ZSTD_LEVEL_DEFAULT};
 pub use backend::sled::{SledOptions, SledStore, SLED_CACHE_BYTES_DEFAULT, SLED_LOCK_WAIT_DEFAULT};
+pub use check::{ChunkFile, FileFinding, FindingKind, RepairReport, StoreFiles};
 pub use chunk_store::{Chunk, ChunkStore, GcReport};
 pub use error::{StoreError, StoreResult};
 pub use folder::{create_store, detect_backend, open_store, BackendKind, OpenMode};

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod diff;
 pub mod explain;
 pub mod fetch;
+pub mod fsck;
 pub mod gc;
 pub mod import;
 pub mod init;

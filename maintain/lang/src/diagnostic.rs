@@ -92,9 +92,26 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Renders every diagnostic, separated by blank lines.
+/// The most diagnostics one error shows: a program with thousands of faults must not
+/// flood the terminal; the first ones are the ones to fix.
+pub const DIAGNOSTICS_SHOWN_MAX: usize = 10;
+
+/// Renders the diagnostics (at most [`DIAGNOSTICS_SHOWN_MAX`], then how many more there
+/// are), separated by blank lines.
 pub fn render_all(diagnostics: &[Diagnostic], source: &Source) -> String {
-    let rendered: Vec<String> = diagnostics.iter().map(|d| d.render(source)).collect();
+    let mut rendered: Vec<String> = diagnostics
+        .iter()
+        .take(DIAGNOSTICS_SHOWN_MAX)
+        .map(|d| d.render(source))
+        .collect();
+    if let Some(more) = diagnostics.len().checked_sub(DIAGNOSTICS_SHOWN_MAX) {
+        if more > 0 {
+            rendered.push(format!(
+                "... and {more} more error{} (fix these first)\n",
+                if more == 1 { "" } else { "s" }
+            ));
+        }
+    }
     rendered.join("\n")
 }
 

@@ -1,6 +1,7 @@
 //! Version control over states: refs and their layout (`refs`), what a user's reference
 //! names (`reference`), branches, tags, the reflog, reset and revert (`branches`),
-//! three-way merge (`merge`), and remotes (`remote`).
+//! three-way merge (`merge`), remotes (`remote`), and cutting a reflog at damage
+//! (`reflog_cut`, for `rnt fsck --repair`).
 //!
 //! *Invariant: refs are the only mutable names, moved only by compare-and-swap; a branch
 //! ref names its newest branch record, so a move and its reflog entry are one CAS.*
@@ -8,5 +9,6 @@
 pub mod branches;
 pub mod merge;
 pub mod reference;
+pub mod reflog_cut;
 pub mod refs;
 pub mod remote;

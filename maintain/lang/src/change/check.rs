@@ -251,7 +251,7 @@ impl<'c> NamedOnce<'c> {
             {
                 return Err(format!(
                     "{} is already changed {}",
-                    change.tuple(),
+                    clip(&change.tuple().to_string()),
                     place_of(&changes[first], change)
                 ));
             }

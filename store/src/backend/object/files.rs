@@ -7,7 +7,7 @@ use crate::backend::packs::record;
 use crate::fault;
 use crate::StoreResult;
 use object_store::path::Path as ObjectPath;
-use object_store::{GetOptions, GetRange};
+use object_store::{GetOptions, GetRange, ObjectStoreExt as _};
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -87,6 +87,15 @@ fn slice_of(whole: &[u8], range: &Range<u64>) -> Vec<u8> {
 impl SealedFile for ObjectFile {
     fn known_len(&self) -> Result<Option<u64>, ReadError> {
         Ok(None)
+    }
+
+    /// One HEAD request.
+    fn total_len(&self) -> Result<u64, ReadError> {
+        let connection = &self.connection;
+        connection
+            .block_on(connection.objects.head(&self.path))
+            .map(|meta| meta.size)
+            .map_err(|error| self.failure("cannot read an object's length", &error))
     }
 
     /// Reads the whole object in one GET (an index is needed whole, and a second request

@@ -184,14 +184,6 @@ impl PackPlace for ObjectPlace {
         Ok(())
     }
 
-    fn file_label(&self, name: &str, kind: FileKind) -> String {
-        format!(
-            "{}/{}",
-            self.connection.location,
-            self.connection.pack_path(name, kind)
-        )
-    }
-
     fn describe(&self) -> String {
         format!("object store {}", self.connection.location)
     }

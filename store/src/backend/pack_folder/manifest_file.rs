@@ -17,22 +17,27 @@ pub const MANIFEST_FILE: &str = "manifest";
 pub fn read(folder: &Path) -> StoreResult<Manifest> {
     let path = folder.join(MANIFEST_FILE);
     let corrupted = |detail: String| StoreError::CorruptedEntry {
-        what: format!("manifest {}", path.display()),
+        what: format!("manifest file `{MANIFEST_FILE}`"),
         detail,
     };
     let bytes = match fs::metadata(&path) {
         Ok(meta) if meta.len() > MANIFEST_BYTES_MAX => {
             return Err(corrupted(format!("it is {} bytes long", meta.len())))
         }
-        Ok(_) => fs::read(&path)?,
+        Ok(_) => fs::read(&path).map_err(|e| named(&e))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(corrupted(
                 "it is missing (every store has one from `rnt init` on)".to_string(),
             ))
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(named(&e).into()),
     };
     Manifest::decode(&bytes).map_err(corrupted)
+}
+
+/// An I/O error on the manifest, naming it.
+fn named(error: &std::io::Error) -> std::io::Error {
+    std::io::Error::new(error.kind(), format!("{MANIFEST_FILE}: {error}"))
 }
 
 /// Replaces `folder/MANIFEST_FILE` with `manifest`: temporary file, fsync, rename, fsync

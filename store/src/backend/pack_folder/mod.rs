@@ -19,8 +19,9 @@
 //! writes its index, fsyncs both files, renames them to their final names (NAME is derived
 //! from the index's hash), fsyncs the folder, and then replaces the manifest (temporary
 //! file, fsync, rename, fsync) with one that lists the new pack and the moved ref.
-//! Temporary packs of a crashed writer are never listed and are deleted by the next writer;
-//! sealed packs no manifest lists are deleted by `gc` (`gc.rs`).
+//! Temporary packs of a killed writer are never listed, and sealed packs it left unlisted
+//! (killed before its manifest swap, or between a merge's swap and its deletes) never
+//! will be: the next writer deletes both when it takes the lock (`place.rs`).
 //!
 //! *Invariant: every chunk a ref reaches is durable and listed in the manifest that names
 //! the ref; a manifest is replaced whole, so a crash leaves the old head or the new one.*

@@ -7,10 +7,11 @@ use crate::backend::files::{
     folder_bytes, process_is_alive, read_at, remove_if_present, stamp_of, sync_folder, FileStamp,
 };
 use crate::backend::lock::WriterLock;
-use crate::backend::packs::manifest::{Manifest, PackMeta};
+use crate::backend::packs::manifest::{is_pack_name, Manifest, PackMeta};
 use crate::backend::packs::place::{FileKind, PackPlace, ReadError, SealedFile, Swap};
 use crate::fault;
 use crate::StoreResult;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::fs::{self, File};
 use std::ops::Range;
@@ -128,10 +129,7 @@ impl PackPlace for LocalPlace {
         match File::open(&path) {
             Ok(file) => Ok(LocalFile { file, kind }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ReadError::Gone),
-            Err(e) => Err(ReadError::Damaged(format!(
-                "cannot open {}: {e}",
-                path.display()
-            ))),
+            Err(e) => Err(ReadError::Damaged(format!("cannot open it: {e}"))),
         }
     }
 
@@ -146,8 +144,13 @@ impl PackPlace for LocalPlace {
         sync_folder(&self.packs_dir)
     }
 
-    fn file_label(&self, name: &str, kind: FileKind) -> String {
-        self.path_of(name, kind).display().to_string()
+    fn pack_files(&self) -> StoreResult<Option<Vec<String>>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&self.packs_dir)? {
+            names.push(entry?.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        Ok(Some(names))
     }
 
     fn describe(&self) -> String {
@@ -188,6 +191,10 @@ impl SealedFile for LocalFile {
         }
     }
 
+    fn total_len(&self) -> Result<u64, ReadError> {
+        Ok(self.known_len()?.unwrap_or(0))
+    }
+
     fn read_head(&self, head: usize, whole_max: u64) -> Result<(Vec<u8>, u64), ReadError> {
         let len = self.known_len()?.unwrap_or(0);
         // A small file is read whole in one go (most packs are a commit's few hundred
@@ -209,12 +216,29 @@ impl SealedFile for LocalFile {
     }
 }
 
-/// Takes the writer lock and clears what crashed processes left: temporary packs and
-/// temporary manifests whose process is gone. (A live reader may be filling a temporary
-/// pack with scratch chunks it never publishes, so only a dead process's files go; where
-/// that cannot be told, they stay for `gc`.)
+/// Takes the writer lock and clears what killed processes left (see
+/// [`clear_leftovers`]).
 fn take_lock(folder: &Path, packs_dir: &Path, wait: Duration) -> StoreResult<WriterLock> {
     let lock = WriterLock::acquire(folder, wait)?;
+    clear_leftovers(folder, packs_dir)?;
+    Ok(lock)
+}
+
+/// Under the writer lock, deletes what killed processes left:
+/// - temporary packs and manifests (`tmp-PID-N.*`, `manifest.tmp-PID`) whose process is
+///   gone (a live reader may be filling a temporary pack with scratch chunks it never
+///   publishes, so only a dead process's files go; where that cannot be told, they stay);
+/// - sealed packs (`NAME.pack`, `NAME.idx`) the manifest does not list: a writer killed
+///   between sealing a pack and listing it, or between a merge's manifest swap and its
+///   deletes. Safe because only the lock holder lists packs, and it has listed none yet:
+///   an unlisted pack never becomes listed. A reader that still uses such a pack either
+///   has it open (its reads go on) or finds it gone and reads the manifest again, which
+///   lists every chunk of a merged pack in the merge's output — the rule merges and gc
+///   follow when they delete. Nothing is deleted when the manifest cannot be read.
+fn clear_leftovers(folder: &Path, packs_dir: &Path) -> StoreResult<()> {
+    let listed: Option<BTreeSet<String>> = manifest_file::read(folder)
+        .ok()
+        .map(|manifest| manifest.packs.into_iter().map(|pack| pack.name).collect());
     for dir in [folder, packs_dir] {
         let entries = match fs::read_dir(dir) {
             Ok(entries) => entries,
@@ -230,10 +254,22 @@ fn take_lock(folder: &Path, packs_dir: &Path, wait: Duration) -> StoreResult<Wri
                 .or_else(|| name.strip_prefix("manifest.tmp-"))
                 .and_then(|rest| rest.split(['-', '.']).next())
                 .and_then(|pid| pid.parse::<u32>().ok());
-            if owner.is_some_and(|pid| !process_is_alive(pid)) {
+            let dead_temporary = owner.is_some_and(|pid| !process_is_alive(pid));
+            let unlisted = dir == packs_dir
+                && listed.as_ref().is_some_and(|listed| {
+                    sealed_pack_name(&name).is_some_and(|stem| !listed.contains(stem))
+                });
+            if dead_temporary || unlisted {
                 remove_if_present(&entry.path())?;
             }
         }
     }
-    Ok(lock)
+    Ok(())
+}
+
+/// NAME when `file` is a sealed pack's file, `NAME.pack` or `NAME.idx`.
+fn sealed_pack_name(file: &str) -> Option<&str> {
+    let (stem, extension) = file.split_once('.')?;
+    let sealed = matches!(extension, "pack" | "idx") && is_pack_name(stem);
+    sealed.then_some(stem)
 }

@@ -3,7 +3,11 @@
 use super::engine::Packs;
 use super::place::PackPlace;
 use crate::backend::check_ref_name;
-use crate::{Address, Chunk, ChunkStore, GcReport, StoreResult};
+use crate::{
+    Address, Chunk, ChunkFile, ChunkStore, FileFinding, GcReport, RepairReport, StoreFiles,
+    StoreResult,
+};
+use std::collections::BTreeSet;
 
 /// How a place collects garbage: a folder copies the live chunks under its writer lock;
 /// an object store, which has no lock, refuses.
@@ -90,5 +94,31 @@ impl<P: CollectGarbage> ChunkStore for Packs<P> {
 
     fn bytes_on_disk(&self) -> StoreResult<Option<u64>> {
         self.place().bytes_on_disk()
+    }
+
+    fn files(&self) -> Option<&dyn StoreFiles> {
+        Some(self)
+    }
+}
+
+impl<P: CollectGarbage> StoreFiles for Packs<P> {
+    fn findings(&self) -> StoreResult<Vec<FileFinding>> {
+        self.file_findings()
+    }
+
+    fn chunk_file(&self, address: &Address) -> StoreResult<Option<ChunkFile>> {
+        self.chunk_file_of(address)
+    }
+
+    fn put_over_damage(&self, chunks: &[(Address, &[u8])]) -> StoreResult<()> {
+        self.put_chunks_over_damage(chunks)
+    }
+
+    fn repair(
+        &self,
+        damaged: &BTreeSet<Address>,
+        unreadable: &BTreeSet<Address>,
+    ) -> StoreResult<RepairReport> {
+        self.repair_packs(damaged, unreadable)
     }
 }

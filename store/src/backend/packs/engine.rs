@@ -169,6 +169,23 @@ impl<P: PackPlace> Packs<P> {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(view);
     }
 
+    /// Forgets every pack this handle opened (what it read of their files), so the next
+    /// lookups open them afresh: after a repair rewrote files in place.
+    pub(crate) fn forget_opened_packs(&self) {
+        let current = self.view();
+        let view = View::new(
+            current.manifest.clone(),
+            current.version.clone(),
+            &self.inner.place,
+            None,
+        );
+        *self
+            .inner
+            .view
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(view);
+    }
+
     /// Reads the manifest again (`force`: past the place's "not changed" shortcut) and
     /// installs it. Returns whether its content changed.
     pub(crate) fn refresh(&self, force: bool) -> StoreResult<bool> {

@@ -260,6 +260,30 @@ mod tests {
         }
     }
 
+    /// `docs/format.md` §11.2 states the header's size; the encoder of an empty index
+    /// writes the header alone.
+    #[test]
+    fn the_header_size_format_md_states_is_the_codes() {
+        let header = encode_index(&mut [], 0);
+        assert_eq!(header.len(), HEADER_BYTES);
+        assert_eq!(
+            HEADER_BYTES,
+            8 + 4 + 8 + BUCKETS * 4 + BUCKETS * SUM_BYTES + SUM_BYTES
+        );
+        let one = encode_index(&mut entries(1), 0);
+        assert_eq!(one.len() - header.len(), ENTRY_BYTES);
+        let format = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/format.md"));
+        let spaced = format!("{} {:03}", HEADER_BYTES / 1000, HEADER_BYTES % 1000);
+        assert!(
+            format.contains(&format!("The header is {spaced} bytes")),
+            "format.md does not say the header is {HEADER_BYTES} bytes"
+        );
+        assert!(
+            format.contains(&format!("`{HEADER_BYTES} + {ENTRY_BYTES} · count`")),
+            "format.md gives another index length"
+        );
+    }
+
     #[test]
     fn a_truncated_index_is_refused() {
         let mut list = entries(10);

@@ -1,11 +1,18 @@
-//! Merging the newest packs, so a store keeps O(log n) packs however many commits wrote it.
+//! Merging the newest packs, so a store keeps O(log n) packs however many commits wrote it
+//! and however many of them were killed.
 //!
-//! Policy (a binary counter): after each publish, the newest packs are merged into one
-//! while the next older pack is smaller than [`MERGE_FACTOR`] times their total, so each
-//! byte is copied O(log n) times. A merge copies records as they are, each checked first
-//! (a damaged record stops the merge and leaves the packs as they were: the damage is
-//! reported when that chunk is read), seals the merged pack, swaps the manifest if every
-//! merged pack is still listed, and only then deletes the merged packs.
+//! Policy (a binary counter that repairs itself): the packs, oldest first, should each be
+//! at least [`MERGE_FACTOR`] times the next newer one. After each publish, the run of
+//! packs from the oldest one that breaks this (a crash between a publish and its merge
+//! leaves one) to the newest is merged, grown further back while the next older pack is
+//! less than [`MERGE_FACTOR`] times the run. Afterwards the rule holds for every pack, so
+//! a store of B pack bytes whose newest pack is b bytes holds at most 1 + log2(B / b)
+//! packs, and without crashes each byte is copied O(log n) times.
+//!
+//! A merge copies records as they are, each checked first (a damaged record stops the
+//! merge and leaves the packs as they were: the damage is reported when that chunk is
+//! read, and `rnt fsck --repair` mends it), seals the merged pack, swaps the manifest if
+//! every merged pack is still listed, and only then deletes the merged packs.
 
 use super::engine::Packs;
 use super::index::Entry;
@@ -20,20 +27,39 @@ use crate::StoreResult;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-/// A merge of the newest packs stops at an older pack at least this many times the size
-/// of the packs merged so far.
-const MERGE_FACTOR: u64 = 2;
+/// Each pack should be at least this many times the next newer one.
+pub const MERGE_FACTOR: u64 = 2;
 
-/// The first pack (index into `sizes`, oldest first) of the newest run to merge: the run
-/// grows from the newest pack while the next older pack is less than [`MERGE_FACTOR`]
-/// times the run's total.
+/// Whether `sizes` (oldest first) keep the rule: each pack at least [`MERGE_FACTOR`] times
+/// the next newer one.
+pub fn packs_are_balanced(sizes: &[u64]) -> bool {
+    sizes
+        .windows(2)
+        .all(|pair| pair[0] >= MERGE_FACTOR.saturating_mul(pair[1]))
+}
+
+/// The first pack (index into `sizes`, oldest first) of the newest run to merge: from the
+/// oldest pack that breaks the rule (or the newest pack when none does), grown back while
+/// the next older pack is less than [`MERGE_FACTOR`] times the run's total. Merging the
+/// run leaves `sizes` balanced.
 pub fn merge_start(sizes: &[u64]) -> usize {
-    let mut first = sizes.len();
-    let mut run = 0u64;
-    while first > 0 && (run == 0 || sizes[first - 1] < MERGE_FACTOR.saturating_mul(run)) {
+    let Some(newest) = sizes.len().checked_sub(1) else {
+        return 0;
+    };
+    let broken = (0..newest).find(|&k| sizes[k] < MERGE_FACTOR.saturating_mul(sizes[k + 1]));
+    let mut first = broken.unwrap_or(newest);
+    let mut run = sizes[first..]
+        .iter()
+        .fold(0u64, |total, &size| total.saturating_add(size));
+    while first > 0 && sizes[first - 1] < MERGE_FACTOR.saturating_mul(run) {
         first -= 1;
         run = run.saturating_add(sizes[first]);
     }
+    debug_assert!({
+        let mut merged = sizes[..first].to_vec();
+        merged.push(run);
+        packs_are_balanced(&merged)
+    });
     first
 }
 
@@ -172,8 +198,48 @@ mod tests {
         assert_eq!(merge_start(&[1000, 4, 2, 1, 1]), 1);
         assert_eq!(merge_start(&[1000, 4, 2, 1]), 3);
         assert_eq!(merge_start(&[1000, 2, 1]), 2);
-        assert_eq!(merge_start(&[3, 2, 1]), 2);
+        assert_eq!(merge_start(&[4, 2, 1]), 2);
         assert_eq!(merge_start(&[3, 2, 2]), 0);
+    }
+
+    /// What a crash leaves (a publish whose merge never ran) is merged by the next one,
+    /// however deep it lies.
+    #[test]
+    fn a_run_a_crash_left_unmerged_is_merged_next_time() {
+        assert_eq!(merge_start(&[3, 2, 1]), 0);
+        assert_eq!(merge_start(&[100, 3, 50, 1]), 0);
+        assert_eq!(merge_start(&[1000, 10, 300, 1]), 1);
+        assert_eq!(merge_start(&[10000, 500, 10, 300]), 1);
+        for sizes in [
+            vec![5u64, 9, 1, 1, 7, 300, 2, 2, 2, 2],
+            vec![1; 40],
+            vec![u64::MAX, u64::MAX, 1],
+        ] {
+            let first = merge_start(&sizes);
+            let mut merged = sizes[..first].to_vec();
+            merged.push(
+                sizes[first..]
+                    .iter()
+                    .fold(0u64, |a, &b| a.saturating_add(b)),
+            );
+            assert!(packs_are_balanced(&merged), "{sizes:?} -> {merged:?}");
+        }
+    }
+
+    /// A store kept balanced holds at most 1 + log2(B / b) packs.
+    #[test]
+    fn balanced_packs_are_logarithmically_few() {
+        let mut sizes: Vec<u64> = Vec::new();
+        for commit in 0..5000u64 {
+            sizes.push(100 + (commit * 7919) % 900);
+            let first = merge_start(&sizes);
+            let run: u64 = sizes[first..].iter().sum();
+            sizes.truncate(first);
+            sizes.push(run);
+            let total: u64 = sizes.iter().sum();
+            let bound = 1 + (total / sizes[sizes.len() - 1]).ilog2() as usize;
+            assert!(sizes.len() <= bound, "{} packs > {bound}", sizes.len());
+        }
     }
 
     #[test]

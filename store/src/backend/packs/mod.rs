@@ -19,11 +19,14 @@
 //! | `place` | the trait a place implements: manifest read and swap, sealed files, new packs |
 //! | `engine` | [`Packs`], a handle's view of the manifest and its unwritten state |
 //! | `sealed` | a sealed pack, opened and indexed lazily |
+//! | `scan` | a pack's records found without its index |
 //! | `pending` | the pack a writer fills |
 //! | `reads` | lookups: one chunk, many, prefixes |
 //! | `writes` | new chunks into the pending pack; ref moves |
 //! | `publish` | sealing and the manifest swap |
 //! | `merge` | the binary-counter merge of the newest packs |
+//! | `files` | what the files say of themselves, for `rnt fsck` |
+//! | `repair` | `rnt fsck --repair`: chunks written over damage, packs rewritten |
 //! | `chunk_store` | the one [`crate::ChunkStore`] implementation |
 //!
 //! # Writing
@@ -46,14 +49,18 @@
 //!
 //! # Damage
 //!
-//! A damaged record, index bucket, index header or missing pack is reported as
-//! [`crate::StoreError::Corrupted`] naming the chunk, the pack and the offset where known,
-//! and only for chunks that need the damaged bytes: other chunks are still found in the
-//! other packs or buckets.
+//! Reading a pack needs only what its index names: bytes appended after the indexed
+//! records are ignored, and a pack cut short loses only the records past the cut. A
+//! missing or damaged index (header or bucket) is replaced by a scan of the pack's
+//! self-describing records, so it loses nothing. A damaged record or a missing pack file
+//! is reported as [`crate::StoreError::Corrupted`] naming the chunk, the file (relative to
+//! the store) and the offset where known, and only for chunks that need the damaged bytes.
+//! `docs/format.md` §11.5 lists what each kind of damage loses.
 
 mod chunk_store;
 pub(crate) mod codec;
 mod engine;
+mod files;
 pub(crate) mod index;
 pub(crate) mod manifest;
 mod merge;
@@ -62,6 +69,8 @@ pub(crate) mod place;
 mod publish;
 mod reads;
 pub(crate) mod record;
+mod repair;
+pub(crate) mod scan;
 pub(crate) mod sealed;
 mod writes;
 

@@ -75,6 +75,10 @@ pub trait SealedFile: Send + Sync {
     /// `head` bytes (or all of a shorter file). `Damaged` carries a whole sentence.
     fn read_head(&self, head: usize, whole_max: u64) -> Result<(Vec<u8>, u64), ReadError>;
 
+    /// The file's length, asked of the place if need be (a scan of a pack without its index
+    /// needs it). `Damaged` carries a whole sentence.
+    fn total_len(&self) -> Result<u64, ReadError>;
+
     /// Bytes `range` of the file. `Damaged` carries the cause, for the caller to place.
     fn read_range(&self, range: Range<u64>) -> Result<Vec<u8>, ReadError>;
 
@@ -156,8 +160,17 @@ pub trait PackPlace: Send + Sync + Sized + 'static {
     /// looked at). A pack already gone is fine.
     fn delete_pack(&self, name: &str) -> StoreResult<()>;
 
-    /// Where a sealed file is, in messages (a path, or `s3://…/packs/NAME.pack`).
-    fn file_label(&self, name: &str, kind: FileKind) -> String;
+    /// Where a sealed file is, in messages: its path relative to the store,
+    /// `packs/NAME.pack` or `packs/NAME.idx`, in every place.
+    fn file_label(&self, name: &str, kind: FileKind) -> String {
+        format!("packs/{name}.{}", kind.extension())
+    }
+
+    /// The names of the files in the packs folder (`None` where listing them costs more
+    /// than `rnt fsck` should pay: an object store).
+    fn pack_files(&self) -> StoreResult<Option<Vec<String>>> {
+        Ok(None)
+    }
 
     /// The store in messages, e.g. "object store s3://bucket/prefix".
     fn describe(&self) -> String;

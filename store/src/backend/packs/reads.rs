@@ -49,15 +49,13 @@ impl<P: PackPlace> Packs<P> {
         for _ in 0..MANIFEST_RELOADS_MAX {
             let view = self.view();
             let mut problems = Vec::new();
-            let mut gone = false;
+            let mut gone = Vec::new();
             for pack in unpublished.iter().rev().chain(view.packs.iter().rev()) {
                 match pack.lookup(self.place(), address)? {
                     Ok(Some(entry)) => return Ok(Located::Pack(pack.clone(), entry)),
                     Ok(None) => {}
-                    Err(Problem::Gone) => gone = true,
-                    Err(Problem::Damaged(detail)) => {
-                        problems.push(format!("pack {}: {detail}", pack.meta.name));
-                    }
+                    Err(Problem::Gone) => gone.push(pack.clone()),
+                    Err(Problem::Damaged(detail)) => problems.push(detail),
                 }
             }
             // Not found, or a pack was gone: a writer may have published (or merged) since
@@ -65,8 +63,20 @@ impl<P: PackPlace> Packs<P> {
             if self.refresh(false)? {
                 continue;
             }
-            if gone {
-                problems.push("a pack the manifest lists is missing".to_string());
+            // The manifest still lists the packs found gone: a file of theirs is missing.
+            for pack in gone {
+                let found = match pack.recover(self.place())? {
+                    Ok(()) => pack.lookup(self.place(), address)?,
+                    Err(problem) => Err(problem),
+                };
+                match found {
+                    Ok(Some(entry)) => return Ok(Located::Pack(pack, entry)),
+                    Ok(None) => {}
+                    Err(Problem::Gone) => {
+                        problems.push(format!("{} is missing", pack.label()));
+                    }
+                    Err(Problem::Damaged(detail)) => problems.push(detail),
+                }
             }
             return Ok(Located::Nowhere(problems));
         }

@@ -2,13 +2,20 @@
 //! reads the index header once and each bucket once (a small index whole, in one read),
 //! then one record per chunk.
 //!
+//! Reading needs only what the index names: bytes after the last indexed record are
+//! ignored, and a pack cut short loses only the records past the cut. When the index is
+//! missing or damaged (its header, or one bucket), the pack is scanned for its records
+//! (`super::scan`), which describe themselves, and lookups use what the scan found.
+//!
 //! *Invariant: every index byte is checked before it is used (the header by its sum, each
-//! bucket by its own), so damage affects only the chunks the damaged bytes list.*
+//! bucket by its own), and every entry a scan gives names a record that was checked whole;
+//! so damage affects only the chunks whose record bytes it hits.*
 
 use super::index::{Entry, IndexHeader, BUCKETS, ENTRY_BYTES, HEADER_BYTES};
 use super::manifest::PackMeta;
 use super::place::{FileKind, PackPlace, ReadError, SealedFile};
 use super::record;
+use super::scan::{scan_pack, Scan};
 use crate::{Address, StoreError, StoreResult};
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -20,9 +27,10 @@ pub const WHOLE_INDEX_BYTES_MAX: u64 = 64 << 10;
 /// Why a pack could not answer a lookup.
 #[derive(Clone, Debug)]
 pub enum Problem {
-    /// Its files are gone (deleted by a merge or gc after the manifest was read).
+    /// Its pack file, or its index (where a scan was not asked for), is gone: deleted by a
+    /// merge or gc after the manifest was read, or missing if the manifest still lists it.
     Gone,
-    /// Its index is damaged (the detail says where).
+    /// It cannot be read (the detail names the file and says why).
     Damaged(String),
 }
 
@@ -33,11 +41,13 @@ type BucketLoad = Result<Arc<[Entry]>, String>;
 pub struct SealedPack<P: PackPlace> {
     /// The pack as the manifest lists it.
     pub meta: PackMeta,
-    /// The pack file in messages.
+    /// The pack file, relative to the store (`packs/NAME.pack`).
     label: String,
+    /// The index file, relative to the store (`packs/NAME.idx`).
+    index_label: String,
     /// The index, when this handle wrote it (so it needs no read).
     written_index: Option<Vec<u8>>,
-    /// The opened pack and checked index header, or why they could not be had (a pack
+    /// The opened pack and what its index gives, or why they could not be had (a pack
     /// found gone is not kept: a later manifest may list it again).
     opened: OnceLock<Result<Opened<P::File>, String>>,
     buckets: Box<[OnceLock<BucketLoad>]>,
@@ -46,8 +56,18 @@ pub struct SealedPack<P: PackPlace> {
 /// An opened pack.
 struct Opened<F> {
     pack: F,
-    header: IndexHeader,
-    index: IndexBytes<F>,
+    /// The pack file's length, when the place knows it without asking.
+    pack_len: Option<u64>,
+    /// The checked index header and where its entries are; `None` when the index is missing
+    /// or damaged (`index_problem` says how), so every lookup uses the scan.
+    index: Option<(IndexHeader, IndexBytes<F>)>,
+    /// What is wrong with the index, naming it.
+    index_problem: Option<String>,
+    /// Whether the index file is missing.
+    index_missing: bool,
+    /// The pack scanned for its records: made when the index, or a bucket of it, cannot
+    /// be used.
+    scan: OnceLock<Result<Arc<Scan>, String>>,
 }
 
 /// Where the index's entries are read from.
@@ -58,11 +78,27 @@ enum IndexBytes<F> {
     File(F),
 }
 
+/// What a pack's index says about the pack, for `rnt fsck`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackState {
+    /// What is wrong with the index (missing or damaged, naming it), if anything.
+    pub index_problem: Option<String>,
+    /// Whether the index file is missing (else a problem is damage).
+    pub index_missing: bool,
+    /// The pack file's length.
+    pub file_bytes: u64,
+    /// Where the indexed records end (by the index, or by a scan when it cannot be used).
+    pub records_end: u64,
+    /// The entries, from the index or the scan.
+    pub entries: Vec<Entry>,
+}
+
 impl<P: PackPlace> SealedPack<P> {
     /// The pack `meta` in `place`, not yet opened.
     pub fn new(meta: PackMeta, place: &P) -> SealedPack<P> {
         SealedPack {
             label: place.file_label(&meta.name, FileKind::Pack),
+            index_label: place.file_label(&meta.name, FileKind::Index),
             meta,
             written_index: None,
             opened: OnceLock::new(),
@@ -78,10 +114,21 @@ impl<P: PackPlace> SealedPack<P> {
         }
     }
 
-    /// The opened pack; `Gone` when its files are gone, `Err` when the place failed.
-    fn opened(&self, place: &P) -> StoreResult<Result<&Opened<P::File>, Problem>> {
+    /// The pack file, relative to the store.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The opened pack; `Gone` when its pack file is gone, or its index and `scan_if_no_index`
+    /// is false (a merge deletes the index first: the caller re-reads the manifest before
+    /// it scans); `Err` when the place failed.
+    fn opened(
+        &self,
+        place: &P,
+        scan_if_no_index: bool,
+    ) -> StoreResult<Result<&Opened<P::File>, Problem>> {
         if self.opened.get().is_none() {
-            match self.open(place) {
+            match self.open(place, scan_if_no_index) {
                 Ok(opened) => {
                     let _ = self.opened.set(Ok(opened));
                 }
@@ -98,9 +145,47 @@ impl<P: PackPlace> SealedPack<P> {
         })
     }
 
-    /// Opens the files and reads and checks the index header.
-    fn open(&self, place: &P) -> Result<Opened<P::File>, ReadError> {
-        let (index, start, index_bytes) = match &self.written_index {
+    /// Opens the pack file, then reads and checks the index header (see [`Self::opened`]).
+    fn open(&self, place: &P, scan_if_no_index: bool) -> Result<Opened<P::File>, ReadError> {
+        fn named(label: &str) -> impl Fn(ReadError) -> ReadError + '_ {
+            move |error| match error {
+                ReadError::Damaged(detail) => ReadError::Damaged(format!("{label}: {detail}")),
+                other => other,
+            }
+        }
+        let pack = place
+            .open_file(&self.meta, FileKind::Pack)
+            .map_err(named(&self.label))?;
+        let pack_len = pack.known_len().map_err(named(&self.label))?;
+        let mut index_missing = false;
+        let (index, index_problem) = match self.read_index(place) {
+            Ok(index) => (Some(index), None),
+            Err(ReadError::Gone) if !scan_if_no_index => return Err(ReadError::Gone),
+            Err(ReadError::Gone) => {
+                // Only a pack that is there is scanned (an object store opens lazily).
+                pack.total_len().map_err(named(&self.label))?;
+                index_missing = true;
+                (None, Some(format!("{} is missing", self.index_label)))
+            }
+            Err(ReadError::Damaged(detail)) => {
+                (None, Some(format!("{}: {detail}", self.index_label)))
+            }
+            Err(ReadError::Failed(error)) => return Err(ReadError::Failed(error)),
+        };
+        Ok(Opened {
+            pack,
+            pack_len,
+            index,
+            index_problem,
+            index_missing,
+            scan: OnceLock::new(),
+        })
+    }
+
+    /// Reads and checks the index header: its sum, its length, and that it describes a pack
+    /// of the length the manifest lists.
+    fn read_index(&self, place: &P) -> Result<(IndexHeader, IndexBytes<P::File>), ReadError> {
+        let (file, start, index_bytes) = match &self.written_index {
             Some(written) => (None, written.clone(), written.len() as u64),
             None => {
                 let file = place.open_file(&self.meta, FileKind::Index)?;
@@ -108,56 +193,114 @@ impl<P: PackPlace> SealedPack<P> {
                 (Some(file), start, index_bytes)
             }
         };
-        let pack = place.open_file(&self.meta, FileKind::Pack)?;
         let header = IndexHeader::parse(&start, index_bytes).map_err(ReadError::Damaged)?;
-        self.check_pack_bytes(&header, pack.known_len()?)
-            .map_err(ReadError::Damaged)?;
-        let index = match index {
+        if header.pack_bytes != self.meta.bytes {
+            return Err(ReadError::Damaged(format!(
+                "it describes a pack of {} bytes where the manifest lists {}",
+                header.pack_bytes, self.meta.bytes
+            )));
+        }
+        let index = match file {
             Some(file) if start.len() as u64 != index_bytes => IndexBytes::File(file),
             _ => IndexBytes::Whole(start),
         };
-        Ok(Opened {
-            pack,
-            header,
-            index,
+        Ok((header, index))
+    }
+
+    /// Where the index alone places `address` (the pack file is not opened: it may be
+    /// missing); `None` when the index cannot say.
+    pub fn index_lookup(&self, place: &P, address: &Address) -> StoreResult<Option<Entry>> {
+        let (header, bytes) = match self.read_index(place) {
+            Ok(index) => index,
+            Err(ReadError::Failed(error)) => return Err(error),
+            Err(_) => return Ok(None),
+        };
+        let Ok(bucket) = load_bucket(&header, &bytes, address.as_bytes()[0])? else {
+            return Ok(None);
+        };
+        Ok(bucket
+            .binary_search_by(|entry| entry.address.cmp(address))
+            .ok()
+            .map(|at| bucket[at]))
+    }
+
+    /// Every entry the index alone lists (the pack file is not opened: it may be
+    /// missing); `None` when the index cannot give them all.
+    pub fn index_entries(&self, place: &P) -> StoreResult<Option<Vec<Entry>>> {
+        let (header, bytes) = match self.read_index(place) {
+            Ok(index) => index,
+            Err(ReadError::Failed(error)) => return Err(error),
+            Err(_) => return Ok(None),
+        };
+        let mut all = Vec::new();
+        for first in 0..=u8::MAX {
+            match load_bucket(&header, &bytes, first)? {
+                Ok(bucket) => all.extend_from_slice(&bucket),
+                Err(_) => return Ok(None),
+            }
+        }
+        Ok(Some(all))
+    }
+
+    /// The index's label, relative to the store.
+    pub fn index_label(&self) -> &str {
+        &self.index_label
+    }
+
+    /// Opens a pack the manifest still lists though a file of it was found gone: when only
+    /// the index is missing, the pack is scanned. `Damaged` when the pack file is missing.
+    pub fn recover(&self, place: &P) -> StoreResult<Result<(), Problem>> {
+        Ok(match self.opened(place, true)? {
+            Ok(_) => Ok(()),
+            Err(Problem::Gone) => Err(Problem::Damaged(format!(
+                "{} is missing (the manifest lists it)",
+                self.label
+            ))),
+            Err(problem) => Err(problem),
         })
     }
 
-    /// Whether the pack's length agrees three ways: the file's (where known), the index's
-    /// and the manifest's.
-    fn check_pack_bytes(
-        &self,
-        header: &IndexHeader,
-        file_bytes: Option<u64>,
-    ) -> Result<(), String> {
-        let listed = self.meta.bytes;
-        match file_bytes {
-            Some(file) if header.pack_bytes != file || file != listed => Err(format!(
-                "the pack file is {file} bytes where its index says {} and the manifest {listed}",
-                header.pack_bytes
-            )),
-            None if header.pack_bytes != listed => Err(format!(
-                "the index describes a pack of {} bytes where the manifest says {listed}",
-                header.pack_bytes
-            )),
-            _ => Ok(()),
+    /// The pack scanned for its records (once; later calls share it).
+    fn scanned(&self, opened: &Opened<P::File>) -> StoreResult<Result<Arc<Scan>, String>> {
+        if opened.scan.get().is_none() {
+            let scan = opened
+                .pack
+                .total_len()
+                .and_then(|len| scan_pack(&opened.pack, len));
+            let _ = opened.scan.set(match scan {
+                Ok(scan) => Ok(Arc::new(scan)),
+                Err(ReadError::Failed(error)) => return Err(error),
+                Err(ReadError::Gone) => Err(format!("{} is gone", self.label)),
+                Err(ReadError::Damaged(detail)) => {
+                    Err(format!("cannot scan {}: {detail}", self.label))
+                }
+            });
         }
+        Ok(opened.scan.get().expect("set above").clone())
     }
 
-    /// The checked entries of the index bucket for addresses starting with `first`.
+    /// The checked entries of the index bucket for addresses starting with `first` (from
+    /// the scan when the index or that bucket cannot be used).
     pub fn bucket(&self, place: &P, first: u8) -> StoreResult<Result<Arc<[Entry]>, Problem>> {
-        let opened = match self.opened(place)? {
+        let opened = match self.opened(place, false)? {
             Ok(opened) => opened,
             Err(problem) => return Ok(Err(problem)),
         };
         let slot = &self.buckets[usize::from(first)];
         if slot.get().is_none() {
-            match load_bucket(opened, first) {
-                Ok(loaded) => {
-                    let _ = slot.set(loaded);
-                }
-                Err(error) => return Err(error),
-            }
+            let from_index = match &opened.index {
+                Some((header, bytes)) => load_bucket(header, bytes, first)?
+                    .map_err(|why| format!("{}: {why}", self.index_label)),
+                None => Err(opened.index_problem.clone().unwrap_or_default()),
+            };
+            let loaded = match from_index {
+                Ok(entries) => Ok(entries),
+                Err(why) => match self.scanned(opened)? {
+                    Ok(scan) => Ok(scan.bucket(first).into()),
+                    Err(scan_failed) => Err(format!("{why}; {scan_failed}")),
+                },
+            };
+            let _ = slot.set(loaded);
         }
         Ok(slot
             .get()
@@ -186,20 +329,69 @@ impl<P: PackPlace> SealedPack<P> {
         matches!(self.lookup(place, address), Ok(Ok(Some(_))))
     }
 
-    /// Every entry of the index, in address order, or what was wrong with it.
+    /// Every entry, in address order (the index's, or a scan's when it cannot be used), or
+    /// what was wrong. A pack whose index is gone while the manifest still lists it (the
+    /// caller holds the manifest it works on) is scanned.
     pub fn all_entries(&self, place: &P) -> StoreResult<Result<Vec<Entry>, String>> {
+        if let Err(Problem::Damaged(detail)) = self.recover(place)? {
+            return Ok(Err(detail));
+        }
         let mut all = Vec::new();
         for first in 0..=u8::MAX {
             match self.bucket(place, first)? {
                 Ok(entries) => all.extend_from_slice(&entries),
-                Err(Problem::Gone) => return Ok(Err("its files are missing".to_string())),
+                Err(Problem::Gone) => return Ok(Err(format!("{} is missing", self.label))),
                 Err(Problem::Damaged(detail)) => return Ok(Err(detail)),
             }
         }
-        if let Some(Ok(opened)) = self.opened.get() {
-            debug_assert_eq!(all.len() as u64, u64::from(opened.header.count));
-        }
+        debug_assert!(all.windows(2).all(|w| w[0].address < w[1].address));
         Ok(Ok(all))
+    }
+
+    /// What the pack's files say of it (for `rnt fsck`); `Err` names what could not be
+    /// read at all (a missing pack file).
+    pub fn state(&self, place: &P) -> StoreResult<Result<PackState, String>> {
+        let entries = match self.all_entries(place)? {
+            Ok(entries) => entries,
+            Err(detail) => return Ok(Err(detail)),
+        };
+        let Ok(opened) = self.opened(place, true)? else {
+            return Ok(Err(format!("{} is missing", self.label)));
+        };
+        let file_bytes = match opened.pack_len {
+            Some(len) => len,
+            None => match opened.pack.total_len() {
+                Ok(len) => len,
+                Err(ReadError::Failed(error)) => return Err(error),
+                Err(_) => return Ok(Err(format!("cannot read {}'s length", self.label))),
+            },
+        };
+        let index_problem = opened.index_problem.clone().or_else(|| {
+            (0..=u8::MAX).find_map(|first| {
+                let (header, bytes) = opened.index.as_ref()?;
+                load_bucket(header, bytes, first)
+                    .ok()?
+                    .err()
+                    .map(|why| format!("{}: {why}", self.index_label))
+            })
+        });
+        let records_end = match (&opened.index, &index_problem) {
+            (Some((header, _)), None) => {
+                debug_assert_eq!(entries.len() as u64, u64::from(header.count));
+                header.pack_bytes
+            }
+            _ => match self.scanned(opened)? {
+                Ok(scan) => scan.records_end,
+                Err(detail) => return Ok(Err(detail)),
+            },
+        };
+        Ok(Ok(PackState {
+            index_missing: opened.index.is_none() && opened.index_missing,
+            index_problem,
+            file_bytes,
+            records_end,
+            entries,
+        }))
     }
 
     /// The raw record `entry` names (not yet decoded or checked); `None` when the pack is
@@ -212,7 +404,7 @@ impl<P: PackPlace> SealedPack<P> {
 
     /// The raw records `entries` name, in order; `None` when the pack is gone.
     pub fn read_records(&self, place: &P, entries: &[Entry]) -> StoreResult<Option<Vec<Vec<u8>>>> {
-        let opened = match self.opened(place)? {
+        let opened = match self.opened(place, false)? {
             Ok(opened) => opened,
             Err(Problem::Gone) => return Ok(None),
             Err(problem) => return Err(self.problem_error(problem)),
@@ -245,10 +437,16 @@ impl<P: PackPlace> SealedPack<P> {
                     _ => None,
                 });
         match failing {
-            Some((entry, cause)) => self.damaged(
-                Some((&entry.address, entry)),
-                &format!("cannot read its record: {cause}"),
-            ),
+            Some((entry, cause)) => {
+                let end = entry.offset + u64::from(entry.len);
+                let detail = match opened.pack_len {
+                    Some(len) if len < end => {
+                        format!("the pack file is cut short at {len} bytes, before the record's end at {end}")
+                    }
+                    _ => format!("cannot read its record: {cause}"),
+                };
+                self.damaged(Some((&entry.address, entry)), &detail)
+            }
             None => self.damaged(None, &format!("cannot read its records: {cause}")),
         }
     }
@@ -259,12 +457,12 @@ impl<P: PackPlace> SealedPack<P> {
             Some((address, entry)) => StoreError::Corrupted {
                 address: *address,
                 detail: format!(
-                    "in pack {} at offset {}: {detail}",
+                    "in pack file {} at offset {}: {detail}",
                     self.label, entry.offset
                 ),
             },
             None => StoreError::CorruptedEntry {
-                what: format!("pack {}", self.label),
+                what: format!("pack file {}", self.label),
                 detail: detail.to_string(),
             },
         }
@@ -273,8 +471,11 @@ impl<P: PackPlace> SealedPack<P> {
     /// The error for a pack that could not answer.
     pub fn problem_error(&self, problem: Problem) -> StoreError {
         match problem {
-            Problem::Gone => self.damaged(None, "its files are missing"),
-            Problem::Damaged(detail) => self.damaged(None, &detail),
+            Problem::Gone => self.damaged(None, "it is missing (the manifest lists it)"),
+            Problem::Damaged(detail) => StoreError::CorruptedEntry {
+                what: "pack".to_string(),
+                detail,
+            },
         }
     }
 }
@@ -284,13 +485,17 @@ fn record_range(entry: &Entry) -> Range<u64> {
     entry.offset..entry.offset + u64::from(entry.len)
 }
 
-/// Reads and checks bucket `first` of an opened pack's index: its sum, its order, and that
-/// every record it places lies inside the pack. `Err` only when the place failed.
-fn load_bucket<F: SealedFile>(opened: &Opened<F>, first: u8) -> StoreResult<BucketLoad> {
-    let header = &opened.header;
+/// Reads and checks bucket `first` of an index: its sum, its order, and that every record
+/// it places lies inside the pack the index describes. `Err` only when the place failed;
+/// `Ok(Err(why))` when the bucket cannot be used.
+fn load_bucket<F: SealedFile>(
+    header: &IndexHeader,
+    bytes: &IndexBytes<F>,
+    first: u8,
+) -> StoreResult<Result<Arc<[Entry]>, String>> {
     let (entry, count) = header.bucket_range(first);
     let start = IndexHeader::entry_offset(entry);
-    let parsed = match &opened.index {
+    let parsed = match bytes {
         IndexBytes::Whole(whole) => {
             let start = usize::try_from(start).expect("a whole index's offsets fit in memory");
             match whole.get(start..start + count * ENTRY_BYTES) {
@@ -380,22 +585,48 @@ mod tests {
     }
 
     /// A whole index parses to its sorted entries; another pack length, a record past the
-    /// end, or a cut index is refused.
+    /// end, or a cut index is found damaged, and the pack is scanned instead (these packs
+    /// are zeros: no record); a missing pack is named.
     fn check_index_checks<P: PackPlace>(place: &P, list: &[Entry], pack_bytes: u64) {
-        let all = |name: &str, bytes: u64| {
+        let state = |name: &str, bytes: u64| {
             SealedPack::new(meta(name, bytes, list.len()), place)
-                .all_entries(place)
+                .state(place)
+                .unwrap()
                 .unwrap()
         };
-        assert_eq!(all(GOOD, pack_bytes).unwrap(), list);
-        assert!(all(GOOD, pack_bytes + 1).is_err());
-        assert!(all(SHORT, pack_bytes - 1).is_err());
-        assert!(all(CUT, pack_bytes).is_err());
+        let good = state(GOOD, pack_bytes);
+        assert_eq!(good.index_problem, None);
+        assert_eq!(good.entries, list);
+        assert_eq!(good.records_end, pack_bytes);
+        for (name, bytes) in [
+            (GOOD, pack_bytes + 1),
+            (SHORT, pack_bytes - 1),
+            (CUT, pack_bytes),
+        ] {
+            let damaged = state(name, bytes);
+            let problem = damaged.index_problem.expect("a damaged index");
+            assert!(
+                problem.starts_with(&format!("packs/{name}.idx: ")),
+                "{problem}"
+            );
+            assert!(damaged.entries.iter().all(|entry| list.contains(entry)));
+        }
+        assert!(
+            state(CUT, pack_bytes).entries.is_empty(),
+            "the scan finds no record"
+        );
         let missing = SealedPack::new(meta("dddddddddddddddddddddddddddddddd", 9, 1), place);
         assert!(matches!(
             missing.lookup(place, &list[0].address).unwrap(),
             Err(Problem::Gone)
         ));
+        match missing.recover(place).unwrap() {
+            Err(Problem::Damaged(detail)) => assert_eq!(
+                detail,
+                "packs/dddddddddddddddddddddddddddddddd.pack is missing (the manifest lists it)"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Small indexes are read whole, large ones a bucket at a time: both sizes.
