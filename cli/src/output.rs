@@ -312,7 +312,7 @@ pub fn sent_fields(report: &TransferReport) -> [(&'static str, Json); 3] {
 /// [`rnt_db::diagnostic::QUOTE_CHARS_MAX`] characters is cut to its start and end ([`clip_words`]).
 pub fn error_text(error: &anyhow::Error) -> String {
     if let Some(failure) = error.downcast_ref::<crate::cmd::sql::SqlFailure>() {
-        return format!("error: {}\n", failure.rendered);
+        return format!("error: {}\n", clip_words(&failure.rendered));
     }
     if let Some(DbError::Program { rendered, .. }) = error.downcast_ref::<DbError>() {
         let mut text = clip_words(rendered);

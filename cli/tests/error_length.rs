@@ -67,6 +67,7 @@ fn word_cases(shop: &Shop, w: &str) -> Vec<(&'static str, Vec<String>)> {
         vec!["commit", "-m", "x", &format!("+orders({values})")],
         vec!["commit", "-m", "x", &format!("+customers(8, {w})")],
         vec!["query", &format!("q(x) :- orders(x, _, _), x > {w}.")],
+        vec!["sql", &format!("SELECT id FROM orders WHERE {w}")],
         vec!["define", "words.rnt"],
         vec!["define", "many.rnt"],
         vec!["import", "orders", "words.csv"],
@@ -185,6 +186,15 @@ fn cases(shop: &Shop, h: &str) -> Vec<(&'static str, Vec<String>)> {
         owned(&[
             &["query", &format!("q(x) :- orders(x, _, _), x > {h}.")],
             &["query", h],
+        ]),
+    );
+    add(
+        "sql",
+        owned(&[
+            &["sql", &format!("SELECT {h} FROM orders")],
+            &["sql", &format!("SELECT * FROM orders WHERE id = '{h}'")],
+            &["sql", h],
+            &["sql", "SELECT 1", "--at", h],
         ]),
     );
     add(

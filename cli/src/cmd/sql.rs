@@ -166,7 +166,7 @@ fn prompt(db: &Database, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<
                 for outcome in &outcomes {
                     write_outcome(out, outcome, args.format)?;
                 }
-                eprintln!("error: {}", error.render(&text));
+                eprintln!("error: {}", crate::output::clip_words(&error.render(&text)));
                 failed = true;
             }
         }

@@ -120,6 +120,8 @@ impl std::error::Error for SqlError {}
 impl From<DbError> for SqlError {
     fn from(error: DbError) -> SqlError {
         let code = error.exit_code();
-        SqlError::new(SqlErrorKind::Db(code), error.to_string())
+        let text = error.to_string();
+        let message = text.strip_prefix("error: ").unwrap_or(&text).to_string();
+        SqlError::new(SqlErrorKind::Db(code), message)
     }
 }
