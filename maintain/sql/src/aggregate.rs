@@ -140,8 +140,7 @@ impl Lowerer<'_> {
                     ty,
                 });
             }
-            self.rules
-                .push(format!("{name}({}) :- {}.", head.join(", "), body.text()));
+            self.push_rule(format!("{name}({}) :- {}.", head.join(", "), body.text()));
             return Ok(self.output_table(name, &columns, false, None));
         }
         let grouping = self.helper_name();
@@ -154,7 +153,7 @@ impl Lowerer<'_> {
                 head.push(rename(term, &body, &needed, &mapped));
             }
         }
-        self.rules.push(format!(
+        self.push_rule(format!(
             "{grouping}({}) :- {}.",
             head.join(", "),
             body.text()
@@ -280,7 +279,7 @@ impl Lowerer<'_> {
         let table = self.output_table(name, &columns, !unique, None);
         if unique {
             let terms: Vec<String> = head.iter().map(|v| filtered.name(*v)).collect();
-            self.rules.push(format!(
+            self.push_rule(format!(
                 "{name}({}) :- {}.",
                 terms.join(", "),
                 filtered.text()
@@ -331,8 +330,7 @@ impl Lowerer<'_> {
             ));
         }
         let terms: Vec<String> = substituted.iter().map(|d| body.render(d)).collect();
-        self.rules
-            .push(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
+        self.push_rule(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
         Ok(())
     }
 }
@@ -551,6 +549,15 @@ fn aggregate_call(
     let mut arg = |i: usize, body: &mut Body| -> SqlResult<(Var, Option<Type>)> {
         let (ex, ty) = expr::lower(args[i], scope, &cx, body)?;
         let v = place(body, ex);
+        // An aggregate takes a variable: a column bound to a constant is copied into one.
+        let v = match body.name(v).starts_with('v') {
+            true => v,
+            false => {
+                let copy = body.var();
+                body.assign(copy, Ex::Var(v));
+                copy
+            }
+        };
         arguments.push(v);
         Ok((v, ty))
     };

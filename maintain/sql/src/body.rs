@@ -243,3 +243,89 @@ impl Body {
         literals.join(", ")
     }
 }
+
+/// `rule` with every variable `vN` that occurs once, as an atom's argument, written `_`:
+/// the rule reads that column and ignores it, as a hand-written rule would say (which lets
+/// the planner count matches instead of reading tuples).
+pub fn wildcard_singletons(rule: &str) -> String {
+    let bytes = rule.as_bytes();
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let tokens = var_tokens(rule);
+    for &(start, end) in &tokens {
+        *counts.entry(&rule[start..end]).or_default() += 1;
+    }
+    let mut out = String::with_capacity(rule.len());
+    let mut at = 0;
+    for (start, end) in tokens {
+        let before = rule[..start].trim_end_matches(' ');
+        let after = rule[end..].trim_start_matches(' ');
+        let argument = (before.ends_with('(') || before.ends_with(','))
+            && (after.starts_with(')') || after.starts_with(','));
+        if counts[&rule[start..end]] == 1 && argument {
+            out.push_str(&rule[at..start]);
+            out.push('_');
+            at = end;
+        }
+    }
+    out.push_str(&rule[at..]);
+    let _ = bytes;
+    out
+}
+
+/// The spans of the `vN` variable names in `text` (whole words, outside string literals).
+fn var_tokens(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if c == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if c == b'v' && word_start {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j].is_ascii_digit() {
+                j += 1;
+            }
+            let word_end =
+                j == bytes.len() || !(bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_');
+            if j > i + 1 && word_end {
+                spans.push((i, j));
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_use_atom_arguments_become_wildcards() {
+        assert_eq!(
+            wildcard_singletons("a(v0, v4) :- t(v0, v1, v2), s(v1, v4), f(\"v2\")."),
+            "a(v0, v4) :- t(v0, v1, _), s(v1, v4), f(\"v2\")."
+        );
+        assert_eq!(
+            wildcard_singletons("a(v9) :- t(v1), v9 = v1 + 1."),
+            "a(v9) :- t(v1), v9 = v1 + 1."
+        );
+    }
+}

@@ -76,7 +76,7 @@ impl Catalog {
                     })
                     .collect();
                 let bag = columns.last().is_some_and(|c| {
-                    c.name == COUNT_COLUMN && c.ty.is_some_and(|t| t.ty == Type::Int && !t.nullable)
+                    c.name == COUNT_COLUMN && c.ty.is_some_and(|t| t.ty == Type::Int)
                 });
                 if bag {
                     columns.pop();

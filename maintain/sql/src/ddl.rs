@@ -460,7 +460,8 @@ fn declarations_for(
                 (false, false) => format!("c{i}"),
             };
             let ty = if count {
-                "int".to_string()
+                // `int?` as its rule's `sum` is typed; it holds no null (a group has a match).
+                "int?".to_string()
             } else {
                 format!("{}?", attribute.ty.name())
             };
@@ -469,4 +470,27 @@ fn declarations_for(
         out.push_str(&format!("{kind} {relation}({}).\n", attributes.join(", ")));
     }
     Ok(out)
+}
+
+/// The program text a CREATE ASSERTION adds: a denial holding the rows of `query` (the
+/// query whose NOT EXISTS the assertion checks), and the helper views its lowering made.
+pub fn create_assertion(
+    name: &str,
+    query: &sqlparser::ast::Query,
+    catalog: &Catalog,
+    program: &Program,
+) -> SqlResult<String> {
+    if catalog.get(name).is_some() {
+        return Err(SqlError::bind(format!(
+            "the relation `{name}` exists already"
+        )));
+    }
+    let mut lowerer = Lowerer::new(catalog, &format!("_{name}_"));
+    lowerer.distinct = true;
+    let table = lowerer.query_into(query, name, &[])?;
+    let rules = lowerer.rules.join("\n");
+    let declarations = declarations_for(&rules, &lowerer.made, &table, "view", program)?;
+    let declarations =
+        declarations.replacen(&format!("view {name}("), &format!("denial {name}("), 1);
+    Ok(format!("{declarations}{rules}\n"))
 }

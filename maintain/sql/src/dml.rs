@@ -80,16 +80,21 @@ impl Target<'_> {
             .source
             .as_ref()
             .ok_or_else(|| SqlError::unsupported("INSERT without VALUES or SELECT"))?;
-        let lowered = top::lower(self.catalog, source)?;
-        let tuples = self.answer(&lowered.rules)?;
-        let rows = crate::output::rows(
-            tuples,
-            lowered.answer.bag,
-            &lowered.order,
-            lowered.offset,
-            lowered.limit,
-            lowered.visible,
-        );
+        let rows = match literal_rows(source) {
+            Some(rows) => rows,
+            None => {
+                let lowered = top::lower(self.catalog, source)?;
+                let tuples = self.answer(&lowered.rules)?;
+                crate::output::rows(
+                    tuples,
+                    lowered.answer.bag,
+                    &lowered.order,
+                    lowered.offset,
+                    lowered.limit,
+                    lowered.visible,
+                )
+            }
+        };
         let mut full = Vec::new();
         for row in rows {
             if row.len() != positions.len() {
@@ -184,7 +189,7 @@ impl Target<'_> {
         )];
         for k in &keys {
             let constants: Vec<String> = k.iter().map(Value::to_string).collect();
-            rules.push(format!("_keys({}) :- true = true.", constants.join(", ")));
+            rules.push(crate::query::fact_rule("_keys", &constants));
         }
         let found = self.answer(&rules.join("\n"))?;
         Ok(found
@@ -621,5 +626,65 @@ fn check_conflict_target(table: &Table, target: Option<&ConflictTarget>) -> SqlR
             }
         }
         Some(other) => Err(SqlError::unsupported(format!("ON CONFLICT {other}"))),
+    }
+}
+
+/// The rows of `VALUES (…), …` when every value is a literal (read here, so that a column of
+/// nulls needs no type); `None` for anything else, which runs as a query.
+fn literal_rows(source: &sqlparser::ast::Query) -> Option<Vec<Vec<Value>>> {
+    let sqlparser::ast::SetExpr::Values(values) = &*source.body else {
+        return None;
+    };
+    if source.order_by.is_some() || source.limit_clause.is_some() {
+        return None;
+    }
+    values
+        .rows
+        .iter()
+        .map(|row| row.content.iter().map(literal_value).collect())
+        .collect()
+}
+
+/// A literal's value: a number, a string, a bool, null, `DATE '…'`, `TIMESTAMP '…'`, or a
+/// negated number.
+fn literal_value(expr: &Expr) -> Option<Value> {
+    use sqlparser::ast::{UnaryOperator, Value as V};
+    match expr {
+        Expr::Value(v) => match &v.value {
+            V::Null => Some(Value::Null),
+            V::Boolean(b) => Some(Value::Bool(*b)),
+            V::SingleQuotedString(s) => Some(Value::Str(s.clone())),
+            V::Number(n, _) => match n.parse::<i64>() {
+                Ok(i) => Some(Value::Int(i)),
+                Err(_) if !n.contains(['e', 'E']) => {
+                    rnt_lang::decimal::Decimal::parse(n).map(Value::Decimal)
+                }
+                Err(_) => None,
+            },
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match literal_value(expr)? {
+            Value::Int(i) => i.checked_neg().map(Value::Int),
+            Value::Decimal(d) => d.checked_neg().map(Value::Decimal),
+            _ => None,
+        },
+        Expr::TypedString(typed) => {
+            let text = match &typed.value.value {
+                V::SingleQuotedString(s) => s,
+                _ => return None,
+            };
+            match crate::types::of(&typed.data_type).ok()? {
+                rnt_lang::value::Type::Date => rnt_lang::time::parse_date(text).map(Value::Date),
+                rnt_lang::value::Type::Timestamp => {
+                    rnt_lang::time::parse_timestamp(text).map(Value::Timestamp)
+                }
+                _ => None,
+            }
+        }
+        Expr::Nested(inner) => literal_value(inner),
+        _ => None,
     }
 }

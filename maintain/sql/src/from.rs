@@ -3,7 +3,7 @@
 //! on the ON clause's equalities with the sources before it (a condition on the right
 //! side's own columns first filters it in a helper; any other condition is refused).
 
-use crate::body::{AtomKind, Body, Var};
+use crate::body::{AtomKind, Body, Ex, Var};
 use crate::catalog::{Column, Table};
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
@@ -149,23 +149,72 @@ impl Lowerer<'_> {
             true => table,
             false => self.filtered(&table, &alias, &right_only)?,
         };
+        let joined: Vec<usize> = joins.iter().map(|(_, c)| *c).collect();
+        // A column that is not null in a matched row: null exactly where the row is padded.
+        let sentinel_column = (0..table.columns.len())
+            .find(|c| !joined.contains(c) && table.columns[*c].ty.is_some_and(|t| !t.nullable));
+        let table = match (sentinel_column, table.bag) {
+            (None, false) => self.marked(&table)?,
+            _ => table,
+        };
         let source = add_source(body, scope, table, alias, AtomKind::Optional)?;
+        let sentinel = match sentinel_column {
+            Some(c) => scope.sources[source].vars[c],
+            None => scope.sources[source]
+                .weight
+                .expect("a bag, or a marked helper, carries a count"),
+        };
         for (left, right) in joins {
-            let right = scope.sources[source].vars[right];
-            match left {
-                Side::Var(v) => {
-                    if !body.unify(v, right) {
-                        return Err(SqlError::unsupported("this LEFT JOIN condition"));
-                    }
-                }
-                Side::Constant(text) => {
-                    if !body.bind(right, &text) {
-                        return Err(SqlError::unsupported("this LEFT JOIN condition"));
-                    }
-                }
+            let right_var = scope.sources[source].vars[right];
+            let left_ex = match &left {
+                Side::Var(v) => Ex::Var(*v),
+                Side::Constant(text) => Ex::Lit(text.clone()),
+            };
+            let joined = match left {
+                Side::Var(v) => body.unify(v, right_var),
+                Side::Constant(text) => body.bind(right_var, &text),
+            };
+            if !joined {
+                return Err(SqlError::unsupported("this LEFT JOIN condition"));
             }
+            // The right column itself, as SQL sees it: the left value where a row matched,
+            // null where the row is padded.
+            let seen = body.var();
+            body.assign(
+                seen,
+                Ex::Case(
+                    vec![(
+                        Ex::IsNull(Box::new(Ex::Var(sentinel)), false),
+                        Ex::Lit("null".into()),
+                    )],
+                    Some(Box::new(left_ex)),
+                ),
+            );
+            scope.sources[source].vars[right] = seen;
         }
         Ok(())
+    }
+
+    /// `table` as a bag helper whose count is always 1 (its rows once each): a LEFT JOIN's
+    /// right side then has a column that is null exactly in a padded row.
+    fn marked(&mut self, table: &Table) -> SqlResult<Table> {
+        let name = self.helper_name();
+        let vars: Vec<String> = (0..table.columns.len()).map(|i| format!("c{i}")).collect();
+        self.rules.push(format!(
+            "{name}({}, 1) :- {}({}).",
+            vars.join(", "),
+            table.name,
+            vars.join(", ")
+        ));
+        let marked = Table {
+            name,
+            kind: RelationKind::View,
+            bag: true,
+            keys: Vec::new(),
+            ..table.clone()
+        };
+        self.made(marked.clone());
+        Ok(marked)
     }
 
     /// A helper holding `table`'s rows that pass `conditions` (over its columns only).
@@ -189,8 +238,7 @@ impl Lowerer<'_> {
             terms.push(body.name(w));
         }
         let name = self.helper_name();
-        self.rules
-            .push(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
+        self.push_rule(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
         let filtered = Table {
             name,
             kind: RelationKind::View,

@@ -37,6 +37,7 @@ mod query;
 mod scope;
 mod select;
 pub mod session;
+mod split;
 mod top;
 mod types;
 

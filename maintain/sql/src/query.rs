@@ -253,26 +253,9 @@ impl Lowerer<'_> {
             }
         }
         let width = width.unwrap_or(0);
-        for (row, n) in rows {
-            // Constants stand in the head (`null` too); computed values are assigned.
-            let mut head = Vec::new();
-            let mut assignments = Vec::new();
-            for (i, text) in row.iter().enumerate() {
-                match is_constant(text) {
-                    true => head.push(text.clone()),
-                    false => {
-                        head.push(format!("c{i}"));
-                        assignments.push(format!("c{i} = {text}"));
-                    }
-                }
-            }
-            head.push(n.to_string());
-            let body = match assignments.is_empty() {
-                true => "true = true".to_string(),
-                false => assignments.join(", "),
-            };
-            self.rules
-                .push(format!("{name}({}) :- {body}.", head.join(", ")));
+        for (mut row, n) in rows {
+            row.push(n.to_string());
+            self.rules.push(fact_rule(name, &row));
         }
         let columns = (0..width)
             .map(|i| Column {
@@ -364,8 +347,30 @@ fn rename_columns(
     Ok(())
 }
 
-/// Whether rendered text is a constant of the rule language (a head may hold it).
-pub fn is_constant(text: &str) -> bool {
+/// `name(values…)` as a rule with no atoms: constants in the head, anything else (a date,
+/// a timestamp, a computed value) assigned.
+pub fn fact_rule(name: &str, values: &[String]) -> String {
+    let mut head = Vec::new();
+    let mut assignments = Vec::new();
+    for (i, text) in values.iter().enumerate() {
+        match is_head_constant(text) {
+            true => head.push(text.clone()),
+            false => {
+                head.push(format!("c{i}"));
+                assignments.push(format!("c{i} = {text}"));
+            }
+        }
+    }
+    let body = match assignments.is_empty() {
+        true => "true = true".to_string(),
+        false => assignments.join(", "),
+    };
+    format!("{name}({}) :- {body}.", head.join(", "))
+}
+
+/// Whether rendered text is a constant a rule head may hold (an int, a decimal, a string,
+/// `true`, `false`, `null`; `date("…")` would read as an aggregate there).
+fn is_head_constant(text: &str) -> bool {
     let plain_number = text.parse::<i64>().is_ok()
         || (text
             .chars()
@@ -374,6 +379,4 @@ pub fn is_constant(text: &str) -> bool {
     plain_number
         || matches!(text, "null" | "true" | "false")
         || (text.starts_with('"') && text.ends_with('"') && text.len() >= 2)
-        || text.starts_with("date(\"")
-        || text.starts_with("timestamp(\"")
 }

@@ -98,6 +98,11 @@ impl<'c> Lowerer<'c> {
         }
     }
 
+    /// Adds a rule, its single-use atom variables written `_`.
+    pub fn push_rule(&mut self, rule: String) {
+        self.rules.push(crate::body::wildcard_singletons(&rule));
+    }
+
     /// Records a relation made here.
     pub fn made(&mut self, table: Table) {
         self.made.push(table);
@@ -214,8 +219,7 @@ impl<'c> Lowerer<'c> {
         );
         if unique {
             let terms: Vec<String> = head.iter().map(|v| body.name(*v)).collect();
-            self.rules
-                .push(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
+            self.push_rule(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
         } else {
             self.counted_rule(name, &head, body, &weights)?;
         }
@@ -242,8 +246,7 @@ impl<'c> Lowerer<'c> {
                 format!("sum({})", body.name(w))
             }
         });
-        self.rules
-            .push(format!("{name}({}) :- {}.", all.join(", "), body.text()));
+        self.push_rule(format!("{name}({}) :- {}.", all.join(", "), body.text()));
         Ok(())
     }
 
@@ -282,7 +285,7 @@ impl<'c> Lowerer<'c> {
         }
         let helper = self.helper_name();
         let terms: Vec<String> = keep.iter().map(|v| body.name(*v)).collect();
-        self.rules.push(format!(
+        self.push_rule(format!(
             "{helper}({}) :- {}.",
             terms.join(", "),
             body.text()

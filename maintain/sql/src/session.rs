@@ -92,11 +92,21 @@ impl<'d> Session<'d> {
     pub fn run(&mut self, text: &str) -> Result<Vec<Outcome>, (Vec<Outcome>, SqlError)> {
         let statements = parse(text).map_err(|e| (Vec::new(), e))?;
         let mut outcomes = Vec::new();
-        for statement in &statements {
-            let start = statement.span().start;
-            match self.statement(statement) {
+        for parsed in &statements {
+            let (line, column) = match &parsed.stmt {
+                Stmt::Sql(statement) => {
+                    let start = statement.span().start;
+                    (parsed.line + start.line.max(1) - 1, start.column)
+                }
+                Stmt::Assertion { .. } => (parsed.line, 1),
+            };
+            let result = match &parsed.stmt {
+                Stmt::Sql(statement) => self.statement(statement),
+                Stmt::Assertion { name, query } => self.assertion(name, query),
+            };
+            match result {
                 Ok(outcome) => outcomes.push(outcome),
-                Err(error) => return Err((outcomes, error.at(start.line, start.column))),
+                Err(error) => return Err((outcomes, error.at(line, column))),
             }
         }
         Ok(outcomes)
@@ -108,9 +118,21 @@ impl<'d> Session<'d> {
         let head = self.read_snapshot()?;
         let catalog = Catalog::of(&head.program);
         let mut out = String::new();
-        for statement in &statements {
+        for parsed in &statements {
+            let statement = match &parsed.stmt {
+                Stmt::Sql(statement) => statement,
+                Stmt::Assertion { name, query } => {
+                    out.push_str(&ddl::create_assertion(
+                        name,
+                        query,
+                        &catalog,
+                        &head.program,
+                    )?);
+                    continue;
+                }
+            };
             let start = statement.span().start;
-            let rules = match statement {
+            let rules = match &**statement {
                 Statement::Query(query) => top::lower(&catalog, query).map(|l| l.rules + "\n"),
                 Statement::CreateTable(create) => ddl::create_table(create, &catalog),
                 Statement::CreateView(create) => ddl::create_view(create, &catalog, &head.program),
@@ -179,6 +201,30 @@ impl<'d> Session<'d> {
                 "the statement `{}`",
                 crate::expr::clip(other)
             ))),
+        }
+    }
+
+    /// CREATE ASSERTION: a denial holding the query's rows.
+    fn assertion(&mut self, name: &str, query: &sqlparser::ast::Query) -> SqlResult<Outcome> {
+        if self.at.is_some() {
+            return Err(SqlError::bind(
+                "--at reads a past state: only queries may run there",
+            ));
+        }
+        let head = self.head_outside_transaction("CREATE ASSERTION")?;
+        let text = ddl::create_assertion(name, query, &Catalog::of(&head.program), &head.program)?;
+        let program = format!("{}\n{text}", head.state.program);
+        let message = self
+            .message
+            .clone()
+            .unwrap_or_else(|| format!("CREATE ASSERTION {name}"));
+        match self.db.define(&program, "sql", &message)? {
+            CommitOutcome::Committed { commit, state, .. } => Ok(Outcome::Committed {
+                commit,
+                state,
+                what: "CREATE ASSERTION".into(),
+            }),
+            CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
         }
     }
 
@@ -472,14 +518,116 @@ impl<'d> Session<'d> {
     }
 }
 
-/// Parses SQL text (PostgreSQL's dialect, DuckDB's where it differs, as for `//`).
-pub fn parse(text: &str) -> SqlResult<Vec<Statement>> {
-    match Parser::parse_sql(&PostgreSqlDialect {}, text) {
-        Ok(statements) => Ok(statements),
-        Err(error) => match Parser::parse_sql(&DuckDbDialect {}, text) {
-            Ok(statements) => Ok(statements),
-            Err(_) => Err(parse_error(&error.to_string())),
+/// A statement: sqlparser's, or rnt's `CREATE ASSERTION name CHECK (NOT EXISTS (query))`.
+pub enum Stmt {
+    /// A statement sqlparser reads.
+    Sql(Box<Statement>),
+    /// `CREATE ASSERTION`: a denial named `name` holding the query's rows.
+    Assertion {
+        /// The assertion's name.
+        name: String,
+        /// The query whose rows violate it.
+        query: Box<sqlparser::ast::Query>,
+    },
+}
+
+/// A parsed statement and the script line its text starts on.
+pub struct Parsed {
+    /// The statement.
+    pub stmt: Stmt,
+    /// The line of the script its text starts on.
+    pub line: u64,
+}
+
+/// Parses a script (PostgreSQL's dialect, DuckDB's where it differs, as for `//`),
+/// statement by statement.
+pub fn parse(text: &str) -> SqlResult<Vec<Parsed>> {
+    let mut out = Vec::new();
+    for piece in crate::split::statements(text) {
+        let shift = |e: SqlError| match e.at {
+            Some((line, column)) => SqlError {
+                at: Some((line + piece.line - 1, column)),
+                ..e
+            },
+            None => e.at(piece.line, 1),
+        };
+        if let Some(assertion) = assertion(&piece.text).map_err(shift)? {
+            out.push(Parsed {
+                stmt: assertion,
+                line: piece.line,
+            });
+            continue;
+        }
+        let statements = match Parser::parse_sql(&PostgreSqlDialect {}, &piece.text) {
+            Ok(statements) => statements,
+            Err(error) => match Parser::parse_sql(&DuckDbDialect {}, &piece.text) {
+                Ok(statements) => statements,
+                Err(_) => return Err(shift(parse_error(&error.to_string()))),
+            },
+        };
+        out.extend(statements.into_iter().map(|stmt| Parsed {
+            stmt: Stmt::Sql(Box::new(stmt)),
+            line: piece.line,
+        }));
+    }
+    Ok(out)
+}
+
+/// `CREATE ASSERTION name CHECK (NOT EXISTS (query))`, if the text is one.
+fn assertion(text: &str) -> SqlResult<Option<Stmt>> {
+    // Past leading blank lines and `--` comments.
+    let mut text = text.trim_start();
+    while text.starts_with("--") {
+        text = text
+            .split_once('\n')
+            .map_or("", |(_, rest)| rest)
+            .trim_start();
+    }
+    let words: Vec<&str> = text.split_whitespace().take(4).collect();
+    let [create, word, name, check] = words.as_slice() else {
+        return Ok(None);
+    };
+    if !create.eq_ignore_ascii_case("create") || !word.eq_ignore_ascii_case("assertion") {
+        return Ok(None);
+    }
+    let check_word = check.get(..5).unwrap_or(check);
+    if !check_word.eq_ignore_ascii_case("check") {
+        return Err(SqlError::new(
+            SqlErrorKind::Parse,
+            "syntax error: CREATE ASSERTION name CHECK (NOT EXISTS (SELECT …))",
+        ));
+    }
+    let name = names::new_name(&sqlparser::ast::Ident::new(name.to_string()))?;
+    let at = text.to_lowercase().find("check").unwrap_or(0) + "check".len();
+    let condition = format!("SELECT 1 WHERE {}", &text[at..]);
+    let parsed = Parser::parse_sql(&PostgreSqlDialect {}, &condition)
+        .map_err(|e| parse_error(&e.to_string()))?;
+    let query = match parsed.as_slice() {
+        [Statement::Query(q)] => match &*q.body {
+            sqlparser::ast::SetExpr::Select(select) => {
+                match select.selection.as_ref().map(strip_nested) {
+                    Some(sqlparser::ast::Expr::Exists {
+                        subquery,
+                        negated: true,
+                    }) => subquery.clone(),
+                    _ => {
+                        return Err(SqlError::unsupported(
+                            "an ASSERTION other than CHECK (NOT EXISTS (SELECT …))",
+                        ))
+                    }
+                }
+            }
+            _ => return Err(SqlError::unsupported("this ASSERTION")),
         },
+        _ => return Err(SqlError::unsupported("this ASSERTION")),
+    };
+    Ok(Some(Stmt::Assertion { name, query }))
+}
+
+fn strip_nested(expr: &sqlparser::ast::Expr) -> &sqlparser::ast::Expr {
+    match expr {
+        sqlparser::ast::Expr::Nested(inner) => strip_nested(inner),
+        other => other,
     }
 }
 

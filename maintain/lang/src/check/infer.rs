@@ -249,6 +249,7 @@ fn expr_type(
         } => {
             let values = branches.iter().map(|(_, v)| v).chain(otherwise.as_deref());
             let types: Vec<Type> = values
+                .filter(|v| v.kind != ExprKind::Const(crate::value::Value::Null))
                 .map(|v| expr_type(rule, v, types, depth))
                 .collect::<Option<_>>()?;
             super::types::case(&types).ok()

@@ -494,14 +494,17 @@ impl RuleChecker<'_> {
                                 .push(Diagnostic::error(condition.span, message));
                         }
                     }
+                    // A `null` branch fits any type: the others decide.
                     match self.infer(value) {
                         Some(ty) => values.push(ty),
+                        None if value.kind == ExprKind::Const(Value::Null) => {}
                         None => known = false,
                     }
                 }
                 if let Some(otherwise) = otherwise {
                     match self.infer(otherwise) {
                         Some(ty) => values.push(ty),
+                        None if otherwise.kind == ExprKind::Const(Value::Null) => {}
                         None => known = false,
                     }
                 }
