@@ -72,7 +72,8 @@ def run_template(records):
             con.execute(sql)
             out.append("statement ok\n%s\n" % sql)
         elif kind == "statement":
-            out.append("statement error %s\n%s\n" % (arg, sql))
+            expected = arg[len("error"):].strip() if arg.startswith("error") else arg
+            out.append("statement error %s\n%s\n" % (expected, sql))
         elif kind == "rnt-only":
             out.append("statement ok\n%s\n" % sql)
         elif kind == "query":
@@ -186,7 +187,7 @@ def generated():
             key = g.replace(" GROUP BY ", "")
             select = "%s, %s" % (key, a) if key else a
             records.append(("query", "", "SELECT %s FROM t%s" % (select, g)))
-            for w in PREDICATES[:8]:
+            for w in PREDICATES:
                 records.append(("query", "", "SELECT %s FROM t WHERE %s%s" % (select, w, g)))
             if g:
                 records.append(("query", "", "SELECT %s FROM t%s HAVING count(*) > 1" % (select, g)))
@@ -198,6 +199,10 @@ def generated():
             if "GROUP BY" in q:
                 continue
             records.append(("query", "", q + joiner + w))
+    for w in PREDICATES:
+        records.append(("query", "", "SELECT a, b, c FROM t WHERE %s ORDER BY a, b, c" % w))
+        records.append(("query", "", "SELECT a FROM t WHERE %s UNION SELECT k FROM s" % w))
+        records.append(("query", "", "SELECT a, count(*) FROM t WHERE %s GROUP BY a ORDER BY a" % w))
     records.append(("query", "", "SELECT u.id, u.day + 1 AS next, year(u.day) AS y FROM u"))
     records.append(("query", "", "SELECT id, round(d, 1) AS r, cast(d AS INT) AS i FROM u"))
     records.append(("query", "", "SELECT sum(d), min(d), max(day), avg(d) FROM u"))

@@ -329,7 +329,17 @@ impl Lowerer<'_> {
                 "HAVING on an aggregate without GROUP BY (yet)",
             ));
         }
-        let terms: Vec<String> = substituted.iter().map(|d| body.render(d)).collect();
+        let mut terms = Vec::new();
+        for default in &substituted {
+            match default {
+                Ex::Lit(text) => terms.push(text.clone()),
+                other => {
+                    let v = body.var();
+                    body.assign(v, other.clone());
+                    terms.push(body.name(v));
+                }
+            }
+        }
         self.push_rule(format!("{name}({}) :- {}.", terms.join(", "), body.text()));
         Ok(())
     }
@@ -396,10 +406,11 @@ fn fallback_row(
             continue;
         };
         let is_count = is_count_call(&call.expr);
-        let value = if is_count {
-            Ex::Lit("0".into())
-        } else {
-            Ex::Lit("null".into())
+        let value = match (is_count, call.ty) {
+            (true, _) => Ex::Lit("0".into()),
+            // A typed null, so that an expression over it has a type (`max(x) - min(x)`).
+            (false, Some(ty)) => Ex::Cast(Box::new(Ex::Lit("null".into())), ty.name()),
+            (false, None) => Ex::Lit("null".into()),
         };
         defaults.push((ex.clone(), value));
     }

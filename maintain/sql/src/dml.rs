@@ -263,10 +263,7 @@ impl Target<'_> {
         rules.extend(lowerer.rules);
         for (_, row) in pairs {
             let constants: Vec<String> = row.iter().map(Value::to_string).collect();
-            rules.push(format!(
-                "_excluded({}) :- true = true.",
-                constants.join(", ")
-            ));
+            rules.push(crate::query::fact_rule("_excluded", &constants));
         }
         let mut changes = Vec::new();
         for tuple in self.answer(&rules.join("\n"))? {
