@@ -1,0 +1,199 @@
+//! `rnt sql` end to end, through the binary: statements and scripts, the prompt on scripted
+//! input, `--rules`, `--at`, JSON and CSV answers, a transaction as one commit judged once,
+//! and each class of error with its exit code, its caret, and HEAD unchanged.
+
+mod common;
+
+use common::Shop;
+
+const SCHEMA: &str = "CREATE TABLE customers (id INT PRIMARY KEY, plan TEXT NOT NULL);
+CREATE TABLE orders (id INT PRIMARY KEY, customer INT REFERENCES customers(id), amount DECIMAL(10, 2));
+INSERT INTO customers VALUES (1, 'pro'), (2, 'free');
+INSERT INTO orders VALUES (10, 1, 30.50), (11, 1, 20), (12, 2, 5.25), (13, NULL, 7);
+";
+
+fn shop() -> Shop {
+    let shop = Shop::init();
+    shop.write("schema.sql", SCHEMA);
+    shop.ok(&["sql", "-f", "schema.sql"]);
+    shop
+}
+
+#[test]
+fn a_query_answers_in_every_format() {
+    let shop = shop();
+    let sql = "SELECT c.plan, sum(o.amount) AS total, count(*) AS n FROM orders o \
+               JOIN customers c ON o.customer = c.id GROUP BY c.plan ORDER BY total DESC";
+    let table = shop.ok(&["sql", sql]);
+    assert_eq!(
+        table,
+        "plan  total  n\npro   50.50  2\nfree   5.25  1\n(2 tuples)\n"
+    );
+    let json = shop.ok(&["sql", sql, "--format", "json"]);
+    let rows: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(
+        rows,
+        serde_json::json!([["pro", "50.50", 2], ["free", "5.25", 1]])
+    );
+    let csv = shop.ok(&["sql", sql, "--format", "csv"]);
+    assert_eq!(csv, "plan,total,n\npro,50.50,2\nfree,5.25,1\n");
+}
+
+#[test]
+fn each_statement_is_a_commit_and_a_view_is_maintained() {
+    let shop = shop();
+    let commits = shop.log().len();
+    let out = shop.ok(&[
+        "sql",
+        "CREATE MATERIALIZED VIEW plan_total AS SELECT c.plan, sum(o.amount) AS total \
+         FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.plan",
+    ]);
+    assert!(
+        out.starts_with("committed ") && out.contains("CREATE MATERIALIZED VIEW"),
+        "{out}"
+    );
+    shop.ok(&[
+        "sql",
+        "UPDATE orders SET amount = amount + 1 WHERE customer = 1",
+    ]);
+    assert_eq!(shop.log().len(), commits + 2);
+    let rows = shop.rows("plan_total", None);
+    assert_eq!(
+        rows,
+        vec![
+            vec![serde_json::json!("free"), serde_json::json!("5.25")],
+            vec![serde_json::json!("pro"), serde_json::json!("52.50")],
+        ]
+    );
+    shop.ok(&["verify"]);
+    // An UPDATE that changes nothing makes no commit.
+    let nothing = shop.ok(&["sql", "UPDATE orders SET amount = 0 WHERE id = 999"]);
+    assert_eq!(nothing, "nothing to commit\n");
+}
+
+#[test]
+fn a_foreign_key_refuses_the_statement_with_exit_2_and_head_unchanged() {
+    let shop = shop();
+    let head = shop.head();
+    let stderr = shop.fails(&["sql", "INSERT INTO orders VALUES (20, 9, 1)"], 2);
+    assert!(
+        stderr.contains("denial orders_customer_fkey violated by orders_customer_fkey(9)"),
+        "{stderr}"
+    );
+    assert_eq!(shop.head(), head);
+    let stderr = shop.fails(&["sql", "INSERT INTO customers VALUES (1, 'team')"], 2);
+    assert!(
+        stderr.contains("duplicate key value violates unique constraint \"customers_pkey\""),
+        "{stderr}"
+    );
+    let stderr = shop.fails(&["sql", "INSERT INTO customers VALUES (3, NULL)"], 2);
+    assert!(
+        stderr.contains("violates not-null constraint customers_plan_not_null"),
+        "{stderr}"
+    );
+    assert_eq!(shop.head(), head);
+}
+
+#[test]
+fn a_transaction_is_one_commit_judged_at_commit() {
+    let shop = shop();
+    let commits = shop.log().len();
+    // The order names customer 3 before customer 3 exists: fine inside the transaction.
+    shop.ok(&[
+        "sql",
+        "BEGIN; INSERT INTO orders VALUES (30, 3, 1); INSERT INTO customers VALUES (3, 'team'); COMMIT",
+    ]);
+    assert_eq!(shop.log().len(), commits + 1);
+    // A transaction that ends violating the key is refused whole.
+    let head = shop.head();
+    shop.fails(&["sql", "BEGIN; INSERT INTO orders VALUES (31, 8, 1); DELETE FROM customers WHERE id = 2; COMMIT"], 2);
+    assert_eq!(shop.head(), head);
+    // Without COMMIT nothing is written.
+    shop.fails(&["sql", "BEGIN; DELETE FROM orders"], 1);
+    assert_eq!(shop.head(), head);
+}
+
+#[test]
+fn errors_point_at_the_line_and_column_and_change_nothing() {
+    let shop = shop();
+    let head = shop.head();
+    let cases: [(&str, i32, &[&str]); 5] = [
+        (
+            "SELECT 1;\nSELEC 2",
+            1,
+            &["syntax error", "line 2, column 1", "SELEC 2", "^"],
+        ),
+        ("SELECT nope FROM orders", 1, &["unknown column `nope`"]),
+        ("SELECT amount / 2 FROM orders", 1, &["not supported: `/`"]),
+        (
+            "CREATE TABLE f (x DOUBLE)",
+            1,
+            &["not supported: binary floating point (use DECIMAL)"],
+        ),
+        (
+            "SELECT plan, id FROM customers GROUP BY plan",
+            1,
+            &["must appear in GROUP BY"],
+        ),
+    ];
+    for (sql, code, needles) in cases {
+        let stderr = shop.fails(&["sql", sql], code);
+        for needle in needles {
+            assert!(stderr.contains(needle), "{sql}: {needle:?} not in {stderr}");
+        }
+    }
+    assert_eq!(shop.head(), head);
+}
+
+#[test]
+fn rules_shows_the_compiled_rules_and_changes_nothing() {
+    let shop = shop();
+    let head = shop.head();
+    let rules = shop.ok(&[
+        "sql",
+        "--rules",
+        "CREATE MATERIALIZED VIEW order_plan AS SELECT o.id, c.plan FROM orders o JOIN customers c ON o.customer = c.id",
+    ]);
+    // Rows cannot repeat (the output holds both tables' keys): the hand-written rule.
+    assert_eq!(
+        rules,
+        "view order_plan(id: int?, plan: str?).\norder_plan(v0, v4) :- orders(v0, v1, _), customers(v1, v4).\n"
+    );
+    assert_eq!(shop.head(), head);
+}
+
+#[test]
+fn the_prompt_runs_each_statement_when_its_semicolon_comes() {
+    let shop = shop();
+    let run = shop.run_with_stdin(
+        &["sql"],
+        "SELECT id\n  FROM customers\n  ORDER BY id;\nINSERT INTO customers VALUES (5, 'x');\nSELECT nope;\nSELECT count(*) FROM customers;\n\\q\nSELECT 'never';\n",
+    );
+    assert!(
+        run.stdout.contains("id\n 1\n 2\n(2 tuples)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("committed "), "{}", run.stdout);
+    assert!(run.stdout.contains("count\n    3\n"), "{}", run.stdout);
+    assert!(!run.stdout.contains("never"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("unknown column `nope`"),
+        "{}",
+        run.stderr
+    );
+    // A failed statement on piped input is reported in the exit code.
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn at_reads_a_past_state_and_refuses_writes() {
+    let shop = shop();
+    shop.ok(&["sql", "DELETE FROM orders WHERE id = 13"]);
+    let then = shop.ok(&["sql", "SELECT count(*) FROM orders", "--at", "HEAD~1"]);
+    let now = shop.ok(&["sql", "SELECT count(*) FROM orders"]);
+    assert_eq!(then, "count\n    4\n(1 tuple)\n");
+    assert_eq!(now, "count\n    3\n(1 tuple)\n");
+    let stderr = shop.fails(&["sql", "DELETE FROM orders", "--at", "HEAD~1"], 1);
+    assert!(stderr.contains("only queries"), "{stderr}");
+}
