@@ -197,3 +197,118 @@ fn at_reads_a_past_state_and_refuses_writes() {
     let stderr = shop.fails(&["sql", "DELETE FROM orders", "--at", "HEAD~1"], 1);
     assert!(stderr.contains("only queries"), "{stderr}");
 }
+
+#[test]
+fn as_of_reads_a_table_at_any_reference_beside_the_current_state() {
+    let shop = shop();
+    shop.ok(&["sql", "UPDATE orders SET amount = 0 WHERE id = 10"]);
+    shop.ok(&["branch", "before", "HEAD~1"]);
+    let sql = "SELECT o.id, o.amount, old.amount AS was FROM orders o \
+               JOIN orders AS OF 'before' AS old ON old.id = o.id \
+               WHERE o.amount <> old.amount";
+    assert_eq!(
+        shop.ok(&["sql", sql, "--format", "csv"]),
+        "id,amount,was\n10,0.00,30.50\n"
+    );
+    // The same read by commit id, and an unknown reference named.
+    let commit = shop.log()[1]["commit"].as_str().expect("id").to_string();
+    let by_id = format!("SELECT sum(amount) AS total FROM orders AS OF '{commit}'");
+    assert_eq!(
+        shop.ok(&["sql", &by_id, "--format", "csv"]),
+        "total\n62.75\n"
+    );
+    let stderr = shop.fails(&["sql", "SELECT * FROM orders AS OF 'nope'"], 1);
+    assert!(stderr.contains("unknown reference `nope`"), "{stderr}");
+    // A view reads the current state only.
+    let stderr = shop.fails(
+        &[
+            "sql",
+            "CREATE VIEW w AS SELECT * FROM orders AS OF 'before'",
+        ],
+        1,
+    );
+    assert!(stderr.contains("not supported: AS OF"), "{stderr}");
+}
+
+#[test]
+fn rnt_diff_of_a_view_across_a_merge_is_the_change_of_its_rows() {
+    let shop = shop();
+    shop.ok(&[
+        "sql",
+        "CREATE MATERIALIZED VIEW plan_total AS SELECT c.plan, sum(o.amount) AS total, \
+         count(*) AS n FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.plan",
+    ]);
+    let before = shop.head().expect("a head");
+    shop.ok(&["branch", "dev"]);
+    shop.ok(&["sql", "INSERT INTO orders VALUES (20, 2, 1.75)"]);
+    shop.ok(&["switch", "dev"]);
+    shop.ok(&["sql", "INSERT INTO customers VALUES (3, 'team')"]);
+    shop.ok(&["sql", "INSERT INTO orders VALUES (21, 3, 100), (22, 1, 2)"]);
+    shop.ok(&["switch", "main"]);
+    shop.ok(&["merge", "dev"]);
+    let sql = format!(
+        "SELECT diff_type, plan, total, n FROM rnt_diff('{before}', 'HEAD', 'plan_total') \
+         ORDER BY plan, diff_type"
+    );
+    let got = shop.ok(&["sql", &sql, "--format", "json"]);
+    let got: Vec<Vec<serde_json::Value>> = serde_json::from_str(&got).expect("JSON");
+    // Expected: the rows of the view before and after, compared as sets.
+    let (old, new) = (
+        shop.rows("plan_total", Some(&before)),
+        shop.rows("plan_total", None),
+    );
+    let mut expected: Vec<Vec<serde_json::Value>> = Vec::new();
+    for (sign, from, other) in [("-", &old, &new), ("+", &new, &old)] {
+        for row in from.iter().filter(|r| !other.contains(r)) {
+            let mut signed = vec![serde_json::json!(sign)];
+            signed.extend(row.iter().cloned());
+            expected.push(signed);
+        }
+    }
+    expected.sort_by_key(|r| (r[1].to_string(), r[0].to_string()));
+    assert_eq!(got, expected);
+    assert_eq!(got.len(), 5, "free and pro change, team is new: {got:?}");
+}
+
+#[test]
+fn rnt_diff_counts_a_duplicate_row_once_per_copy() {
+    let shop = shop();
+    shop.ok(&["sql", "CREATE TABLE visits (page TEXT)"]);
+    shop.ok(&["sql", "INSERT INTO visits VALUES ('a'), ('a'), ('b')"]);
+    shop.ok(&["sql", "INSERT INTO visits VALUES ('a'), ('c')"]);
+    shop.ok(&["sql", "DELETE FROM visits WHERE page = 'b'"]);
+    let sql =
+        "SELECT diff_type, page, count(*) AS copies FROM rnt_diff('HEAD~2', 'HEAD', 'visits') \
+               GROUP BY diff_type, page ORDER BY page";
+    assert_eq!(
+        shop.ok(&["sql", sql, "--format", "csv"]),
+        "diff_type,page,copies\n+,a,1\n-,b,1\n+,c,1\n"
+    );
+    let sql = "SELECT count(*) AS n FROM rnt_diff('HEAD~3', 'HEAD', 'visits')";
+    assert_eq!(shop.ok(&["sql", sql, "--format", "csv"]), "n\n4\n");
+}
+
+#[test]
+fn rnt_log_and_rnt_branches_are_tables() {
+    let shop = shop();
+    shop.ok(&["branch", "dev"]);
+    let log = shop.log();
+    let sql = "SELECT commit, message FROM rnt_log ORDER BY time DESC, commit";
+    let got = shop.ok(&["sql", sql, "--format", "json"]);
+    let got: Vec<Vec<serde_json::Value>> = serde_json::from_str(&got).expect("JSON");
+    assert_eq!(got.len(), log.len());
+    let ids: Vec<&str> = got.iter().filter_map(|r| r[0].as_str()).collect();
+    for entry in &log {
+        let id = entry["commit"].as_str().expect("id");
+        assert!(ids.contains(&id), "{id} missing from rnt_log");
+    }
+    let root = "SELECT count(*) AS roots FROM rnt_log WHERE parents = ''";
+    assert_eq!(shop.ok(&["sql", root, "--format", "csv"]), "roots\n1\n");
+    let branches = "SELECT b.name, b.current, b.commit = tip.commit AS at_head \
+                    FROM rnt_branches b, (SELECT commit FROM rnt_log \
+                    WHERE commit NOT IN (SELECT parents FROM rnt_log)) tip ORDER BY name";
+    assert_eq!(
+        shop.ok(&["sql", branches, "--format", "csv"]),
+        "name,current,at_head\ndev,false,true\nmain,true,true\n"
+    );
+}

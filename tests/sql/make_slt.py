@@ -119,6 +119,8 @@ PREDICATES = [
     "coalesce(a, 0) > 0", "a <> b", "b >= a", "c = 'ab'", "a = 1 AND b = 2",
     "CASE WHEN a > 2 THEN true ELSE false END", "nullif(a, 1) IS NULL", "a + b > 3",
     "length(c) = 2", "a IN (1, NULL)", "a NOT IN (1, NULL)",
+    "(a > 1) IS NOT TRUE", "(a > 1) IS FALSE", "(b = 2) IS NOT FALSE", "(b = 2) IS TRUE",
+    "coalesce(a > 1, false)",
 ]
 PROJECTIONS = [
     "a", "a, b", "DISTINCT a", "DISTINCT a, c", "a + b AS s", "a * 2 AS twice", "a % 3 AS m",
@@ -142,6 +144,17 @@ JOINS = [
     "SELECT s.name, count(t.a) FROM s LEFT JOIN t ON t.a = s.k GROUP BY s.name",
     "SELECT t.a, t.b FROM t, s WHERE t.a = s.k AND s.name LIKE 't%'",
     "SELECT u.id FROM u JOIN t ON u.a = t.a JOIN s ON t.b = s.k",
+    "SELECT t.a, s.name FROM t RIGHT JOIN s ON t.a = s.k",
+    "SELECT * FROM s RIGHT JOIN u ON u.a = s.k",
+    "SELECT t.c, s.k, s.name FROM t FULL JOIN s ON t.a = s.k",
+    "SELECT * FROM u FULL OUTER JOIN s ON u.a = s.k AND s.name <> 'one'",
+    "SELECT * FROM t JOIN u USING (a)",
+    "SELECT * FROM t LEFT JOIN u USING (a)",
+    "SELECT * FROM t RIGHT JOIN u USING (a)",
+    "SELECT * FROM t FULL JOIN u USING (a)",
+    "SELECT a, count(*) FROM t FULL JOIN u USING (a) GROUP BY a",
+    "SELECT s.name, count(u.id) FROM u RIGHT JOIN s ON u.a = s.k GROUP BY s.name",
+    "SELECT t.c, s.name, u.id FROM t FULL JOIN s ON t.a = s.k JOIN u ON u.a = s.k",
 ]
 SUBQUERIES = [
     "SELECT a FROM t WHERE a IN (SELECT k FROM s)",
@@ -231,6 +244,10 @@ VIEWS = [
     ("v_udec", "SELECT a, sum(d) AS total FROM u GROUP BY a"),
     ("v_not_in", "SELECT a FROM t WHERE a NOT IN (SELECT k FROM s)"),
     ("v_scalar", "SELECT a, b FROM t WHERE b = (SELECT max(b) FROM t)"),
+    ("v_full", "SELECT t.c, s.k, s.name FROM t FULL JOIN s ON t.a = s.k"),
+    ("v_right", "SELECT s.name, count(u.id) AS n FROM u RIGHT JOIN s ON u.a = s.k GROUP BY s.name"),
+    ("v_full_using", "SELECT a, count(*) AS n FROM t FULL JOIN u USING (a) GROUP BY a"),
+    ("v_not_true", "SELECT a, c FROM t WHERE (a > 1) IS NOT TRUE"),
 ]
 
 DML = [

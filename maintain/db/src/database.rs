@@ -12,11 +12,13 @@ use crate::snapshot::Snapshot;
 use crate::{DbError, DbResult};
 use rnt_engine::delta::RecursionMode;
 use rnt_engine::eval::engine::Engine;
+use rnt_engine::eval::kind_code;
 use rnt_engine::eval::plans::plan_program;
 use rnt_engine::eval::query::{query, QueryAnswer, QueryState};
 use rnt_engine::eval::read::decode_stored;
+use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::Tuple;
-use rnt_merkle::{Commit, NodeStore};
+use rnt_merkle::{Commit, NodeStore, RelationEntry};
 use rnt_store::Address;
 use rnt_store::ChunkStore;
 use std::sync::Arc;
@@ -170,6 +172,23 @@ impl Database {
         Ok(out)
     }
 
+    /// Every commit reachable from `from` through all parents, each once: depth first,
+    /// first parents before the others, so a line of history reads newest first.
+    pub fn reachable_commits(&self, from: Option<Address>) -> DbResult<Vec<(Address, Commit)>> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut next: Vec<Address> = from.into_iter().collect();
+        while let Some(id) = next.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let commit = Commit::read(self.chunks.as_ref(), &id)?;
+            next.extend(commit.parent_addresses().into_iter().rev());
+            out.push((id, commit));
+        }
+        Ok(out)
+    }
+
     /// The state before `snapshot`'s commit: its first parent's, or the empty state for the
     /// root commit. A snapshot reached by state hash has no commit, hence no parent.
     pub fn first_parent(&self, snapshot: &Snapshot) -> DbResult<Snapshot> {
@@ -192,6 +211,33 @@ impl Database {
             program: &snapshot.program,
             text: &snapshot.state.program,
             relations: &snapshot.state.relations,
+            clock: snapshot.state.clock,
+        };
+        Ok(query(&self.nodes, &state, text)?)
+    }
+
+    /// Evaluates ad-hoc rules against `snapshot` with stored relations of other states
+    /// beside its own: each `(name, entry)` is `entry`'s tree, read as the base relation
+    /// `name`, which `text` must declare (with the entry's columns).
+    pub fn query_with(
+        &self,
+        snapshot: &Snapshot,
+        borrowed: &[(String, RelationEntry)],
+        text: &str,
+    ) -> DbResult<QueryAnswer> {
+        let mut relations = snapshot.state.relations.clone();
+        for (name, entry) in borrowed {
+            debug_assert!(snapshot.entry(name).is_none(), "{name} is the state's own");
+            relations.push(RelationEntry {
+                name: name.clone(),
+                kind: kind_code(RelationKind::Relation),
+                ..entry.clone()
+            });
+        }
+        let state = QueryState {
+            program: &snapshot.program,
+            text: &snapshot.state.program,
+            relations: &relations,
             clock: snapshot.state.clock,
         };
         Ok(query(&self.nodes, &state, text)?)

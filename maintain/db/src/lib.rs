@@ -76,6 +76,7 @@ pub use rnt_lang::schema::{Attribute, RelationSchema};
 pub use rnt_lang::syntax::ast::RelationKind;
 pub use rnt_lang::tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use rnt_lang::value::{Type, Value};
+pub use rnt_merkle::RelationEntry;
 pub use snapshot::Snapshot;
 
 pub(crate) use rebuild::rebuild_views;

@@ -230,11 +230,19 @@ impl Body {
             literals.push(format!("{} = {}", self.name(*v), self.render(value)));
         }
         for filter in &self.filters {
-            // In parentheses, so that a call (`like(…)`) never reads as an atom.
+            // In parentheses, so that a call (`like(…)`) never reads as an atom; a value
+            // that is no condition of the rule language (`coalesce(…)`, a variable, a
+            // cast) compared with `true`, as SQL's WHERE keeps a row when it is true.
             let text = self.render(filter);
-            literals.push(match text.starts_with('(') {
-                true => text,
-                false => format!("({text})"),
+            let condition = match filter {
+                Ex::Call(name, _) => matches!(*name, "like" | "ilike"),
+                Ex::Var(_) | Ex::Lit(_) | Ex::Cast(..) => false,
+                _ => true,
+            };
+            literals.push(match (condition, text.starts_with('(')) {
+                (false, _) => format!("({text}) = true"),
+                (true, true) => text,
+                (true, false) => format!("({text})"),
             });
         }
         if literals.is_empty() {

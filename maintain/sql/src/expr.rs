@@ -74,7 +74,8 @@ pub fn lower(expr: &Expr, scope: &Scope, cx: &Context<'_>, body: &Body) -> SqlRe
         | Expr::IsNotTrue(inner)
         | Expr::IsFalse(inner)
         | Expr::IsNotFalse(inner) => {
-            let value = matches!(expr, Expr::IsTrue(_) | Expr::IsNotFalse(_));
+            // `x IS [NOT] TRUE` compares with true, `x IS [NOT] FALSE` with false.
+            let value = matches!(expr, Expr::IsTrue(_) | Expr::IsNotTrue(_));
             let negated = matches!(expr, Expr::IsNotTrue(_) | Expr::IsNotFalse(_));
             let test = Ex::Call(
                 "coalesce",

@@ -8,9 +8,11 @@ use crate::catalog::{Column, Table};
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::names;
+use crate::outer::{outer, Outer};
 use crate::scope::{Resolved, Scope, Source};
 use crate::select::{split_and, Lowerer};
 use rnt_lang::syntax::ast::RelationKind;
+use sqlparser::ast::Spanned;
 use sqlparser::ast::{
     BinaryOperator, Expr, Join, JoinConstraint, JoinOperator, TableAlias, TableFactor,
     TableWithJoins,
@@ -26,8 +28,36 @@ impl Lowerer<'_> {
         scope: &mut Scope,
         conjuncts: &mut Vec<Expr>,
     ) -> SqlResult<()> {
-        self.factor(&item.relation, body, scope, conjuncts, AtomKind::Plain)?;
-        for join in &item.joins {
+        let mut joins = item.joins.iter();
+        match item
+            .joins
+            .first()
+            .and_then(|j| outer(&j.join_operator).map(|o| (j, o)))
+        {
+            Some((join, Outer::Right(constraint))) => {
+                joins.next();
+                self.right_join(
+                    &item.relation,
+                    &join.relation,
+                    constraint,
+                    body,
+                    scope,
+                    conjuncts,
+                )?;
+            }
+            Some((join, Outer::Full(constraint))) => {
+                joins.next();
+                self.full_join(&item.relation, &join.relation, constraint, body, scope)?;
+            }
+            None => self.factor(&item.relation, body, scope, conjuncts, AtomKind::Plain)?,
+        }
+        for join in joins {
+            if outer(&join.join_operator).is_some() {
+                return Err(SqlError::unsupported(
+                    "a RIGHT or FULL JOIN after another join (it may come first: \
+                     `FROM a FULL JOIN b ON … JOIN c ON …`; or join a subquery)",
+                ));
+            }
             self.join(join, body, scope, conjuncts)?;
         }
         Ok(())
@@ -47,37 +77,51 @@ impl Lowerer<'_> {
                 self.factor(&join.relation, body, scope, conjuncts, AtomKind::Plain)?;
                 let condition = constraint_condition(constraint, scope, before)?;
                 conjuncts.extend(condition);
-                Ok(())
+                merge_using(
+                    body,
+                    scope,
+                    scope.sources.len() - 1,
+                    constraint,
+                    Merge::Left,
+                )
             }
             J::Left(constraint) | J::LeftOuter(constraint) => {
-                self.left_join(&join.relation, constraint, body, scope)
+                self.left_join(&join.relation, constraint, body, scope)?;
+                merge_using(
+                    body,
+                    scope,
+                    scope.sources.len() - 1,
+                    constraint,
+                    Merge::Left,
+                )
             }
             other => Err(SqlError::unsupported(format!(
-                "the join `{}` (LEFT and inner joins are; write a RIGHT JOIN as a LEFT JOIN \
-                 turned round)",
+                "the join `{}`",
                 crate::expr::clip(&format!("{other:?}").split('(').next().unwrap_or("join"))
             ))),
         }
     }
 
     /// The relation a FROM factor reads, with the name that qualifies its columns.
-    fn factor_table(&mut self, factor: &TableFactor) -> SqlResult<(Table, String)> {
+    pub(crate) fn factor_table(&mut self, factor: &TableFactor) -> SqlResult<(Table, String)> {
         match factor {
             TableFactor::Table {
                 name,
                 alias,
-                args: None,
+                args,
                 version: None,
                 with_hints,
                 ..
             } if with_hints.is_empty() => {
                 let table_name = names::object(name)?;
-                let table = self.table(&table_name)?;
+                let table = self.source_table(name, &table_name, args.as_ref())?;
                 aliased(table, &table_name, alias.as_ref())
             }
             TableFactor::Table {
                 version: Some(_), ..
-            } => Err(SqlError::unsupported("AS OF in this position (yet)")),
+            } => Err(SqlError::unsupported(
+                "this versioned read (write `t AS OF 'REF'`)",
+            )),
             TableFactor::Derived {
                 lateral: false,
                 subquery,
@@ -95,8 +139,60 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The relation a FROM name reads: `t AS OF 'REF'`, a system table or table function
+    /// (`rnt_log`, `rnt_branches`, `rnt_diff(…)`) unless a relation takes the name, or a
+    /// CTE or relation.
+    fn source_table(
+        &mut self,
+        name: &sqlparser::ast::ObjectName,
+        table_name: &str,
+        args: Option<&sqlparser::ast::TableFunctionArgs>,
+    ) -> SqlResult<Table> {
+        let end = name.span().end;
+        let as_of = self
+            .as_of
+            .iter()
+            .find(|a| a.after == (end.line, end.column));
+        let history = self.history;
+        let from_history = |what: &str| match history {
+            Some(history) => Ok(history),
+            None => Err(SqlError::unsupported(format!(
+                "{what} in a view or a change (it reads the current state; a query may read \
+                 history)"
+            ))),
+        };
+        if let Some(as_of) = as_of {
+            if args.is_some() {
+                return Err(SqlError::unsupported("AS OF of a table function"));
+            }
+            if self.ctes.iter().any(|(cte, _)| cte == table_name) {
+                return Err(SqlError::bind(format!(
+                    "AS OF of `{table_name}`, a WITH query"
+                )));
+            }
+            let table = from_history("AS OF")?.relation_at(table_name, &as_of.reference)?;
+            self.made(table.clone());
+            return Ok(table);
+        }
+        let shadowed = self.catalog.get(table_name).is_some()
+            || self.ctes.iter().any(|(cte, _)| cte == table_name);
+        if !shadowed && table_name.starts_with("rnt_") {
+            let args = args.map(function_strings).transpose()?;
+            if let Some(table) = from_history(table_name)?.system(table_name, args.as_deref())? {
+                self.made(table.clone());
+                return Ok(table);
+            }
+        }
+        match args {
+            Some(_) => Err(SqlError::unsupported(format!(
+                "the table function `{table_name}` (rnt_diff is the one there is)"
+            ))),
+            None => self.table(table_name),
+        }
+    }
+
     /// Adds `factor` as a source read by an atom of `kind`.
-    fn factor(
+    pub(crate) fn factor(
         &mut self,
         factor: &TableFactor,
         body: &mut Body,
@@ -117,7 +213,7 @@ impl Lowerer<'_> {
     }
 
     /// `LEFT JOIN factor ON …`: an optional atom joined on the ON clause's equalities.
-    fn left_join(
+    pub(crate) fn left_join(
         &mut self,
         factor: &TableFactor,
         constraint: &JoinConstraint,
@@ -275,6 +371,7 @@ pub fn add_source(
         vars,
         weight,
         optional: kind == AtomKind::Optional,
+        hidden: Vec::new(),
     });
     Ok(scope.sources.len() - 1)
 }
@@ -421,7 +518,7 @@ fn is_equality_with_left(condition: &Expr, scope: &Scope, right: &Source) -> Sql
 }
 
 /// `(qualifier, column)` of a column reference.
-fn column_ref(expr: &Expr) -> Option<(Option<String>, String)> {
+pub(crate) fn column_ref(expr: &Expr) -> Option<(Option<String>, String)> {
     match expr {
         Expr::Identifier(i) => Some((None, names::ident(i).ok()?)),
         Expr::CompoundIdentifier(parts) if parts.len() == 2 => Some((
@@ -456,10 +553,96 @@ fn left_var(expr: &Expr, scope: &Scope, right: &Source) -> SqlResult<Option<Var>
             .filter(|s| s.alias != right.alias)
             .cloned()
             .collect(),
-        outer: Vec::new(),
+        ..Scope::default()
     };
     match others.resolve(qualifier.as_deref(), &column) {
         Ok(Resolved::Local(v, _)) => Ok(Some(v)),
         _ => Ok(None),
     }
+}
+
+/// A table function's arguments, each a string literal.
+fn function_strings(args: &sqlparser::ast::TableFunctionArgs) -> SqlResult<Vec<String>> {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, Value as SqlValue};
+    args.args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v))) => match &v.value {
+                SqlValue::SingleQuotedString(s) => Ok(s.clone()),
+                _ => Err(SqlError::bind(
+                    "a table function's arguments are strings ('…')",
+                )),
+            },
+            _ => Err(SqlError::bind(
+                "a table function's arguments are strings ('…')",
+            )),
+        })
+        .collect()
+}
+
+/// Whose value a USING column has where its name stands alone.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Merge {
+    /// The left side's (an inner or LEFT join).
+    Left,
+    /// The right side's (a RIGHT join).
+    Right,
+    /// The first that is not null (a FULL join).
+    Coalesce,
+}
+
+/// After a join `USING (columns)` of the sources before `right` with the source `right`:
+/// each column's name alone means the merged value, `*` shows it in the left side's place,
+/// and the right side's column is seen only as `alias.column`.
+pub fn merge_using(
+    body: &mut Body,
+    scope: &mut Scope,
+    right: usize,
+    constraint: &JoinConstraint,
+    merge: Merge,
+) -> SqlResult<()> {
+    let JoinConstraint::Using(columns) = constraint else {
+        return Ok(());
+    };
+    for column in columns {
+        let name = names::object(column)?;
+        let found = |s: &Source| s.table.column(&name).filter(|p| !s.hidden.contains(p));
+        let Some((left_var, left_ty)) = scope.sources[..right]
+            .iter()
+            .find_map(|s| found(s).map(|p| (s.vars[p], column_type(s, p))))
+        else {
+            return Err(SqlError::bind(format!(
+                "USING column `{name}` is not on the left"
+            )));
+        };
+        let source = &scope.sources[right];
+        let position = found(source)
+            .ok_or_else(|| SqlError::bind(format!("USING column `{name}` is not on the right")))?;
+        let (right_var, right_ty) = (source.vars[position], column_type(source, position));
+        let (var, ty) = match merge {
+            Merge::Left => (left_var, left_ty),
+            Merge::Right => (right_var, right_ty),
+            Merge::Coalesce => {
+                let v = body.var();
+                body.assign(
+                    v,
+                    Ex::Call("coalesce", vec![Ex::Var(left_var), Ex::Var(right_var)]),
+                );
+                (v, left_ty.or(right_ty))
+            }
+        };
+        scope.sources[right].hidden.push(position);
+        scope.merged.push((name, var, ty));
+    }
+    Ok(())
+}
+
+/// A source's column type as its scope sees it (nullable on an optional side).
+fn column_type(source: &Source, position: usize) -> Option<rnt_lang::value::ColumnType> {
+    source.table.columns[position]
+        .ty
+        .map(|t| rnt_lang::value::ColumnType {
+            nullable: t.nullable || source.optional,
+            ..t
+        })
 }

@@ -22,6 +22,7 @@
 //! The crate knows the language and the database's API, not the engine.
 
 mod aggregate;
+mod as_of;
 mod body;
 pub mod catalog;
 mod conjunct;
@@ -30,7 +31,9 @@ mod dml;
 pub mod error;
 mod expr;
 mod from;
+pub mod history;
 mod names;
+mod outer;
 pub mod output;
 mod overlay;
 mod query;

@@ -19,6 +19,9 @@ pub struct Source {
     pub weight: Option<Var>,
     /// The right side of a LEFT JOIN: its columns may be null.
     pub optional: bool,
+    /// Columns that a USING join merged into another source's (by position): `*` and
+    /// an unqualified name do not see them; `alias.column` does.
+    pub hidden: Vec<usize>,
 }
 
 /// What a column reference names.
@@ -38,11 +41,19 @@ pub struct Scope {
     pub sources: Vec<Source>,
     /// The enclosing query's scope (for correlated subqueries), flattened.
     pub outer: Vec<Source>,
+    /// USING columns: an unqualified name's value (the left side's, the right side's for
+    /// a RIGHT JOIN, the first that is not null for a FULL JOIN) and type.
+    pub merged: Vec<(String, Var, Option<ColumnType>)>,
 }
 
 impl Scope {
     /// Resolves `column` or `qualifier.column`.
     pub fn resolve(&self, qualifier: Option<&str>, column: &str) -> SqlResult<Resolved> {
+        if qualifier.is_none() {
+            if let Some((_, var, ty)) = self.merged.iter().rev().find(|(n, ..)| n == column) {
+                return Ok(Resolved::Local(*var, *ty));
+            }
+        }
         if let Some(found) = find(&self.sources, qualifier, column)? {
             return Ok(Resolved::Local(found.0, found.1));
         }
@@ -94,6 +105,9 @@ fn find(
         let Some(position) = source.table.column(column) else {
             continue;
         };
+        if qualifier.is_none() && source.hidden.contains(&position) {
+            continue;
+        }
         if found.is_some() {
             return Err(SqlError::bind(format!(
                 "column reference `{column}` is ambiguous (qualify it: `alias.{column}`)"

@@ -3,10 +3,12 @@
 //! else an aggregate that counts them (`lib.rs`, "Bags"); GROUP BY and aggregates through
 //! `aggregate.rs`.
 
+use crate::as_of::AsOf;
 use crate::body::{AtomKind, Body, Ex, Var};
 use crate::catalog::{Catalog, Column, Table};
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
+use crate::history::History;
 use crate::names;
 use crate::scope::{Scope, Source};
 use rnt_lang::syntax::ast::RelationKind;
@@ -44,6 +46,11 @@ pub struct Lowerer<'c> {
     /// Whether the SELECT being lowered only needs its distinct rows (an operand of UNION,
     /// EXCEPT or INTERSECT, a recursive CTE, an IN or EXISTS subquery): then no counts.
     pub distinct: bool,
+    /// Where sources from history (`AS OF`, `rnt_log`, `rnt_diff(…)`) come from; `None`
+    /// where they cannot be read (a view, which reads the current state only).
+    pub history: Option<&'c dyn History>,
+    /// The statement's `AS OF 'REF'`s, by where their table names end.
+    pub as_of: &'c [AsOf],
     prefix: String,
     helpers: usize,
 }
@@ -67,9 +74,18 @@ impl<'c> Lowerer<'c> {
             ctes: Vec::new(),
             rules: Vec::new(),
             distinct: false,
+            history: None,
+            as_of: &[],
             prefix: prefix.to_string(),
             helpers: 0,
         }
+    }
+
+    /// This lowering, reading sources from history through `history`.
+    pub fn with_history(mut self, history: &'c dyn History, as_of: &'c [AsOf]) -> Lowerer<'c> {
+        self.history = Some(history);
+        self.as_of = as_of;
+        self
     }
 
     /// A fresh helper relation name.
@@ -136,8 +152,8 @@ impl<'c> Lowerer<'c> {
     ) -> SqlResult<Produced> {
         let mut body = Body::default();
         let mut scope = Scope {
-            sources: Vec::new(),
             outer: outer.to_vec(),
+            ..Scope::default()
         };
         let mut conjuncts = Vec::new();
         for item in &select.from {
@@ -529,12 +545,19 @@ fn expand_items(items: &[SelectItem], scope: &Scope) -> SqlResult<Vec<(Expr, Str
             }
             SelectItem::Wildcard(_) => {
                 for source in &scope.sources {
-                    star(source, &mut out);
+                    star_unqualified(source, scope, &mut out);
                 }
             }
             SelectItem::QualifiedWildcard(kind, _) => {
                 let text = kind.to_string();
-                let alias = text.trim_end_matches(".*").to_lowercase();
+                let alias = match kind {
+                    sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(name) => {
+                        names::object(name)?
+                    }
+                    sqlparser::ast::SelectItemQualifiedWildcardKind::Expr(_) => {
+                        return Err(SqlError::unsupported(format!("the select item `{text}`")))
+                    }
+                };
                 let source = scope.source(&alias).ok_or_else(|| {
                     SqlError::bind(format!("unknown table `{alias}` in `{text}`"))
                 })?;
@@ -566,6 +589,25 @@ fn star(source: &Source, out: &mut Vec<(Expr, String)>) {
             sqlparser::ast::Ident::with_quote('"', source.alias.clone()),
             sqlparser::ast::Ident::with_quote('"', column.name.clone()),
         ]);
+        out.push((expr, column.name.clone()));
+    }
+}
+
+/// `*`'s columns of `source`: a USING column merged away is left out, and the one it was
+/// merged into is the merged value.
+fn star_unqualified(source: &Source, scope: &Scope, out: &mut Vec<(Expr, String)>) {
+    for (position, column) in source.table.columns.iter().enumerate() {
+        if source.hidden.contains(&position) {
+            continue;
+        }
+        let merged = scope.merged.iter().any(|(n, ..)| *n == column.name);
+        let expr = match merged {
+            true => Expr::Identifier(sqlparser::ast::Ident::with_quote('"', column.name.clone())),
+            false => Expr::CompoundIdentifier(vec![
+                sqlparser::ast::Ident::with_quote('"', source.alias.clone()),
+                sqlparser::ast::Ident::with_quote('"', column.name.clone()),
+            ]),
+        };
         out.push((expr, column.name.clone()));
     }
 }

@@ -3,10 +3,12 @@
 //! COMMIT (the statements run in an in-memory layer over the store, with the program's
 //! denials set aside, and COMMIT commits their net change of the base relations).
 
+use crate::as_of::AsOf;
 use crate::catalog::Catalog;
 use crate::ddl;
 use crate::dml::Target;
 use crate::error::{SqlError, SqlErrorKind, SqlResult};
+use crate::history::Reader;
 use crate::names;
 use crate::output;
 use crate::overlay::Overlay;
@@ -101,7 +103,7 @@ impl<'d> Session<'d> {
                 Stmt::Assertion { .. } => (parsed.line, 1),
             };
             let result = match &parsed.stmt {
-                Stmt::Sql(statement) => self.statement(statement),
+                Stmt::Sql(statement) => self.statement(statement, &parsed.as_of),
                 Stmt::Assertion { name, query } => self.assertion(name, query),
             };
             match result {
@@ -146,14 +148,19 @@ impl<'d> Session<'d> {
         Ok(out)
     }
 
-    fn statement(&mut self, statement: &Statement) -> SqlResult<Outcome> {
+    fn statement(&mut self, statement: &Statement, as_of: &[AsOf]) -> SqlResult<Outcome> {
         if self.at.is_some() && !matches!(statement, Statement::Query(_)) {
             return Err(SqlError::bind(
                 "--at reads a past state: only queries may run there",
             ));
         }
+        if !as_of.is_empty() && !matches!(statement, Statement::Query(_)) {
+            return Err(SqlError::unsupported(
+                "AS OF outside a query (a view and a change read the current state)",
+            ));
+        }
         match statement {
-            Statement::Query(query) => self.query(query),
+            Statement::Query(query) => self.query(query, as_of),
             Statement::StartTransaction { .. } => self.begin(),
             Statement::Commit { .. } => self.commit_transaction(),
             Statement::Rollback { .. } => match self.transaction.take() {
@@ -240,15 +247,18 @@ impl<'d> Session<'d> {
         self.transaction.as_ref().map_or(self.db, |t| &t.db)
     }
 
-    fn query(&self, query: &sqlparser::ast::Query) -> SqlResult<Outcome> {
+    fn query(&self, query: &sqlparser::ast::Query, as_of: &[AsOf]) -> SqlResult<Outcome> {
         let snapshot = self.read_snapshot()?;
         let catalog = Catalog::of(&snapshot.program);
-        let lowered = top::lower(&catalog, query)?;
         let db = match self.at {
             Some(_) => self.db,
             None => self.working_db(),
         };
-        let answer = db.query(&snapshot, &lowered.rules)?;
+        let reader = Reader::new(db, &snapshot);
+        let lowered = top::lower_with(&catalog, query, Some((&reader, as_of)))?;
+        let extra = reader.into_extra();
+        let rules = format!("{}\n{}", lowered.rules, extra.text);
+        let answer = db.query_with(&snapshot, &extra.entries, &rules)?;
         let rows = output::rows(
             answer.tuples,
             lowered.answer.bag,
@@ -535,6 +545,8 @@ pub enum Stmt {
 pub struct Parsed {
     /// The statement.
     pub stmt: Stmt,
+    /// Its `AS OF 'REF'`s (blanked out of the text sqlparser read).
+    pub as_of: Vec<AsOf>,
     /// The line of the script its text starts on.
     pub line: u64,
 }
@@ -554,19 +566,27 @@ pub fn parse(text: &str) -> SqlResult<Vec<Parsed>> {
         if let Some(assertion) = assertion(&piece.text).map_err(shift)? {
             out.push(Parsed {
                 stmt: assertion,
+                as_of: Vec::new(),
                 line: piece.line,
             });
             continue;
         }
-        let statements = match Parser::parse_sql(&PostgreSqlDialect {}, &piece.text) {
+        let (text, as_of) = crate::as_of::strip(&piece.text);
+        let statements = match Parser::parse_sql(&PostgreSqlDialect {}, &text) {
             Ok(statements) => statements,
-            Err(error) => match Parser::parse_sql(&DuckDbDialect {}, &piece.text) {
+            Err(error) => match Parser::parse_sql(&DuckDbDialect {}, &text) {
                 Ok(statements) => statements,
                 Err(_) => return Err(shift(parse_error(&error.to_string()))),
             },
         };
+        if statements.len() > 1 && !as_of.is_empty() {
+            return Err(shift(SqlError::unsupported(
+                "AS OF in a statement written without a `;` after the one before",
+            )));
+        }
         out.extend(statements.into_iter().map(|stmt| Parsed {
             stmt: Stmt::Sql(Box::new(stmt)),
+            as_of: as_of.clone(),
             line: piece.line,
         }));
     }

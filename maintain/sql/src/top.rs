@@ -3,8 +3,10 @@
 //! ORDER BY term names an output column (by name or position) or is an expression over
 //! the sources, kept as a hidden column after the visible ones.
 
+use crate::as_of::AsOf;
 use crate::catalog::{Catalog, Table};
 use crate::error::{SqlError, SqlResult};
+use crate::history::History;
 use crate::names;
 use crate::output::SortTerm;
 use crate::select::Lowerer;
@@ -33,7 +35,20 @@ pub struct Lowered {
 
 /// Lowers the outermost `query` over `catalog`.
 pub fn lower(catalog: &Catalog, query: &Query) -> SqlResult<Lowered> {
+    lower_with(catalog, query, None)
+}
+
+/// Lowers the outermost `query` over `catalog`, reading sources from history through
+/// `history` (with the statement's `AS OF`s) when given.
+pub fn lower_with(
+    catalog: &Catalog,
+    query: &Query,
+    history: Option<(&dyn History, &[AsOf])>,
+) -> SqlResult<Lowered> {
     let mut lowerer = Lowerer::new(catalog, "_q");
+    if let Some((history, as_of)) = history {
+        lowerer = lowerer.with_history(history, as_of);
+    }
     let (offset, limit) = limits(query)?;
     let terms = order_terms(query)?;
     let names = output_names(&query.body);

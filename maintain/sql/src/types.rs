@@ -69,3 +69,15 @@ fn narrow(value: u64) -> SqlResult<u8> {
     u8::try_from(value)
         .map_err(|_| SqlError::bind(format!("DECIMAL parameter {value} is too large")))
 }
+
+/// The SQL spelling of a rule-language type (what [`of`] reads back as `ty`).
+pub fn sql_name(ty: Type) -> String {
+    match ty {
+        Type::Int => "BIGINT".into(),
+        Type::Str => "TEXT".into(),
+        Type::Bool => "BOOLEAN".into(),
+        Type::Decimal { precision, scale } => format!("DECIMAL({precision}, {scale})"),
+        Type::Date => "DATE".into(),
+        Type::Timestamp => "TIMESTAMP".into(),
+    }
+}
