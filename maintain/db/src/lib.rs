@@ -53,7 +53,7 @@ pub mod witness;
 
 pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
 pub use database::{CommitTime, Database, TransferProgress};
-pub use diff::{DiffScope, TupleChange};
+pub use diff::{key_columns, sort_changes, DiffScope, TupleChange};
 pub use error::{DbError, DbResult};
 pub use history::branches::{ReflogEntry, ResetOutcome, RevertOutcome};
 pub use history::merge::{KeyConflict, MergeOutcome, ProgramSide};
@@ -61,6 +61,7 @@ pub use history::refs::BRANCH_DEFAULT;
 pub use history::remote::{
     CloneOutcome, FetchOutcome, PushKind, PushOutcome, RefUpdate, CLONE_REMOTE,
 };
+pub use history::resolve::Resolution;
 pub use import::{ImportMode, Imported, IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub use rnt_engine::budget::{check as check_memory_budget, memory_budget, set_memory_budget};
 pub use rnt_engine::delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};

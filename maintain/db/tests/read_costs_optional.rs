@@ -76,7 +76,7 @@ fn reads_at(customers: i64) -> [u64; 4] {
     assert!(rows_of(&db, absent).iter().all(|(_, p)| *p == Value::Null));
     let arrive = view_reads(&db, &format!("+customers({absent}, \"team\")"));
     let rows = rows_of(&db, absent);
-    assert_eq!(rows.len() as i64, PER_CUSTOMER);
+    assert_eq!(i64::try_from(rows.len()).ok(), Some(PER_CUSTOMER));
     assert!(rows.iter().all(|(_, p)| *p == Value::Str("team".into())));
     let leave = view_reads(&db, &format!("-customers(id: {absent})"));
     assert!(rows_of(&db, absent).iter().all(|(_, p)| *p == Value::Null));
