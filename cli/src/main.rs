@@ -7,6 +7,7 @@
 //! `error: ...`; program errors print their rendered diagnostics with source snippets.
 
 mod cmd;
+mod graph;
 mod line_diff;
 mod memory;
 mod output;

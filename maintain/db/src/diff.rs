@@ -15,7 +15,7 @@ use rnt_lang::change::Sign;
 use rnt_lang::syntax::ast::HeadTerm;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::Tuple;
-use rnt_merkle::{DiffEntry, RelationEntry, Tree};
+use rnt_merkle::{ChangeCount, DiffEntry, RelationEntry, Tree};
 use std::cmp::Ordering;
 
 /// Which relations a diff lists.
@@ -105,6 +105,57 @@ impl Database {
             sort_changes(&mut out[first..], key.as_deref());
         }
         Ok(out)
+    }
+}
+
+impl Database {
+    /// Tuples inserted and deleted per view from `from` to `to` (sorted by view; views whose
+    /// tuples did not change are left out), from their tree diffs: O(changed nodes). A
+    /// changed derivation count is no change of tuples.
+    pub fn view_change_counts(&self, from: &Snapshot, to: &Snapshot) -> DbResult<Vec<ChangeCount>> {
+        let empty = Tree::empty(&self.nodes)?;
+        let view_tree = |snapshot: &Snapshot, name: &str| {
+            snapshot
+                .entry(name)
+                .filter(|e| e.kind.is(RelationKind::View))
+                .and_then(RelationEntry::tree)
+        };
+        let mut names: Vec<&str> = from
+            .state
+            .relations
+            .iter()
+            .chain(&to.state.relations)
+            .filter(|e| e.kind.is(RelationKind::View))
+            .map(|e| e.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let mut counts = Vec::new();
+        for name in names {
+            let (old, new) = (view_tree(from, name), view_tree(to, name));
+            if old == new {
+                continue;
+            }
+            let (mut inserted, mut deleted) = (0, 0);
+            for item in old
+                .unwrap_or(empty)
+                .diff(&self.nodes, &new.unwrap_or(empty))?
+            {
+                match item? {
+                    DiffEntry::Added { .. } => inserted += 1,
+                    DiffEntry::Removed { .. } => deleted += 1,
+                    DiffEntry::Changed { .. } => {}
+                }
+            }
+            if inserted + deleted > 0 {
+                counts.push(ChangeCount {
+                    relation: name.to_string(),
+                    inserted,
+                    deleted,
+                });
+            }
+        }
+        Ok(counts)
     }
 }
 

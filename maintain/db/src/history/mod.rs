@@ -1,12 +1,13 @@
 //! Version control over states: refs and their layout (`refs`), what a user's reference
-//! names (`reference`), branches, tags, the reflog, reset and revert (`branches`),
-//! three-way merge (`merge`) and the resolution of its key conflicts (`resolve`), and remotes
-//! (`remote`).
+//! names (`reference`), the commit graph `log --graph` walks (`graph`), branches, tags,
+//! the reflog, reset and revert (`branches`), three-way merge (`merge`) and the resolution
+//! of its key conflicts (`resolve`), and remotes (`remote`).
 //!
 //! *Invariant: refs are the only mutable names, moved only by compare-and-swap; a branch
 //! ref names its newest branch record, so a move and its reflog entry are one CAS.*
 
 pub mod branches;
+pub mod graph;
 pub mod merge;
 pub mod reference;
 pub mod refs;
