@@ -92,6 +92,11 @@ enum Command {
     Program(cmd::program::ProgramArgs),
     /// Check every materialized view against a recomputation from its base relations.
     Verify(cmd::verify::VerifyArgs),
+    /// Why a tuple is there: the rule instances that derive it, down to base tuples, each
+    /// with the commit that last wrote it.
+    Why(cmd::why::WhyArgs),
+    /// The commit that last wrote each tuple of a relation (or of one tuple).
+    Blame(cmd::blame::BlameArgs),
     /// The head commit, its state hash, and every relation with its count.
     Status(cmd::status::StatusArgs),
     /// List branches (the current one marked), create NAME at REF, or delete one (-d).
@@ -154,6 +159,8 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Explain(args) => cmd::explain::run(&context, args, out),
         Command::Program(args) => cmd::program::run(&context, args, out),
         Command::Verify(args) => cmd::verify::run(&context, args, out),
+        Command::Why(args) => cmd::why::run(&context, args, out),
+        Command::Blame(args) => cmd::blame::run(&context, args, out),
         Command::Status(args) => cmd::status::run(&context, args, out),
         Command::Branch(args) => cmd::branch::run(&context, args, out),
         Command::Switch(args) => cmd::switch::run(&context, args, out),

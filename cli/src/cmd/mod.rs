@@ -1,6 +1,7 @@
 //! One module per subcommand. Each has an `Args` struct (clap) and a `run` function that
 //! writes its output to the writer it is given and returns errors for `main` to report.
 
+pub mod blame;
 pub mod branch;
 pub mod clone;
 pub mod commit;
@@ -27,6 +28,7 @@ pub mod status;
 pub mod switch;
 pub mod tag;
 pub mod verify;
+pub mod why;
 
 use crate::Context;
 use rnt_db::{Database, Snapshot};
