@@ -52,9 +52,26 @@ impl Database {
 /// Parses `text` as one tuple of a relation of `at`: the relation and its values, read
 /// into its columns as a change is.
 pub fn parse_tuple(at: &Snapshot, text: &str) -> DbResult<(String, Tuple)> {
-    let signed = format!("+{}", text.trim());
-    let change = parse_change(&signed, Some("the tuple"))
-        .map_err(|e| DbError::user(e.to_string().replace("+", "")))?;
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(DbError::user(
+            "name a tuple as a change file writes it, without the sign: `r(1, \"a\")`",
+        ));
+    }
+    if text.starts_with(['+', '-', '~']) {
+        return Err(DbError::user(format!(
+            "write the tuple without a sign: `{}`",
+            rnt_lang::diagnostic::clip(&text[1..])
+        )));
+    }
+    // Read as an insert; a column an error names is the tuple's, without the sign.
+    let change = parse_change(&format!("+{text}"), Some("the tuple")).map_err(|mut e| {
+        e.column = e.column.map(|c| c.saturating_sub(1).max(1));
+        if e.message.starts_with("`_` is allowed only") {
+            e.message = "a tuple names every value (`_` stands for none here)".to_string();
+        }
+        DbError::user(e.to_string())
+    })?;
     let relation = change.relation.clone();
     at.require(&relation)?;
     let schemas: BTreeMap<String, RelationSchema> = at
