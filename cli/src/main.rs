@@ -235,13 +235,14 @@ where
 }
 
 /// Options of `rnt commit` (and the global one) that take a value as the next argument.
-const OPTIONS_WITH_VALUE: [&str; 6] = [
+const OPTIONS_WITH_VALUE: [&str; 7] = [
     "-m",
     "--message",
     "-f",
     "--file",
     "--store",
     "--memory-budget",
+    "--witnesses",
 ];
 
 /// Rewrites `rnt [..] commit A B C` so that the arguments that look like changes

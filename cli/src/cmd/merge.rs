@@ -30,6 +30,10 @@ pub struct MergeArgs {
     /// The merge commit's message (default: `Merge NAME`).
     #[arg(short, long, value_name = "MSG", conflicts_with = "conflicts")]
     message: Option<String>,
+    /// When a denial refuses it, list up to N witnesses of each violated denial (a
+    /// `(and more: --witnesses N)` says when there are more).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::cmd::at_least_one)]
+    witnesses: usize,
     /// At every key both branches gave different tuples, keep the current branch's.
     #[arg(long, conflicts_with_all = ["theirs", "resolve", "conflicts"])]
     ours: bool,
@@ -81,7 +85,7 @@ pub fn run(context: &Context, args: MergeArgs, out: &mut dyn Write) -> anyhow::R
         (None, _, true) => Resolution::Theirs,
         (None, false, false) => Resolution::Refuse,
     };
-    let db = context.open_for_writing()?;
+    let db = context.open_for_writing()?.with_witnesses(args.witnesses);
     let outcome = db.merge_with(&args.name, args.message.as_deref(), &resolution)?;
     write_merged(out, &args.name, &outcome)
 }

@@ -33,6 +33,17 @@ pub mod why;
 use crate::Context;
 use rnt_db::{Database, Snapshot};
 
+/// A count that must be at least 1 (`--witnesses N`, `--limit N`).
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "`{text}` is not a count (a whole number, at least 1)"
+        )),
+    }
+}
+
 /// The snapshot `at` names, or the head's.
 pub fn snapshot_at(db: &Database, at: Option<&str>) -> anyhow::Result<Snapshot> {
     Ok(match at {

@@ -31,7 +31,7 @@ pub struct WhyArgs {
     at: Option<String>,
     /// At most this many rule instances for the tuple (an aggregate's matches, a window's
     /// deciding rows).
-    #[arg(long, value_name = "N", default_value_t = WHY_LIMIT_DEFAULT)]
+    #[arg(long, value_name = "N", default_value_t = WHY_LIMIT_DEFAULT, value_parser = crate::cmd::at_least_one)]
     limit: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
@@ -40,9 +40,6 @@ pub struct WhyArgs {
 
 /// Explains the tuple.
 pub fn run(context: &Context, args: WhyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    if args.limit == 0 {
-        return Err(rnt_db::DbError::user("--limit must be at least 1").into());
-    }
     let db = context.open()?;
     let at = snapshot_at(&db, args.at.as_deref())?;
     let explained = db.why(&at, &args.tuple, args.limit)?;

@@ -37,6 +37,8 @@ pub struct Database {
     /// The time new commits and reflog entries record, Unix seconds (the system clock
     /// unless set).
     pub(crate) commit_time: CommitTime,
+    /// How many witnesses of each violated denial a refusal lists (1 unless set).
+    pub(crate) witnesses: usize,
 }
 
 /// What [`Database::with_commit_time`] calls: the time, Unix seconds, a new commit records.
@@ -65,6 +67,7 @@ impl Database {
             recursion: RecursionMode::ByCost,
             transfer_progress: Arc::new(|_| {}),
             commit_time: Arc::new(system_time),
+            witnesses: 1,
         }
     }
 
@@ -74,6 +77,15 @@ impl Database {
     #[must_use]
     pub fn with_commit_time(mut self, time: CommitTime) -> Database {
         self.commit_time = time;
+        self
+    }
+
+    /// This database, listing up to `witnesses` witnesses (at least one) of each violated
+    /// denial when a commit, import, define or merge is refused (`--witnesses N`), and
+    /// whether there are more.
+    #[must_use]
+    pub fn with_witnesses(mut self, witnesses: usize) -> Database {
+        self.witnesses = witnesses.max(1);
         self
     }
 

@@ -73,6 +73,7 @@ pub use rnt_engine::explain::{
     TermExplanation,
 };
 pub use rnt_engine::provenance::{Fact, Instance, Why, WindowRows, WHY_LIMIT_DEFAULT};
+pub use rnt_engine::Violation;
 pub use rnt_lang::change::{Change, ChangeError, ChangeSet, Sign};
 pub use rnt_lang::csv::CsvError;
 pub use rnt_lang::schema::{Attribute, RelationSchema};

@@ -18,4 +18,4 @@ pub mod eval;
 pub mod explain;
 pub mod provenance;
 
-pub use error::{EngineError, EngineResult};
+pub use error::{violations_text, EngineError, EngineResult, Violation};
