@@ -209,6 +209,41 @@ impl Database {
         Ok(query(&self.nodes, &state, text)?)
     }
 
+    /// The tuples of `relation` in `snapshot` from position `offset` on, at most `limit` of
+    /// them, in key (tuple) order: a stored relation's tree is read no further than the
+    /// last one (O(offset + limit) entries); one computed when read is evaluated whole.
+    pub fn tuples_page(
+        &self,
+        snapshot: &Snapshot,
+        relation: &str,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> DbResult<Vec<Tuple>> {
+        let entry = snapshot.require(relation)?;
+        let Some(tree) = entry.tree() else {
+            let all = self.tuples(snapshot, relation)?;
+            return Ok(all
+                .into_iter()
+                .skip(offset)
+                .take(limit.unwrap_or(usize::MAX))
+                .collect());
+        };
+        let types = snapshot
+            .schema(relation)
+            .map(|s| s.types())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for item in tree
+            .entries(&self.nodes)
+            .skip(offset)
+            .take(limit.unwrap_or(usize::MAX))
+        {
+            let (key, _) = item?;
+            out.push(decode_stored(&key, &types, relation)?);
+        }
+        Ok(out)
+    }
+
     /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.
     pub fn tuples(&self, snapshot: &Snapshot, relation: &str) -> DbResult<Vec<Tuple>> {
         let entry = snapshot.require(relation)?;
