@@ -4,7 +4,7 @@
 //! — reads the same handful of entries at both sizes, and the nodes of a few root-to-leaf
 //! paths (more levels at the larger size, never more nodes than the paths hold). So does
 //! a tuple of a recursive view over a chain (a shortest derivation) and a top-k row (its
-//! partition's rows). The measured numbers are in docs/costs.md ("Provenance").
+//! partition's rows). The measured numbers are in docs/bench-history.md ("`rnt why`").
 
 // Test data and measurements: small generated numbers and counters cast freely.
 #![allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
