@@ -76,14 +76,16 @@ enum Command {
     /// commit.
     Import(cmd::import::ImportArgs),
     /// The history from REF (default HEAD), newest first, first-parent order: commit id,
-    /// state hash, time, message, change counts.
+    /// state hash, time, message, change counts (--graph: every parent, drawn as git draws
+    /// it; --all: every branch and tag; --views: view change counts too).
     Log(cmd::log::LogArgs),
-    /// The tuples of a relation, in key order.
+    /// The tuples of a relation, in key order (or by --order COL[,COL], a page with --limit
+    /// and --offset).
     Show(cmd::show::ShowArgs),
     /// Evaluate ad-hoc rules and print the first head's tuples.
     Query(cmd::query::QueryArgs),
-    /// The tuples that differ between two states (or REF's first parent and REF), as a
-    /// change file; `--program` diffs the programs instead.
+    /// The tuples that differ between two states (or REF's first parent and REF; `REF REL`:
+    /// one relation's changes in REF), as a change file; `--program` diffs the programs.
     Diff(cmd::diff::DiffArgs),
     /// How a derived relation is maintained: each rule's cost class and the plan of each
     /// delta term, every read with its bound columns and the tree or index serving it.
@@ -109,7 +111,8 @@ enum Command {
     Reset(cmd::reset::ResetArgs),
     /// Commit the inverse of REF's base changes.
     Revert(cmd::revert::RevertArgs),
-    /// Merge branch NAME into the current branch (fast-forward, or a three-way merge).
+    /// Merge branch NAME into the current branch (fast-forward, or a three-way merge); key
+    /// conflicts: --conflicts lists them, --ours, --theirs or --resolve FILE resolves them.
     Merge(cmd::merge::MergeArgs),
     /// Every value the current branch has held, newest first.
     Reflog(cmd::reflog::ReflogArgs),
@@ -120,7 +123,7 @@ enum Command {
     /// Copy what a remote's branches reach into this store; move the NAME/BRANCH refs.
     Fetch(cmd::fetch::FetchArgs),
     /// Copy what a branch reaches to a remote, then move the remote's branch (fast-forward,
-    /// or --force).
+    /// or --force); the first push to an empty place creates the store there.
     Push(cmd::push::PushArgs),
     /// Fetch from a remote, then merge NAME/BRANCH into the current branch.
     Pull(cmd::pull::PullArgs),
