@@ -392,8 +392,8 @@ fn minmax_insert() {
         SHOP_BASE,
         "+orders(4, 7, 5)",
         expect![[r#"
-            +extremes(7, 5, 30)
             -extremes(7, 20, 30)
+            +extremes(7, 5, 30)
             +orders(4, 7, 5)
             base orders: 7 entries read
             aggregate extremes: 3 entries read
@@ -506,8 +506,8 @@ fn count_distinct_delete_last_match_of_a_value() {
         "-orders(3, 7, 20)",
         expect![[r#"
             -orders(3, 7, 20)
-            +spread(7, 1)
             -spread(7, 2)
+            +spread(7, 1)
             base orders: 5 entries read
             aggregate spread: 2 entries read
               Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
@@ -526,8 +526,8 @@ fn count_distinct_update() {
         expect![[r#"
             +orders(1, 7, 20)
             -orders(1, 7, 30)
-            +spread(7, 1)
             -spread(7, 2)
+            +spread(7, 1)
             base orders: 6 entries read
             aggregate spread: 3 entries read
               Δorders: spread(c, count_distinct(a)) :- orders(_, c, a).
@@ -661,8 +661,8 @@ fn count_distinct_beside_other_aggregates_update() {
         &format!("{SHOP_BASE}{DISTINCT_MIX_BASE}"),
         "-paid(3, false)\n+paid(3, true)",
         expect![[r#"
-            +order_states(7, 1)
             -order_states(7, 2)
+            +order_states(7, 1)
             -paid(3, false)
             +paid(3, true)
             -paid_mix(false, 1, 1, 1, 20)
@@ -718,8 +718,8 @@ fn concat_insert_in_the_middle() {
         CONCAT_BASE,
         "+notes(4, 7, \"c\")",
         expect![[r#"
-            +noted(7, "b, c, d")
             -noted(7, "b, d")
+            +noted(7, "b, c, d")
             +notes(4, 7, "c")
             base notes: 7 entries read
             aggregate noted: 4 entries read
@@ -754,8 +754,8 @@ fn concat_delete_last_match_of_a_value() {
         CONCAT_BASE,
         "-notes(2, 7, \"d\")",
         expect![[r#"
-            +noted(7, "b")
             -noted(7, "b, d")
+            +noted(7, "b")
             -notes(2, 7, "d")
             base notes: 5 entries read
             aggregate noted: 4 entries read
@@ -843,8 +843,8 @@ fn concat_empty_string_value() {
         CONCAT_BASE,
         "+notes(4, 7, \"\")",
         expect![[r#"
-            +noted(7, ", b, d")
             -noted(7, "b, d")
+            +noted(7, ", b, d")
             +notes(4, 7, "")
             base notes: 7 entries read
             aggregate noted: 4 entries read
@@ -869,8 +869,8 @@ fn concat_separator_with_quotes_and_escapes() {
         CONCAT_BASE,
         "+notes(4, 7, \"a\")",
         expect![[r#"
-            +noted(7, "a\" \\\nb\" \\\nd")
             -noted(7, "b\" \\\nd")
+            +noted(7, "a\" \\\nb\" \\\nd")
             +notes(4, 7, "a")
             base notes: 7 entries read
             aggregate noted: 4 entries read
@@ -899,8 +899,8 @@ fn concat_beside_other_aggregates_insert() {
             +notes(5, 8, "x")
             -plan_notes("free", "x", 1, 1, "x", "x")
             +plan_notes("free", "x", 2, 1, "x", "x")
-            +plan_notes("pro", "a;b;d", 3, 3, "d", "a/b/d")
             -plan_notes("pro", "b;d", 2, 2, "d", "b/d")
+            +plan_notes("pro", "a;b;d", 3, 3, "d", "a/b/d")
             base notes: 8 entries read
             aggregate plan_notes: 17 entries read
               Δcustomers: plan_notes(p, concat(n, ";"), count(), count_distinct(n), max(n), concat(n, "/")) :- customers(c, p), notes(_, c, n).
@@ -922,8 +922,8 @@ fn concat_beside_other_aggregates_update() {
         expect![[r#"
             +customers(9, "free")
             -customers(9, "pro")
-            +plan_notes("free", "a;x", 2, 2, "x", "a/x")
             -plan_notes("free", "x", 1, 1, "x", "x")
+            +plan_notes("free", "a;x", 2, 2, "x", "a/x")
             -plan_notes("pro", "a;b;d", 3, 3, "d", "a/b/d")
             +plan_notes("pro", "b;d", 2, 2, "d", "b/d")
             base customers: 6 entries read
@@ -2353,8 +2353,8 @@ recent_by_plan(p, count(), max(ts)) :- orders_at(_, c, ts), customers(c, p), ts 
             +orders_at(4, 8, 1020)
             -recent_by_plan("free", 1, 950)
             +recent_by_plan("free", 2, 1020)
-            +recent_by_plan("pro", 1, 990)
             -recent_by_plan("pro", 2, 990)
+            +recent_by_plan("pro", 1, 990)
             base orders_at: 7 entries read
             time-window recent_by_plan: 2 entries read
             aggregate recent_by_plan: 8 entries read

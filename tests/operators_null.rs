@@ -259,10 +259,10 @@ fn aggregate_over_only_nulls_gives_null_and_count_x_zero() {
         "+customers(7, \"pro\")\n+orders(1, 7, 30.00)\n+orders(2, 7, null)",
         "~orders(id: 1, amount: null)",
         expect![[r#"
-            +orders(1, 7, null)
             -orders(1, 7, 30.00)
-            +plan_total("pro", null, null, 2, 0, null, 0)
+            +orders(1, 7, null)
             -plan_total("pro", 30.00, 30.000000, 2, 1, 30.00, 1)
+            +plan_total("pro", null, null, 2, 0, null, 0)
             base orders: 6 entries read
             aggregate plan_total: 6 entries read
               Δcustomers: plan_total(p, sum(a), avg(a), count(), count(a), min(a), count_distinct(a)) :- customers(c, p), orders(_, c, a).
@@ -323,8 +323,8 @@ fn window_an_order_value_becoming_null_moves_last() {
         "+orders(1, 7, 30.00)\n+orders(2, 7, 50.00)\n+orders(3, 7, 40.00)",
         "~orders(id: 1, amount: null)",
         expect![[r#"
-            +orders(1, 7, null)
             -orders(1, 7, 30.00)
+            +orders(1, 7, null)
             -previous(7, 1, null)
             +previous(7, 1, 2)
             +previous(7, 3, null)

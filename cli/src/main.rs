@@ -7,6 +7,7 @@
 //! `error: ...`; program errors print their rendered diagnostics with source snippets.
 
 mod cmd;
+mod graph;
 mod line_diff;
 mod memory;
 mod output;
@@ -75,17 +76,19 @@ enum Command {
     /// commit.
     Import(cmd::import::ImportArgs),
     /// The history from REF (default HEAD), newest first, first-parent order: commit id,
-    /// state hash, time, message, change counts.
+    /// state hash, time, message, change counts (--graph: every parent, drawn as git draws
+    /// it; --all: every branch and tag; --views: view change counts too).
     Log(cmd::log::LogArgs),
-    /// The tuples of a relation, in key order.
+    /// The tuples of a relation, in key order (or by --order COL[,COL], a page with --limit
+    /// and --offset).
     Show(cmd::show::ShowArgs),
     /// Evaluate ad-hoc rules and print the first head's tuples.
     Query(cmd::query::QueryArgs),
     /// SQL: queries, CREATE TABLE / [MATERIALIZED] VIEW, INSERT, UPDATE, DELETE, BEGIN …
     /// COMMIT; each DDL or DML statement a commit. Without SQL or -f, a prompt.
     Sql(cmd::sql::SqlArgs),
-    /// The tuples that differ between two states (or REF's first parent and REF), as a
-    /// change file; `--program` diffs the programs instead.
+    /// The tuples that differ between two states (or REF's first parent and REF; `REF REL`:
+    /// one relation's changes in REF), as a change file; `--program` diffs the programs.
     Diff(cmd::diff::DiffArgs),
     /// How a derived relation is maintained: each rule's cost class and the plan of each
     /// delta term, every read with its bound columns and the tree or index serving it.
@@ -97,6 +100,11 @@ enum Command {
     /// Read and re-hash every chunk any ref reaches; report damage and the refs and states
     /// it touches (--repair: fetch damaged chunks again, rebuild indexes).
     Fsck(cmd::fsck::FsckArgs),
+    /// Why a tuple is there: the rule instances that derive it, down to base tuples, each
+    /// with the commit that last wrote it.
+    Why(cmd::why::WhyArgs),
+    /// The commit that last wrote each tuple of a relation (or of one tuple).
+    Blame(cmd::blame::BlameArgs),
     /// The head commit, its state hash, and every relation with its count.
     Status(cmd::status::StatusArgs),
     /// List branches (the current one marked), create NAME at REF, or delete one (-d).
@@ -109,7 +117,8 @@ enum Command {
     Reset(cmd::reset::ResetArgs),
     /// Commit the inverse of REF's base changes.
     Revert(cmd::revert::RevertArgs),
-    /// Merge branch NAME into the current branch (fast-forward, or a three-way merge).
+    /// Merge branch NAME into the current branch (fast-forward, or a three-way merge); key
+    /// conflicts: --conflicts lists them, --ours, --theirs or --resolve FILE resolves them.
     Merge(cmd::merge::MergeArgs),
     /// Every value the current branch has held, newest first.
     Reflog(cmd::reflog::ReflogArgs),
@@ -120,7 +129,7 @@ enum Command {
     /// Copy what a remote's branches reach into this store; move the NAME/BRANCH refs.
     Fetch(cmd::fetch::FetchArgs),
     /// Copy what a branch reaches to a remote, then move the remote's branch (fast-forward,
-    /// or --force).
+    /// or --force); the first push to an empty place creates the store there.
     Push(cmd::push::PushArgs),
     /// Fetch from a remote, then merge NAME/BRANCH into the current branch.
     Pull(cmd::pull::PullArgs),
@@ -161,6 +170,8 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Program(args) => cmd::program::run(&context, args, out),
         Command::Verify(args) => cmd::verify::run(&context, args, out),
         Command::Fsck(args) => cmd::fsck::run(&context, args, out),
+        Command::Why(args) => cmd::why::run(&context, args, out),
+        Command::Blame(args) => cmd::blame::run(&context, args, out),
         Command::Status(args) => cmd::status::run(&context, args, out),
         Command::Branch(args) => cmd::branch::run(&context, args, out),
         Command::Switch(args) => cmd::switch::run(&context, args, out),
@@ -235,13 +246,14 @@ where
 }
 
 /// Options of `rnt commit` (and the global one) that take a value as the next argument.
-const OPTIONS_WITH_VALUE: [&str; 6] = [
+const OPTIONS_WITH_VALUE: [&str; 7] = [
     "-m",
     "--message",
     "-f",
     "--file",
     "--store",
     "--memory-budget",
+    "--witnesses",
 ];
 
 /// Rewrites `rnt [..] commit A B C` so that the arguments that look like changes

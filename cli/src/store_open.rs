@@ -238,8 +238,14 @@ pub fn remote_location(text: &str) -> anyhow::Result<String> {
         path.to_path_buf()
     } else if is_store(&path.join(STORE_DIR)) {
         path.join(STORE_DIR)
+    } else if is_vacant(path)? {
+        // The first push creates the store there, as Dolt's first push creates its remote.
+        return absolute_text(path);
     } else {
-        return Err(DbError::user(format!("no rnt store at {text}")).into());
+        return Err(DbError::user(format!(
+            "no rnt store at {text}, and it is not an empty folder a push could create one in"
+        ))
+        .into());
     };
     let absolute = store
         .canonicalize()
@@ -251,6 +257,70 @@ pub fn remote_location(text: &str) -> anyhow::Result<String> {
         ))
         .into()
     })
+}
+
+/// Whether `path` is a place a store may be created in: nothing there, or an empty folder.
+fn is_vacant(path: &Path) -> anyhow::Result<bool> {
+    if !path.exists() {
+        return Ok(true);
+    }
+    Ok(path.is_dir()
+        && std::fs::read_dir(path)
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .next()
+            .is_none())
+}
+
+/// `path` made absolute (it need not exist), as UTF-8 text.
+fn absolute_text(path: &Path) -> anyhow::Result<String> {
+    let absolute =
+        std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))?;
+    absolute.to_str().map(str::to_string).ok_or_else(|| {
+        DbError::user(format!(
+            "the path {} is not UTF-8; a remote's path must be",
+            absolute.display()
+        ))
+        .into()
+    })
+}
+
+/// Creates an empty store at remote `location` for a first push, when nothing is there (no
+/// folder, an empty folder, or no object under the prefix); returns whether it did. A
+/// store that is there already (maybe created by a push racing this one) is left as it is;
+/// anything else in the way is refused.
+pub fn create_remote_if_vacant(location: &str) -> anyhow::Result<bool> {
+    if is_object_store_url(location) {
+        let config = object_config();
+        if ObjectChunkStore::exists(location, &config).map_err(DbError::from)? {
+            return Ok(false);
+        }
+        if ObjectChunkStore::holds_objects(location, &config).map_err(DbError::from)? {
+            return Err(DbError::user(format!(
+                "{location} holds objects that are not an rnt store; push to an empty prefix or a store"
+            ))
+            .into());
+        }
+        return match ObjectChunkStore::create(location, &config) {
+            Ok(()) => Ok(true),
+            Err(_) if ObjectChunkStore::exists(location, &config).unwrap_or(false) => Ok(false),
+            Err(error) => Err(DbError::from(error).into()),
+        };
+    }
+    let path = Path::new(location);
+    if path.is_dir() && is_store(path) {
+        return Ok(false);
+    }
+    if !is_vacant(path)? {
+        return Err(DbError::user(format!(
+            "{location} is not an rnt store and not an empty folder; push to an empty folder or a store"
+        ))
+        .into());
+    }
+    match create_store(path, BackendKind::Packs) {
+        Ok(()) => Ok(true),
+        Err(_) if is_store(path) => Ok(false),
+        Err(error) => Err(DbError::from(error).into()),
+    }
 }
 
 /// Opens the store of remote `location` (what [`remote_location`] recorded): an object

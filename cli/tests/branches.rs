@@ -565,7 +565,9 @@ fn a_merge_with_key_conflicts_exits_4_and_lists_every_key() {
     let before = refs(&shop);
     let stderr = shop.fails(&["merge", "feature"], 4);
     let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 3, "{stderr}");
+    // Two keys, then how to resolve them (tests/merge_conflicts.rs).
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert!(lines[3].contains("--ours"), "{stderr}");
     assert!(
         lines[0].starts_with("error: cannot merge `feature`: 2 key(s)"),
         "{stderr}"

@@ -68,6 +68,7 @@ mod program;
 mod reference;
 mod run;
 mod typed;
+mod why;
 
 #[path = "../common/mod.rs"]
 mod common;

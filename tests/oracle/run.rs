@@ -223,7 +223,10 @@ pub(crate) fn check_refusal(
             if error.exit_code() != 2 {
                 return Err(format!("{what}: refusal exits {}", error.exit_code()));
             }
-            let DbError::DenialViolated { denial, witness } = &error else {
+            let DbError::DenialViolated {
+                denial, witness, ..
+            } = &error
+            else {
                 unreachable!()
             };
             let valid = violated.get(denial).is_some_and(|w| w.contains(witness));

@@ -26,6 +26,10 @@ pub struct CommitArgs {
     /// The commit message.
     #[arg(short, long, value_name = "MSG")]
     message: String,
+    /// When a denial refuses it, list up to N witnesses of each violated denial (a
+    /// `(and more: --witnesses N)` says when there are more).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::cmd::at_least_one)]
+    witnesses: usize,
     /// A change file, one change per line (`-` reads standard input).
     #[arg(short = 'f', long = "file", value_name = "CHANGES")]
     file: Option<String>,
@@ -59,7 +63,7 @@ pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::
         let source = format!("argument {}", index + 1);
         changes.push(parse_change(text, Some(&source)).map_err(|e| DbError::user(e.to_string()))?);
     }
-    let db = context.open_for_writing()?;
+    let db = context.open_for_writing()?.with_witnesses(args.witnesses);
     let before = db.nodes().counters();
     let outcome = db.commit(changes, &args.message, args.clock)?;
     write_outcome(out, &outcome)?;

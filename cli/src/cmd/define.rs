@@ -16,6 +16,10 @@ pub struct DefineArgs {
     /// The commit message (default: `define PROGRAM.rnt`).
     #[arg(short, long, value_name = "MSG")]
     message: Option<String>,
+    /// When a denial refuses it, list up to N witnesses of each violated denial (a
+    /// `(and more: --witnesses N)` says when there are more).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::cmd::at_least_one)]
+    witnesses: usize,
     /// The new state's clock, Unix seconds, for a program that mentions `now` (never earlier
     /// than the head's). Default: the head's clock, or the commit time for a program that
     /// starts mentioning `now`.
@@ -35,7 +39,7 @@ pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let db = context.open_for_writing()?;
+    let db = context.open_for_writing()?.with_witnesses(args.witnesses);
     let message = args.message.unwrap_or_else(|| format!("define {name}"));
     let mut progress = crate::progress::Progress::new("define", None);
     let outcome = db.define_with_clock(&text, &name, &message, args.clock, &mut |line| {

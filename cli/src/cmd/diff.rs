@@ -1,16 +1,22 @@
-//! `rnt diff REF [TO] [REL] [--all | --program]`: the tuples that differ between two
-//! states — REF's first parent and REF when one REF is given (the root commit's parent is
-//! the empty state) — one change a line in change-file syntax, sorted by relation then
-//! tuple. By default only base relations are listed, so the output is a change file that,
-//! committed on the first state, reaches the second state's contents. When the two programs
-//! differ, a note on stderr says so; `--program` prints a unified diff of the two canonical
-//! program texts instead of tuples.
+//! `rnt diff REF [TO] [REL] [--all | --program] [--format changes|json]`: the tuples that
+//! differ between two states — REF's first parent and REF when one REF is given (the root
+//! commit's parent is the empty state) — one change a line in change-file syntax, sorted by
+//! relation then tuple, a key's (an aggregate view's group's) `-` before its `+`. By default
+//! only base relations are listed, so the output is a change file that, committed on the
+//! first state, reaches the second state's contents. `rnt diff REF REL` (the second word a
+//! relation, not a reference) is REL's changes in REF; a name that is both is an error.
+//! When the two programs differ, a note on stderr says so; `--program` prints a unified
+//! diff of the two canonical program texts instead of tuples. JSON: an array of
+//! `{"relation", "sign", "tuple"}` in the same order.
 
 use crate::line_diff;
+use crate::output::Json;
 use crate::Context;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use rnt_db::tuple::TupleDisplay;
-use rnt_db::{Database, DiffScope, Sign, Snapshot, Tuple, TupleChange};
+use rnt_db::{
+    key_columns, sort_changes, Database, DbError, DiffScope, Sign, Snapshot, Tuple, TupleChange,
+};
 use std::collections::BTreeSet;
 use std::io::Write;
 
@@ -35,12 +41,26 @@ pub struct DiffArgs {
     /// A unified diff of the two canonical program texts instead of tuples.
     #[arg(long)]
     program: bool,
+    /// Output format of the tuples.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Changes, conflicts_with = "program")]
+    format: DiffFormat,
+}
+
+/// Output format of `diff`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// A change file: `+r(…)` and `-r(…)`, one a line.
+    #[default]
+    Changes,
+    /// An array of `{"relation", "sign", "tuple"}`.
+    Json,
 }
 
 /// Prints the differences.
 pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
-    let (from_name, from, to_name, to) = match &args.second {
+    let (second, relation) = second_word(&db, &args)?;
+    let (from_name, from, to_name, to) = match &second {
         Some(second) => (
             args.first.clone(),
             db.resolve(&args.first)?,
@@ -58,7 +78,7 @@ pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Re
         write!(out, "{text}")?;
         return Ok(());
     }
-    let scope = match (args.relation, args.all) {
+    let scope = match (relation, args.all) {
         (Some(relation), _) => DiffScope::Relation(relation),
         (None, true) => DiffScope::All,
         (None, false) => DiffScope::Base,
@@ -69,18 +89,84 @@ pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Re
         }
         _ => db.diff(&from, &to, &scope)?,
     };
-    for change in changes {
-        let tuple = TupleDisplay {
-            relation: &change.relation,
-            values: &change.tuple,
-        };
-        writeln!(out, "{}{tuple}", change.sign)?;
-    }
+    write_changes(out, &changes, args.format)?;
     if from.state.program != to.state.program {
         // The changes are on stdout already; flush them so the note follows them on a
         // terminal that shows both streams.
         out.flush()?;
         eprintln!("{PROGRAM_DIFFERS_NOTE}");
+    }
+    Ok(())
+}
+
+/// The state to go to and the relation, from the words after REF: `REF TO [REL]` as
+/// written, and `REF REL` when the second word names a relation of REF's state (or its
+/// parent's) and no reference. A name that is both is an error saying so.
+fn second_word(db: &Database, args: &DiffArgs) -> anyhow::Result<(Option<String>, Option<String>)> {
+    let (Some(second), None) = (&args.second, &args.relation) else {
+        return Ok((args.second.clone(), args.relation.clone()));
+    };
+    let Ok(at) = db.resolve(&args.first) else {
+        return Ok((args.second.clone(), None));
+    };
+    let before = at.commit.map(|_| db.first_parent(&at)).transpose()?;
+    let declared = at.entry(second).is_some() || before.is_some_and(|b| b.entry(second).is_some());
+    if !declared {
+        return Ok((args.second.clone(), None));
+    }
+    let is_reference = db.resolve(second).is_ok();
+    if args.all {
+        // `--all` lists every relation: the second word can only be the state to go to.
+        if is_reference {
+            return Ok((args.second.clone(), None));
+        }
+        return Err(DbError::user(format!(
+            "`{second}` is a relation, and --all lists every relation: give one or the other"
+        ))
+        .into());
+    }
+    if is_reference {
+        return Err(DbError::user(format!(
+            "`{second}` is both a reference and a relation: for the relation's changes in {}, write `rnt diff {}^ {} {second}`; for the states, `rnt diff {} {second} --all`",
+            args.first, args.first, args.first, args.first
+        ))
+        .into());
+    }
+    Ok((None, Some(second.clone())))
+}
+
+/// Prints changes in `format`.
+fn write_changes(
+    out: &mut dyn Write,
+    changes: &[TupleChange],
+    format: DiffFormat,
+) -> anyhow::Result<()> {
+    match format {
+        DiffFormat::Changes => {
+            for change in changes {
+                let tuple = TupleDisplay {
+                    relation: &change.relation,
+                    values: &change.tuple,
+                };
+                writeln!(out, "{}{tuple}", change.sign)?;
+            }
+        }
+        DiffFormat::Json => {
+            let items = changes
+                .iter()
+                .map(|change| {
+                    Json::object([
+                        ("relation", Json::Str(change.relation.clone())),
+                        ("sign", Json::Str(change.sign.to_string())),
+                        (
+                            "tuple",
+                            Json::Array(change.tuple.iter().map(Json::of_value).collect()),
+                        ),
+                    ])
+                })
+                .collect();
+            write!(out, "{}", Json::Array(items).pretty())?;
+        }
     }
     Ok(())
 }
@@ -112,12 +198,15 @@ fn evaluated_diff(
     let inserted = new.difference(&old).map(|t| (t, Sign::Insert));
     let mut changes: Vec<(&Tuple, Sign)> = deleted.chain(inserted).collect();
     changes.sort();
-    Ok(changes
+    let mut changes: Vec<TupleChange> = changes
         .into_iter()
         .map(|(tuple, sign)| TupleChange {
             relation: name.to_string(),
             sign,
             tuple: tuple.clone(),
         })
-        .collect())
+        .collect();
+    let key = key_columns(to, name).or_else(|| key_columns(from, name));
+    sort_changes(&mut changes, key.as_deref());
+    Ok(changes)
 }

@@ -48,6 +48,10 @@ pub struct ImportArgs {
     /// `replace REL with FILE.csv`).
     #[arg(short, long, value_name = "MSG")]
     message: Option<String>,
+    /// When a denial refuses it, list up to N witnesses of each violated denial (a
+    /// `(and more: --witnesses N)` says when there are more).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::cmd::at_least_one)]
+    witnesses: usize,
     /// Print the tree work the import did (nodes written and read, entries read).
     #[arg(long)]
     stats: bool,
@@ -117,7 +121,7 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
     let relation = args.relation.as_str();
     let options = args.read_options()?;
     let mut input = Input::open(&args.file)?;
-    let db = context.open_for_writing()?;
+    let db = context.open_for_writing()?.with_witnesses(args.witnesses);
     let head = db.head()?;
     head.require(relation)?;
     let schema = head
@@ -145,15 +149,24 @@ pub fn run(context: &Context, args: ImportArgs, out: &mut dyn Write) -> anyhow::
     };
     let before = db.nodes().counters();
     let imported = match import_rows(&db, &mut input, &schema, &options, mode, &message) {
-        Err(DbError::DenialViolated { denial, witness }) => {
+        Err(DbError::DenialViolated {
+            denial,
+            witness,
+            mut violations,
+        }) => {
+            // The first witness names the line of the file behind it, when one is.
             let place = match witness_line(&mut input, &head, &schema, &options, &denial, &witness)
             {
                 Some(line) => format!(" (from {}, line {line})", input.name),
                 None => String::new(),
             };
+            if let Some(first) = violations.first_mut().and_then(|v| v.witnesses.first_mut()) {
+                first.push_str(&place);
+            }
             return Err(DbError::DenialViolated {
                 denial,
                 witness: format!("{witness}{place}"),
+                violations,
             }
             .into());
         }

@@ -1,15 +1,24 @@
-//! `rnt log [REF] [-n N] [--relation R] [--format table|json]`: the history from REF (the
-//! head by default) back along first parents, newest first; `--relation R` keeps the
-//! commits whose state holds another tree for R than their first parent's (base or derived),
-//! and `-n N` the first N of those.
+//! `rnt log [REF] [-n N] [--relation R] [--graph] [--all] [--views] [--format table|json]`:
+//! the history from REF (the head by default) back along first parents, newest first;
+//! `--relation R` keeps the commits whose state holds another tree for R than their first
+//! parent's (base or derived), and `-n N` the first N of those.
+//!
+//! `--graph` follows every parent and draws the commit graph in ASCII as git does (`*` a
+//! commit, `|\` a merge, `|/` lines joining), one line a commit: its id, the refs at it,
+//! its message and its change counts; `--all` starts from every branch and tag instead of
+//! REF (with or without `--graph`). Both list commits children first, a line of history
+//! kept together (`Database::commit_graph`). `--views` adds each commit's view change
+//! counts (from the view trees' diff with the first parent's): a `views` column, or a
+//! `views` key in JSON, whose shape is otherwise the same in every mode.
 
 use crate::output::{change_summary, write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
 use crate::time::rfc3339;
 use crate::Context;
 use clap::Args;
 use rnt_db::{Database, DbError, Snapshot};
-use rnt_merkle::{Commit, RelationEntry, State};
+use rnt_merkle::{ChangeCount, Commit, RelationEntry, State};
 use rnt_store::Address;
+use std::collections::HashMap;
 use std::io::Write;
 
 /// Arguments of `rnt log`.
@@ -22,8 +31,17 @@ pub struct LogArgs {
     #[arg(short = 'n', long = "max-count", value_name = "N")]
     max_count: Option<usize>,
     /// Only commits whose changes touched this relation (base or derived).
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", conflicts_with_all = ["graph", "all"])]
     relation: Option<String>,
+    /// Follow every parent and draw the commit graph (ASCII, as git draws it).
+    #[arg(long)]
+    graph: bool,
+    /// Start from every branch and tag instead of REF.
+    #[arg(long, conflicts_with = "reference")]
+    all: bool,
+    /// Add each commit's view change counts.
+    #[arg(long)]
+    views: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     format: ReportFormat,
@@ -32,14 +50,26 @@ pub struct LogArgs {
 /// Prints the log.
 pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
-    let start = start_commit(&db, args.reference.as_deref())?;
-    let no_commits = start.is_none();
-    let log = walk(&db, start, args.relation.as_deref(), args.max_count)?;
-    if let Some(relation) = &args.relation {
-        if log.is_empty() && args.max_count != Some(0) {
-            require_known(&db, args.reference.as_deref(), relation)?;
+    let (log, no_commits) = if args.graph || args.all {
+        let tips = match args.all {
+            true => every_tip(&db)?,
+            false => start_commit(&db, args.reference.as_deref())?
+                .into_iter()
+                .collect(),
+        };
+        let mut log = db.commit_graph(&tips)?;
+        log.truncate(args.max_count.unwrap_or(usize::MAX));
+        (log, tips.is_empty())
+    } else {
+        let start = start_commit(&db, args.reference.as_deref())?;
+        let log = walk(&db, start, args.relation.as_deref(), args.max_count)?;
+        if let Some(relation) = &args.relation {
+            if log.is_empty() && args.max_count != Some(0) {
+                require_known(&db, args.reference.as_deref(), relation)?;
+            }
         }
-    }
+        (log, start.is_none())
+    };
     // The clock of each commit's state (a state whose program mentions `now` has one).
     let clocks = log
         .iter()
@@ -49,47 +79,164 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
                 .map_err(DbError::from)
         })
         .collect::<Result<Vec<Option<i64>>, DbError>>()?;
-    let clocked = clocks.iter().any(Option::is_some);
+    let views = match args.views {
+        true => Some(
+            log.iter()
+                .map(|(id, commit)| view_counts(&db, *id, commit))
+                .collect::<anyhow::Result<Vec<_>>>()?,
+        ),
+        false => None,
+    };
     match args.format {
         ReportFormat::Json => {
             let entries = log
                 .iter()
                 .zip(&clocks)
-                .map(|((id, commit), clock)| commit_json(id, commit, *clock))
+                .enumerate()
+                .map(|(i, ((id, commit), clock))| {
+                    commit_json(id, commit, *clock, views.as_ref().map(|v| &v[i][..]))
+                })
                 .collect();
             write!(out, "{}", Json::Array(entries).pretty())?;
         }
         ReportFormat::Table if no_commits => writeln!(out, "no commits yet")?,
         // Every commit was filtered out (`--relation`, `-n 0`): like git, print nothing.
         ReportFormat::Table if log.is_empty() => {}
-        ReportFormat::Table => {
-            // The clock column appears when some state listed has a clock.
-            let rows: Vec<Vec<String>> = log
-                .iter()
-                .zip(&clocks)
-                .map(|((id, commit), clock)| {
-                    let mut row = vec![
-                        id.short_hex(SHORT_HEX_DIGITS),
-                        commit.state_address().short_hex(SHORT_HEX_DIGITS),
-                        rfc3339(commit.time),
-                    ];
-                    if clocked {
-                        row.push(clock.map_or("-".to_string(), |c| c.to_string()));
-                    }
-                    row.push(first_line(&commit.message));
-                    row.push(change_summary(&commit.changes));
-                    row
-                })
-                .collect();
-            let headers: &[&str] = if clocked {
-                &["commit", "state", "time", "clock", "message", "changes"]
-            } else {
-                &["commit", "state", "time", "message", "changes"]
-            };
-            write_table(out, headers, &[], &rows)?;
-        }
+        ReportFormat::Table if args.graph => write_graph(out, &db, &log, views.as_deref())?,
+        ReportFormat::Table => write_log_table(out, &log, &clocks, views.as_deref())?,
     }
     Ok(())
+}
+
+/// The log as a table: commit, state, time, the clock when some state listed has one,
+/// message, changes, and the views' changes when asked for.
+fn write_log_table(
+    out: &mut dyn Write,
+    log: &[(Address, Commit)],
+    clocks: &[Option<i64>],
+    views: Option<&[Vec<ChangeCount>]>,
+) -> anyhow::Result<()> {
+    let clocked = clocks.iter().any(Option::is_some);
+    let rows: Vec<Vec<String>> = log
+        .iter()
+        .zip(clocks)
+        .enumerate()
+        .map(|(i, ((id, commit), clock))| {
+            let mut row = vec![
+                id.short_hex(SHORT_HEX_DIGITS),
+                commit.state_address().short_hex(SHORT_HEX_DIGITS),
+                rfc3339(commit.time),
+            ];
+            if clocked {
+                row.push(clock.map_or("-".to_string(), |c| c.to_string()));
+            }
+            row.push(first_line(&commit.message));
+            row.push(change_summary(&commit.changes));
+            if let Some(views) = views {
+                row.push(change_summary(&views[i]));
+            }
+            row
+        })
+        .collect();
+    let mut headers = vec!["commit", "state", "time"];
+    if clocked {
+        headers.push("clock");
+    }
+    headers.extend(["message", "changes"]);
+    if views.is_some() {
+        headers.push("views");
+    }
+    write_table(out, &headers, &[], &rows)?;
+    Ok(())
+}
+
+/// The log as the commit graph: each commit's line is its id, the refs at it (`HEAD ->
+/// main, side, tag: v1`), its message's first line and its change counts in brackets (and
+/// its views', when asked for).
+fn write_graph(
+    out: &mut dyn Write,
+    db: &Database,
+    log: &[(Address, Commit)],
+    views: Option<&[Vec<ChangeCount>]>,
+) -> anyhow::Result<()> {
+    let decorations = decorations(db)?;
+    let edges: Vec<(Address, Vec<Address>)> = log
+        .iter()
+        .map(|(id, commit)| (*id, commit.parent_addresses()))
+        .collect();
+    for line in crate::graph::draw(&edges) {
+        let Some(i) = line.commit else {
+            writeln!(out, "{}", line.graph)?;
+            continue;
+        };
+        let (id, commit) = &log[i];
+        let refs = decorations
+            .get(id)
+            .map(|names| format!("({}) ", names.join(", ")))
+            .unwrap_or_default();
+        let mut text = format!(
+            "{}{} {refs}{}",
+            line.graph,
+            id.short_hex(SHORT_HEX_DIGITS),
+            first_line(&commit.message)
+        );
+        if !commit.changes.is_empty() {
+            text.push_str(&format!("  [{}]", change_summary(&commit.changes)));
+        }
+        if let Some(views) = views.filter(|v| !v[i].is_empty()) {
+            text.push_str(&format!("  [views: {}]", change_summary(&views[i])));
+        }
+        writeln!(out, "{text}")?;
+    }
+    Ok(())
+}
+
+/// The names at each commit, as git decorates a graph: `HEAD -> BRANCH` for the current
+/// branch, then the other branches, then `tag: NAME`, each group sorted.
+fn decorations(db: &Database) -> anyhow::Result<HashMap<Address, Vec<String>>> {
+    let current = db.current_branch()?;
+    let mut names: HashMap<Address, Vec<String>> = HashMap::new();
+    let branches = db.branches()?;
+    for (name, commit) in branches.iter().filter(|(name, _)| *name == current) {
+        names
+            .entry(*commit)
+            .or_default()
+            .push(format!("HEAD -> {name}"));
+    }
+    for (name, commit) in branches.iter().filter(|(name, _)| *name != current) {
+        names.entry(*commit).or_default().push(name.clone());
+    }
+    for (name, commit) in db.tags()? {
+        names
+            .entry(commit)
+            .or_default()
+            .push(format!("tag: {name}"));
+    }
+    Ok(names)
+}
+
+/// Every branch's and tag's commit (the tips `--all` starts from).
+fn every_tip(db: &Database) -> anyhow::Result<Vec<Address>> {
+    let mut tips: Vec<Address> = db
+        .branches()?
+        .into_iter()
+        .chain(db.tags()?)
+        .map(|(_, commit)| commit)
+        .collect();
+    tips.sort();
+    tips.dedup();
+    Ok(tips)
+}
+
+/// The view change counts of a commit, from its first parent's state (the empty state for
+/// the root commit).
+fn view_counts(db: &Database, id: Address, commit: &Commit) -> anyhow::Result<Vec<ChangeCount>> {
+    let to = db.snapshot_of_commit(id)?;
+    let from = match commit.parent_addresses().first() {
+        Some(parent) => db.snapshot_of_commit(*parent)?,
+        None => Snapshot::empty()?,
+    };
+    Ok(db.view_change_counts(&from, &to)?)
 }
 
 /// The commit the history starts from: `reference`'s, or the head's when `None` (none in a
@@ -189,19 +336,28 @@ fn require_known(db: &Database, reference: Option<&str>, relation: &str) -> anyh
     Ok(())
 }
 
-/// `{"commit", "state", "parents", "time", "message", "changes", "stats"}` of one commit.
-fn commit_json(id: &Address, commit: &Commit, clock: Option<i64>) -> Json {
-    let changes = commit
-        .changes
-        .iter()
-        .map(|c| {
-            let counts = Json::object([
-                ("inserted", Json::UInt(c.inserted)),
-                ("deleted", Json::UInt(c.deleted)),
-            ]);
-            (c.relation.clone(), counts)
-        })
-        .collect();
+/// `{"commit", "state", "parents", "time", "message", "changes", "stats"}` of one commit,
+/// then `"clock"` when its state has one and `"views"` (as `"changes"`) when asked for.
+fn commit_json(
+    id: &Address,
+    commit: &Commit,
+    clock: Option<i64>,
+    views: Option<&[ChangeCount]>,
+) -> Json {
+    let counts = |changes: &[ChangeCount]| {
+        Json::Object(
+            changes
+                .iter()
+                .map(|c| {
+                    let counts = Json::object([
+                        ("inserted", Json::UInt(c.inserted)),
+                        ("deleted", Json::UInt(c.deleted)),
+                    ]);
+                    (c.relation.clone(), counts)
+                })
+                .collect(),
+        )
+    };
     let mut fields = vec![
         ("commit", Json::Str(id.to_hex())),
         ("state", Json::Str(commit.state_address().to_hex())),
@@ -217,7 +373,7 @@ fn commit_json(id: &Address, commit: &Commit, clock: Option<i64>) -> Json {
         ),
         ("time", Json::Str(rfc3339(commit.time))),
         ("message", Json::Str(commit.message.clone())),
-        ("changes", Json::Object(changes)),
+        ("changes", counts(&commit.changes)),
         (
             "stats",
             Json::Array(commit.stats.iter().map(stat_json).collect()),
@@ -226,6 +382,9 @@ fn commit_json(id: &Address, commit: &Commit, clock: Option<i64>) -> Json {
     // The state's clock, when its program mentions `now` (the key exists only then).
     if let Some(clock) = clock {
         fields.push(("clock", Json::Int(clock)));
+    }
+    if let Some(views) = views {
+        fields.push(("views", counts(views)));
     }
     Json::object(fields)
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand. Each has an `Args` struct (clap) and a `run` function that
 //! writes its output to the writer it is given and returns errors for `main` to report.
 
+pub mod blame;
 pub mod branch;
 pub mod clone;
 pub mod commit;
@@ -29,9 +30,21 @@ pub mod status;
 pub mod switch;
 pub mod tag;
 pub mod verify;
+pub mod why;
 
 use crate::Context;
 use rnt_db::{Database, Snapshot};
+
+/// A count that must be at least 1 (`--witnesses N`, `--limit N`).
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "`{text}` is not a count (a whole number, at least 1)"
+        )),
+    }
+}
 
 /// The snapshot `at` names, or the head's.
 pub fn snapshot_at(db: &Database, at: Option<&str>) -> anyhow::Result<Snapshot> {

@@ -6,6 +6,10 @@
 //! writer is reported (exit 1) and the other writer's value kept. JSON: `{"remote",
 //! "branch", "old", "new", "kind", "chunks", "bytes", "skipped"}` with `kind` one of
 //! `created`, `fast-forward`, `forced`, `up-to-date` (`bytes` uncompressed).
+//!
+//! The first push to a remote where nothing is yet (no folder, an empty folder, or an
+//! `s3://` prefix without objects) creates the store there, as Dolt's first push does, and
+//! says so on stderr; something in the way that is not an rnt store is refused (exit 1).
 
 use crate::cmd::fetch::move_text;
 use crate::output::{sent_fields, sent_text, Json, ReportFormat};
@@ -41,7 +45,13 @@ pub fn run(context: &Context, args: PushArgs, out: &mut dyn Write) -> anyhow::Re
         Some(branch) => branch,
         None => db.current_branch()?,
     };
-    let remote = crate::store_open::open_remote(&db.remote_url(&args.name)?, &path, true)?;
+    let location = db.remote_url(&args.name)?;
+    // Only a push that can go on creates the store (a missing branch fails below).
+    let pushable = db.branch(&branch)?.is_some();
+    if pushable && crate::store_open::create_remote_if_vacant(&location)? {
+        eprintln!("note: created an empty rnt store at {location} for the first push");
+    }
+    let remote = crate::store_open::open_remote(&location, &path, true)?;
     let (line, progress) = crate::progress::transfer(&format!("pushing {branch} to {}", args.name));
     let outcome =
         db.with_transfer_progress(progress)

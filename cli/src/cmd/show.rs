@@ -1,5 +1,8 @@
-//! `rnt show REL [--at REF] [--format table|csv|json|changes]`: a relation's tuples in key
-//! order.
+//! `rnt show REL [--at REF] [--order COL[,COL…]] [--desc] [--limit N] [--offset N]
+//! [--format table|csv|json|changes]`: a relation's tuples in key order, or ordered by the
+//! named columns (then key order; `--desc` reverses it; nulls last either way, as SQL's
+//! ORDER BY), from position `--offset` on, at most `--limit` of them. Without `--order`, a
+//! stored relation is read no further than the page shown.
 
 use crate::cmd::snapshot_at;
 use crate::output::{cell, write_table, Format, Json};
@@ -19,6 +22,18 @@ pub struct ShowArgs {
     /// state hash.
     #[arg(long, value_name = "REF")]
     at: Option<String>,
+    /// Order by these columns (names, comma-separated), then by key.
+    #[arg(long, value_name = "COL[,COL]", value_delimiter = ',')]
+    order: Vec<String>,
+    /// Greatest first (the columns of --order, or the key).
+    #[arg(long)]
+    desc: bool,
+    /// At most this many tuples.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Skip this many tuples first.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    offset: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -32,8 +47,67 @@ pub fn run(context: &Context, args: ShowArgs, out: &mut dyn Write) -> anyhow::Re
     let schema = snapshot.schema(&args.relation).ok_or_else(|| {
         rnt_db::DbError::corrupted(format!("relation `{}` has no schema", args.relation))
     })?;
-    let tuples = db.tuples(&snapshot, &args.relation)?;
+    let columns = order_columns(&schema, &args.order)?;
+    let tuples = if columns.is_empty() && !args.desc {
+        db.tuples_page(&snapshot, &args.relation, args.offset, args.limit)?
+    } else {
+        let mut all = db.tuples(&snapshot, &args.relation)?;
+        sort_tuples(&mut all, &columns, args.desc);
+        all.into_iter()
+            .skip(args.offset)
+            .take(args.limit.unwrap_or(usize::MAX))
+            .collect()
+    };
     write_tuples(out, &schema, &tuples, args.format)
+}
+
+/// The positions of the `--order` columns in `schema`: an error naming the attributes for
+/// a name that is none of them.
+fn order_columns(schema: &RelationSchema, names: &[String]) -> anyhow::Result<Vec<usize>> {
+    names
+        .iter()
+        .map(|name| {
+            let name = name.trim();
+            schema
+                .attribute_names()
+                .position(|a| a == name)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = schema.attribute_names().collect();
+                    rnt_db::DbError::user(format!(
+                        "--order: `{}` is not a column of `{}` (its columns: {})",
+                        rnt_db::diagnostic::clip(name),
+                        schema.name,
+                        known.join(", ")
+                    ))
+                    .into()
+                })
+        })
+        .collect()
+}
+
+/// Sorts `tuples` (given in key order) by `columns`, nulls last, the order reversed by
+/// `desc` (nulls still last); ties stay in key order, reversed by `desc` too.
+fn sort_tuples(tuples: &mut [Tuple], columns: &[usize], desc: bool) {
+    use std::cmp::Ordering;
+    let by_columns = |a: &Tuple, b: &Tuple| -> Ordering {
+        for &c in columns {
+            let ordering = match (a[c].is_null(), b[c].is_null()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) if desc => a[c].cmp(&b[c]).reverse(),
+                (false, false) => a[c].cmp(&b[c]),
+            };
+            if ordering != Ordering::Equal {
+                return ordering;
+            }
+        }
+        Ordering::Equal
+    };
+    if desc {
+        tuples.reverse();
+    }
+    tuples.sort_by(by_columns);
 }
 
 /// Prints tuples of `schema` in `format` (shared with `query`).

@@ -71,10 +71,10 @@ $ rnt show plan_notes --format json
 
 $ rnt diff HEAD~1 HEAD plan_notes
 -plan_notes("free", "late", 1, 1)
-+plan_notes("pro", "gift, hurry, late", 4, 3)
 -plan_notes("pro", "gift, late", 3, 2)
-+plan_notes("team", ", bulk", 2, 2)
++plan_notes("pro", "gift, hurry, late", 4, 3)
 -plan_notes("team", "bulk", 1, 1)
++plan_notes("team", ", bulk", 2, 2)
 
 $ rnt show customer_notes --format csv
 customer,notes

@@ -93,8 +93,8 @@ $ rnt import customers twice.csv
 
 # diff's output, replayed on its first state, gives the second.
 $ rnt diff HEAD~3 HEAD
-+customers(7, "pro")
 -customers(7, "team")
++customers(7, "pro")
 -customers(9, "team")
 +customers(12, "team")
 +customers(13, "free")

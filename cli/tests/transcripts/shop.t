@@ -305,15 +305,15 @@ $ rnt diff --all HEAD~1 HEAD
 +orders(13, 12, 7)
 -plan_total("free", 15, 1)
 +plan_total("free", 60, 2)
-+plan_total("pro", 90, 2)
 -plan_total("pro", 210, 3)
++plan_total("pro", 90, 2)
 +plan_total("東京", 7, 1)
 
 $ rnt diff HEAD~1 HEAD plan_total
 -plan_total("free", 15, 1)
 +plan_total("free", 60, 2)
-+plan_total("pro", 90, 2)
 -plan_total("pro", 210, 3)
++plan_total("pro", 90, 2)
 +plan_total("東京", 7, 1)
 
 # Display width, not bytes, aligns the columns.

@@ -197,7 +197,8 @@ impl Database {
             &head.state,
             change,
             self.recursion,
-        );
+        )
+        .with_witnesses(self.witnesses);
         let (relations, operator_stats) = maintainer.run()?;
         stats.extend(
             operator_stats

@@ -39,6 +39,8 @@ pub struct Database {
     /// The time new commits and reflog entries record, Unix seconds (the system clock
     /// unless set).
     pub(crate) commit_time: CommitTime,
+    /// How many witnesses of each violated denial a refusal lists (1 unless set).
+    pub(crate) witnesses: usize,
 }
 
 /// What [`Database::with_commit_time`] calls: the time, Unix seconds, a new commit records.
@@ -67,6 +69,7 @@ impl Database {
             recursion: RecursionMode::ByCost,
             transfer_progress: Arc::new(|_| {}),
             commit_time: Arc::new(system_time),
+            witnesses: 1,
         }
     }
 
@@ -76,6 +79,15 @@ impl Database {
     #[must_use]
     pub fn with_commit_time(mut self, time: CommitTime) -> Database {
         self.commit_time = time;
+        self
+    }
+
+    /// This database, listing up to `witnesses` witnesses (at least one) of each violated
+    /// denial when a commit, import, define or merge is refused (`--witnesses N`), and
+    /// whether there are more.
+    #[must_use]
+    pub fn with_witnesses(mut self, witnesses: usize) -> Database {
+        self.witnesses = witnesses.max(1);
         self
     }
 
@@ -241,6 +253,41 @@ impl Database {
             clock: snapshot.state.clock,
         };
         Ok(query(&self.nodes, &state, text)?)
+    }
+
+    /// The tuples of `relation` in `snapshot` from position `offset` on, at most `limit` of
+    /// them, in key (tuple) order: a stored relation's tree is read no further than the
+    /// last one (O(offset + limit) entries); one computed when read is evaluated whole.
+    pub fn tuples_page(
+        &self,
+        snapshot: &Snapshot,
+        relation: &str,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> DbResult<Vec<Tuple>> {
+        let entry = snapshot.require(relation)?;
+        let Some(tree) = entry.tree() else {
+            let all = self.tuples(snapshot, relation)?;
+            return Ok(all
+                .into_iter()
+                .skip(offset)
+                .take(limit.unwrap_or(usize::MAX))
+                .collect());
+        };
+        let types = snapshot
+            .schema(relation)
+            .map(|s| s.types())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for item in tree
+            .entries(&self.nodes)
+            .skip(offset)
+            .take(limit.unwrap_or(usize::MAX))
+        {
+            let (key, _) = item?;
+            out.push(decode_stored(&key, &types, relation)?);
+        }
+        Ok(out)
     }
 
     /// Every tuple of stored relation `relation` in `snapshot`, in key (tuple) order.

@@ -107,7 +107,7 @@ impl Database {
             &plans,
             &mut by_name,
             &changed,
-            true,
+            Some(self.witnesses),
             clock,
             progress,
         )?;

@@ -24,12 +24,15 @@ pub enum DbError {
         errors: usize,
     },
     /// A denial is violated: the commit is refused. Exit code 2.
-    #[error("denial {denial} violated by {}", rnt_lang::diagnostic::clip(witness))]
+    #[error("{}", rnt_engine::violations_text(denial, witness, violations))]
     DenialViolated {
-        /// The denial's name.
+        /// The (first) violated denial's name.
         denial: String,
-        /// The witness tuple, in change-file syntax (`orphan(99999)`).
+        /// Its (first) witness tuple, in change-file syntax (`orphan(99999)`).
         witness: String,
+        /// Every violated denial found, each with the witnesses listed (`--witnesses N`)
+        /// and whether it has more; the two above come first.
+        violations: Vec<rnt_engine::Violation>,
     },
     /// Stored data is damaged: a chunk whose bytes do not hash to its address, or bytes
     /// that are not what the state says they are. `address` names the chunk when it is
@@ -126,9 +129,15 @@ impl From<EngineError> for DbError {
         match error {
             EngineError::User(message) => DbError::User(message),
             EngineError::Program { rendered, errors } => DbError::Program { rendered, errors },
-            EngineError::DenialViolated { denial, witness } => {
-                DbError::DenialViolated { denial, witness }
-            }
+            EngineError::DenialViolated {
+                denial,
+                witness,
+                violations,
+            } => DbError::DenialViolated {
+                denial,
+                witness,
+                violations,
+            },
             EngineError::Corrupted(detail) => DbError::corrupted(detail),
             EngineError::Internal(what) => DbError::Internal(what),
             EngineError::Merkle(error) => error.into(),

@@ -1,5 +1,5 @@
 //! rnt's database: the [`Database`] over a chunk store — the commit pipeline, define,
-//! import, diff, verify, explain — and version control under `history` (refs, branches,
+//! import, diff, verify, explain, why — and version control under `history` (refs, branches,
 //! tags, the reflog, merge, remotes). It stands on `rnt-lang` (the language) and
 //! `rnt-engine` (evaluation and maintenance); this file is the public surface, and
 //! re-exports the parts of both that users of a database need.
@@ -49,11 +49,12 @@ mod keys;
 mod rebuild;
 mod snapshot;
 mod verify;
+mod why;
 pub mod witness;
 
 pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
 pub use database::{CommitTime, Database, TransferProgress};
-pub use diff::{DiffScope, TupleChange};
+pub use diff::{key_columns, sort_changes, DiffScope, TupleChange};
 pub use error::{DbError, DbResult};
 pub use history::branches::{ReflogEntry, ResetOutcome, RevertOutcome};
 pub use history::merge::{KeyConflict, MergeOutcome, ProgramSide};
@@ -61,6 +62,7 @@ pub use history::refs::BRANCH_DEFAULT;
 pub use history::remote::{
     CloneOutcome, FetchOutcome, PushKind, PushOutcome, RefUpdate, CLONE_REMOTE,
 };
+pub use history::resolve::Resolution;
 pub use import::{ImportMode, Imported, IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub use rnt_engine::budget::{check as check_memory_budget, memory_budget, set_memory_budget};
 pub use rnt_engine::delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
@@ -70,6 +72,8 @@ pub use rnt_engine::explain::{
     Access, Explanation, Mode, PlanDump, PlanTerm, RuleExplanation, ServedBy, StepExplanation,
     TermExplanation,
 };
+pub use rnt_engine::provenance::{Fact, Instance, Why, WindowRows, WHY_LIMIT_DEFAULT};
+pub use rnt_engine::Violation;
 pub use rnt_lang::change::{Change, ChangeError, ChangeSet, Sign};
 pub use rnt_lang::csv::CsvError;
 pub use rnt_lang::schema::{Attribute, RelationSchema};
@@ -78,6 +82,7 @@ pub use rnt_lang::tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use rnt_lang::value::{Type, Value};
 pub use rnt_merkle::RelationEntry;
 pub use snapshot::Snapshot;
+pub use why::{parse_tuple, Explained};
 
 pub(crate) use rebuild::rebuild_views;
 pub(crate) use rnt_engine::delta::base::update_base_indexes;

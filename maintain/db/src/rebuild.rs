@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Computes the views in `recompute` from scratch at `clock` (the state's), in stratum
 /// order; every other view keeps its trees and gets exactly the indexes the plans need.
-/// Then, when asked, judges from scratch the denials in `recompute` (the others held in the
-/// state they come from).
+/// Then, when asked (`judge_denials`: the witnesses a refusal lists), judges from scratch the
+/// denials in `recompute` (the others held in the state they come from).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rebuild_views(
     nodes: &NodeStore,
@@ -22,7 +22,7 @@ pub(crate) fn rebuild_views(
     plans: &ProgramPlans,
     by_name: &mut BTreeMap<String, RelationEntry>,
     recompute: &BTreeSet<String>,
-    judge_denials: bool,
+    judge_denials: Option<usize>,
     clock: Option<i64>,
     progress: &mut dyn FnMut(&str),
 ) -> DbResult<()> {
@@ -55,8 +55,8 @@ pub(crate) fn rebuild_views(
             engine.register(entry);
         }
     }
-    if judge_denials {
-        engine.check_denials_among(recompute)?;
+    if let Some(witnesses) = judge_denials {
+        engine.check_denials_among(recompute, witnesses)?;
     }
     Ok(())
 }

@@ -78,7 +78,7 @@ impl Database {
             &plans,
             &mut by_name,
             &every,
-            false,
+            None,
             snapshot.state.clock,
             progress,
         )?;

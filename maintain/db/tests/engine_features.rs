@@ -129,7 +129,9 @@ fn denials_refuse_commits_whole() {
     let before = db.head_commit().unwrap();
     let err = commit(&db, "+orders(99, 42, 1)\n+customers(3, \"x\")").unwrap_err();
     match err {
-        DbError::DenialViolated { denial, witness } => {
+        DbError::DenialViolated {
+            denial, witness, ..
+        } => {
             assert_eq!(denial, "orphan");
             assert_eq!(witness, "orphan(99)");
         }

@@ -100,7 +100,7 @@ fn a_witness_in_any_step_refuses_the_whole_import() {
         .import("orders", rows(&orders), "import", &mut |_| {})
         .unwrap_err();
     assert!(
-        matches!(&error, DbError::DenialViolated { denial, witness } if denial == "orphan" && witness == "orphan(7)"),
+        matches!(&error, DbError::DenialViolated { denial, witness, .. } if denial == "orphan" && witness == "orphan(7)"),
         "{error}"
     );
     assert_eq!(state_of(&db), before, "nothing of the import was committed");

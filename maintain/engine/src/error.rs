@@ -24,12 +24,15 @@ pub enum EngineError {
         errors: usize,
     },
     /// A denial is violated: the commit is refused.
-    #[error("denial {denial} violated by {}", rnt_lang::diagnostic::clip(witness))]
+    #[error("{}", violations_text(denial, witness, violations))]
     DenialViolated {
-        /// The denial's name.
+        /// The (first) violated denial's name.
         denial: String,
-        /// The witness tuple, in change-file syntax (`orphan(99999)`).
+        /// Its (first) witness tuple, in change-file syntax (`orphan(99999)`).
         witness: String,
+        /// Every violated denial found, with the witnesses listed (the two above first);
+        /// empty when only the first witness was looked for.
+        violations: Vec<Violation>,
     },
     /// Stored data is not what the state says it is (a tree's entries of the wrong shape).
     #[error("{0}")]
@@ -58,4 +61,57 @@ impl EngineError {
     pub fn user(message: impl Into<String>) -> EngineError {
         EngineError::User(message.into())
     }
+}
+
+/// One violated denial: up to the number of witnesses asked for (`--witnesses N`), in
+/// change-file syntax, and whether it has more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The denial's name.
+    pub denial: String,
+    /// Its witnesses, at least one.
+    pub witnesses: Vec<String>,
+    /// Whether it has more witnesses than listed.
+    pub more: bool,
+}
+
+impl EngineError {
+    /// The refusal by `violations` (at least one, each with a witness).
+    pub fn violated(violations: Vec<Violation>) -> EngineError {
+        let first = violations.first();
+        EngineError::DenialViolated {
+            denial: first.map(|v| v.denial.clone()).unwrap_or_default(),
+            witness: first
+                .and_then(|v| v.witnesses.first().cloned())
+                .unwrap_or_default(),
+            violations,
+        }
+    }
+}
+
+/// `denial d violated by d(1)`: each violated denial with its witnesses (each clipped to
+/// the length an error quotes) separated by commas, and `(and more: --witnesses N)` when
+/// it has more than listed; denials separated by `; ` (one line: an error is one line).
+pub fn violations_text(denial: &str, witness: &str, violations: &[Violation]) -> String {
+    use rnt_lang::diagnostic::clip;
+    if violations.is_empty() {
+        return format!("denial {denial} violated by {}", clip(witness));
+    }
+    let lines: Vec<String> = violations
+        .iter()
+        .map(|v| {
+            let witnesses: Vec<String> = v.witnesses.iter().map(|w| clip(w).into_owned()).collect();
+            let more = if v.more {
+                " (and more: --witnesses N)"
+            } else {
+                ""
+            };
+            format!(
+                "denial {} violated by {}{more}",
+                v.denial,
+                witnesses.join(", ")
+            )
+        })
+        .collect();
+    lines.join("; ")
 }

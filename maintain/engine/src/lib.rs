@@ -1,7 +1,8 @@
 //! rnt's engine: a checked program run over a state's trees. `eval` runs it from scratch
 //! (plans per rule, binding-aware reads of trees and their indexes, the join loop,
 //! fixpoints, aggregates, windows, ad-hoc queries); `delta` maintains it from tuple
-//! deltas, one operator per file with its equation on top.
+//! deltas, one operator per file with its equation on top; `provenance` explains why a
+//! tuple is there (`rnt why`).
 //!
 //! *Invariant: `maintain(V, state, Δ) == eval(V, state + Δ)` — a maintained relation
 //! equals its from-scratch evaluation on the same state, tree for tree (`rnt verify`
@@ -15,5 +16,6 @@ pub mod delta;
 mod error;
 pub mod eval;
 pub mod explain;
+pub mod provenance;
 
-pub use error::{EngineError, EngineResult};
+pub use error::{violations_text, EngineError, EngineResult, Violation};

@@ -21,6 +21,7 @@
 
 use crate::commit::NewCommit;
 use crate::history::refs;
+use crate::history::resolve::{resolve_conflicts, Resolution};
 use crate::keys::KeyReader;
 use crate::snapshot::Snapshot;
 use crate::{CommitOutcome, Database};
@@ -76,6 +77,8 @@ pub struct KeyConflict {
     pub relation: String,
     /// The key, as `id=7` (every key attribute, in declaration order).
     pub key: String,
+    /// The key's attributes and values, in declaration order.
+    pub key_values: Vec<(String, Value)>,
     /// The tuple on the current branch.
     pub ours: Tuple,
     /// The tuple on the merged branch.
@@ -84,23 +87,63 @@ pub struct KeyConflict {
 
 impl Database {
     /// Merges the commit `reference` names (a branch, a tag, a commit) into the current
-    /// branch. `message` defaults to `Merge REFERENCE`.
+    /// branch. `message` defaults to `Merge REFERENCE`. Key conflicts refuse the merge
+    /// (exit 4); [`Database::merge_with`] resolves them.
     pub fn merge(&self, reference: &str, message: Option<&str>) -> DbResult<MergeOutcome> {
+        self.merge_with(reference, message, &Resolution::Refuse)
+    }
+
+    /// [`Database::merge`], resolving key conflicts as `resolution` says (every conflicting
+    /// key ours, theirs, or picked per key from a change file); the merge is then maintained
+    /// and judged as any merge is.
+    pub fn merge_with(
+        &self,
+        reference: &str,
+        message: Option<&str>,
+        resolution: &Resolution,
+    ) -> DbResult<MergeOutcome> {
         let head = self.head()?;
         let theirs = self.resolve_commit(reference)?;
+        match self.merge_kind(&head, theirs)? {
+            MergeKind::UpToDate => Ok(MergeOutcome::UpToDate),
+            MergeKind::FastForward(ours) => self.fast_forward(ours, theirs, reference),
+            MergeKind::ThreeWay(base) => {
+                self.merge_three_way(&head, base, theirs, reference, message, resolution)
+            }
+        }
+    }
+
+    /// The keys a merge of `reference` into the current branch would find in conflict,
+    /// sorted by relation then key; none for a fast-forward or an up-to-date branch.
+    /// Writes nothing.
+    pub fn merge_conflicts(&self, reference: &str) -> DbResult<Vec<KeyConflict>> {
+        let head = self.head()?;
+        let theirs = self.resolve_commit(reference)?;
+        let MergeKind::ThreeWay(base) = self.merge_kind(&head, theirs)? else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .prepare_merge(&head, base, theirs, reference)?
+            .merged
+            .conflicts)
+    }
+
+    /// Which merge brings `theirs` into `head`.
+    fn merge_kind(&self, head: &Snapshot, theirs: Address) -> DbResult<MergeKind> {
         let Some(ours) = head.commit else {
-            return self.fast_forward(None, theirs, reference);
+            return Ok(MergeKind::FastForward(None));
         };
         let ours_history = self.ancestors(ours)?;
         if ours_history.contains(&theirs) {
-            return Ok(MergeOutcome::UpToDate);
+            return Ok(MergeKind::UpToDate);
         }
         let theirs_history = self.ancestors(theirs)?;
         if theirs_history.contains(&ours) {
-            return self.fast_forward(Some(ours), theirs, reference);
+            return Ok(MergeKind::FastForward(Some(ours)));
         }
-        let base = self.merge_base(&ours_history, &theirs_history)?;
-        self.merge_three_way(&head, base, theirs, reference, message)
+        Ok(MergeKind::ThreeWay(
+            self.merge_base(&ours_history, &theirs_history)?,
+        ))
     }
 
     /// Moves the current branch from `from` to `to`, a descendant of it.
@@ -124,8 +167,8 @@ impl Database {
 
     /// The three-way merge of `theirs` into `head` from their merge base `base_commit`:
     /// the program of the side that changed it, the other side's base changes applied as
-    /// edits, the views maintained and the denials judged as in any commit, and a commit
-    /// with two parents (ours first).
+    /// edits (key conflicts resolved as `resolution` says), the views maintained and the
+    /// denials judged as in any commit, and a commit with two parents (ours first).
     fn merge_three_way(
         &self,
         head: &Snapshot,
@@ -133,43 +176,33 @@ impl Database {
         theirs: Address,
         reference: &str,
         message: Option<&str>,
+        resolution: &Resolution,
     ) -> DbResult<MergeOutcome> {
-        let base = match base_commit {
-            Some(commit) => self.snapshot_of_commit(commit)?,
-            None => Snapshot::empty()?,
-        };
-        let theirs_snapshot = self.snapshot_of_commit(theirs)?;
         let started = self.nodes.counters();
-        let program_from = program_side(&base, head, &theirs_snapshot).ok_or_else(|| {
-            DbError::user(format!(
-                "cannot merge `{reference}`: both branches changed the program since their merge base, differently (compare them with `rnt diff --program HEAD {reference}`; make the programs equal on one side, then merge)"
-            ))
-        })?;
-        // The merged contents are O + (T − B) − (B − T), which equals T + (O − B) − (B − O):
-        // start from the side whose program the merge keeps and apply the other side's
-        // changes since the base, so the program never changes under the data. Either way
-        // the first parent is ours.
-        let start_is_ours = program_from != Some(ProgramSide::Theirs);
-        let (start, other) = match start_is_ours {
-            false => (
-                Snapshot {
-                    commit: head.commit,
-                    ..theirs_snapshot.clone()
-                },
-                head,
-            ),
-            true => (head.clone(), &theirs_snapshot),
-        };
-        let merged = self.merged_base_edits(&start, &base, other, start_is_ours, reference)?;
+        let prepared = self.prepare_merge(head, base_commit, theirs, reference)?;
+        let PreparedMerge {
+            start,
+            other,
+            start_is_ours,
+            program_from,
+            mut merged,
+        } = prepared;
         if !merged.conflicts.is_empty() {
-            return Err(conflict_error(reference, &merged.conflicts));
+            if *resolution == Resolution::Refuse {
+                return Err(conflict_error(reference, &merged.conflicts));
+            }
+            resolve_conflicts(&mut merged, &start, start_is_ours, resolution)?;
         }
-        let clock = merged_clock(&start, other, self.commit_time());
-        let (state, mut changes, stats) =
-            match self.maintain(&start, merged.edits, clock, started)? {
-                Some(step) => (step.state, step.counts, step.stats),
-                None => (start.state.clone(), Vec::new(), Vec::new()),
-            };
+        let clock = merged_clock(&start, &other, self.commit_time());
+        let edits = merged
+            .edits
+            .into_iter()
+            .map(|(name, edits)| (name, BaseEdit::Edits(edits)))
+            .collect();
+        let (state, mut changes, stats) = match self.maintain(&start, edits, clock, started)? {
+            Some(step) => (step.state, step.counts, step.stats),
+            None => (start.state.clone(), Vec::new(), Vec::new()),
+        };
         if !start_is_ours {
             // A commit's change counts are from its first parent: ours.
             changes = self.base_change_counts(head, &state)?;
@@ -193,6 +226,50 @@ impl Database {
             base: base_commit,
             program_from,
             outcome,
+        })
+    }
+
+    /// What a three-way merge starts from: the side whose program it keeps, the other side,
+    /// and the other side's base changes as edits to the first, with the key conflicts.
+    fn prepare_merge(
+        &self,
+        head: &Snapshot,
+        base_commit: Option<Address>,
+        theirs: Address,
+        reference: &str,
+    ) -> DbResult<PreparedMerge> {
+        let base = match base_commit {
+            Some(commit) => self.snapshot_of_commit(commit)?,
+            None => Snapshot::empty()?,
+        };
+        let theirs_snapshot = self.snapshot_of_commit(theirs)?;
+        let program_from = program_side(&base, head, &theirs_snapshot).ok_or_else(|| {
+            DbError::user(format!(
+                "cannot merge `{reference}`: both branches changed the program since their merge base, differently (compare them with `rnt diff --program HEAD {reference}`; make the programs equal on one side, then merge)"
+            ))
+        })?;
+        // The merged contents are O + (T − B) − (B − T), which equals T + (O − B) − (B − O):
+        // start from the side whose program the merge keeps and apply the other side's
+        // changes since the base, so the program never changes under the data. Either way
+        // the first parent is ours.
+        let start_is_ours = program_from != Some(ProgramSide::Theirs);
+        let (start, other) = match start_is_ours {
+            false => (
+                Snapshot {
+                    commit: head.commit,
+                    ..theirs_snapshot
+                },
+                head.clone(),
+            ),
+            true => (head.clone(), theirs_snapshot),
+        };
+        let merged = self.merged_base_edits(&start, &base, &other, start_is_ours, reference)?;
+        Ok(PreparedMerge {
+            start,
+            other,
+            start_is_ours,
+            program_from,
+            merged,
         })
     }
 
@@ -305,7 +382,7 @@ impl Database {
                     }
                 }
             }
-            edits.push((name.clone(), BaseEdit::Edits(relation_edits)));
+            edits.push((name.clone(), relation_edits));
         }
         Ok(MergedBase { edits, conflicts })
     }
@@ -349,6 +426,12 @@ impl Database {
         Ok(Some(KeyConflict {
             relation: relation.to_string(),
             key: key_text(schema, &key_refs),
+            key_values: schema
+                .key_names()
+                .into_iter()
+                .map(str::to_string)
+                .zip(key.iter().cloned())
+                .collect(),
             ours,
             theirs,
         }))
@@ -430,6 +513,9 @@ fn conflict_error(reference: &str, conflicts: &[KeyConflict]) -> DbError {
         ));
     }
     debug_assert!(!conflicts.is_empty());
+    lines.push(format!(
+        "resolve every key one way with `rnt merge {reference} --ours` or `--theirs`, or per key: `rnt merge {reference} --conflicts --format changes > picks.changes`, keep one line per key (ours, theirs, another tuple, or `-` to delete it), then `rnt merge {reference} --resolve picks.changes`"
+    ));
     DbError::MergeConflict(lines.join("\n"))
 }
 
@@ -446,8 +532,30 @@ fn merged_clock(start: &Snapshot, other: &Snapshot, now: i64) -> Option<i64> {
 }
 
 /// What a merge does to the base relations of the side merged into: each changed
-/// relation's edits, and the key conflicts found.
-struct MergedBase {
-    edits: Vec<(String, BaseEdit)>,
-    conflicts: Vec<KeyConflict>,
+/// relation's edits (sorted by key), and the key conflicts found.
+pub(crate) struct MergedBase {
+    pub(crate) edits: Vec<(String, Vec<Edit>)>,
+    pub(crate) conflicts: Vec<KeyConflict>,
+}
+
+/// Which merge brings their commit into the current branch.
+enum MergeKind {
+    /// Their commit is in our history.
+    UpToDate,
+    /// Our commit (none: no commits yet) is in their history.
+    FastForward(Option<Address>),
+    /// Neither: a three-way merge from the merge base (none: no common commit).
+    ThreeWay(Option<Address>),
+}
+
+/// A three-way merge before its conflicts are resolved and its views maintained.
+struct PreparedMerge {
+    /// The side whose program the merge keeps (ours unless only theirs changed it), with
+    /// ours as its commit.
+    start: Snapshot,
+    /// The other side.
+    other: Snapshot,
+    start_is_ours: bool,
+    program_from: Option<ProgramSide>,
+    merged: MergedBase,
 }

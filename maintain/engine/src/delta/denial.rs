@@ -1,12 +1,14 @@
 //! Denials store nothing: each is judged on the insert-only delta terms against the new
-//! state, `Δ⁺d = Σᵢ f₁ⁿᵉʷ ⋯ Δ⁺fᵢ ⋯ fₙⁿᵉʷ`, and the first match is a witness that refuses the
-//! commit.
+//! state, `Δ⁺d = Σᵢ f₁ⁿᵉʷ ⋯ Δ⁺fᵢ ⋯ fₙⁿᵉʷ`, and a match is a witness that refuses the
+//! commit. Each denial's terms run until `witnesses + 1` distinct witnesses are found (the
+//! first, and one more to know whether more exist: `--witnesses N`), so the default of one
+//! costs at most one match more than the first witness alone.
 
 use super::terms::Mode;
 use super::Maintainer;
 use crate::eval::join::project;
 use crate::eval::read::Flow;
-use crate::{EngineError, EngineResult};
+use crate::{EngineError, EngineResult, Violation};
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{format_tuple, Tuple};
 use rnt_merkle::Counters;
@@ -22,13 +24,15 @@ impl Maintainer<'_> {
             .filter(|(_, r)| r.kind() == RelationKind::Denial)
             .map(|(name, _)| name.clone())
             .collect();
+        let listed = self.witnesses.max(1);
+        let mut violations = Vec::new();
         for denial in denials {
             if !self.reads_changed(&denial) {
                 continue;
             }
             let before = self.nodes.counters();
             *self.window_work.borrow_mut() = Counters::default();
-            let mut witness: Option<Tuple> = None;
+            let mut found: Vec<Tuple> = Vec::new();
             self.delta_terms(
                 &denial,
                 Mode::InsertOnly,
@@ -36,19 +40,34 @@ impl Maintainer<'_> {
                 &self.new,
                 &self.new,
                 &mut |plan, b, _| {
-                    witness = Some(project(plan, b)?);
-                    Ok(Flow::Stop)
+                    let witness = project(plan, b)?;
+                    if !found.contains(&witness) {
+                        found.push(witness);
+                    }
+                    Ok(match found.len() > listed {
+                        true => Flow::Stop,
+                        false => Flow::Continue,
+                    })
                 },
             )?;
             let spent = self.nodes.counters() - before;
             self.push_stats(&denial, "denial", spent);
-            if let Some(witness) = witness {
-                return Err(EngineError::DenialViolated {
-                    witness: format_tuple(&denial, &witness),
+            if !found.is_empty() {
+                let more = found.len() > listed;
+                violations.push(Violation {
+                    witnesses: found
+                        .iter()
+                        .take(listed)
+                        .map(|w| format_tuple(&denial, w))
+                        .collect(),
                     denial,
+                    more,
                 });
             }
         }
-        Ok(())
+        match violations.is_empty() {
+            true => Ok(()),
+            false => Err(EngineError::violated(violations)),
+        }
     }
 }

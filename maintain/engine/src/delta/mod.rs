@@ -167,6 +167,8 @@ pub struct Maintainer<'a> {
     windowed: RefCell<BTreeMap<WindowKey, Rc<Delta>>>,
     /// The node store work spent on windowed deltas since the operator running began.
     window_work: RefCell<Counters>,
+    /// How many witnesses of each violated denial a refusal lists (`--witnesses N`).
+    witnesses: usize,
 }
 
 /// A time window over a relation: the relation and its conditions.
@@ -213,7 +215,16 @@ impl<'a> Maintainer<'a> {
             stats: Vec::new(),
             windowed: RefCell::default(),
             window_work: RefCell::default(),
+            witnesses: 1,
         }
+    }
+
+    /// This maintainer, listing up to `witnesses` witnesses (at least one) of each violated
+    /// denial when it refuses the change.
+    #[must_use]
+    pub fn with_witnesses(mut self, witnesses: usize) -> Maintainer<'a> {
+        self.witnesses = witnesses.max(1);
+        self
     }
 
     /// Maintains every affected derived relation in stratum order, then judges the denials.

@@ -23,7 +23,7 @@ use crate::eval::window::{
     keeps_totals, partition_total, run_windowed, run_windowed_observed, stored_running, totals_key,
     RUNNING_LABEL,
 };
-use crate::{EngineError, EngineResult};
+use crate::{EngineError, EngineResult, Violation};
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{encode_tuple, format_tuple, Tuple};
@@ -568,29 +568,47 @@ impl<'a> Engine<'a> {
     /// Judges every denial from scratch: the first witness refuses.
     pub fn check_denials(&self) -> EngineResult<()> {
         let all: BTreeSet<String> = self.program.relations.keys().cloned().collect();
-        self.check_denials_among(&all)
+        self.check_denials_among(&all, 1)
     }
 
-    /// Judges from scratch the denials named in `denials`.
-    pub fn check_denials_among(&self, denials: &BTreeSet<String>) -> EngineResult<()> {
+    /// Judges from scratch the denials named in `denials`; a refusal lists up to
+    /// `witnesses` witnesses of each violated one (and says whether it has more).
+    pub fn check_denials_among(
+        &self,
+        denials: &BTreeSet<String>,
+        witnesses: usize,
+    ) -> EngineResult<()> {
+        let listed = witnesses.max(1);
+        let mut violations = Vec::new();
         for (name, relation) in &self.program.relations {
             if relation.kind() != RelationKind::Denial || !denials.contains(name) {
                 continue;
             }
             let arity = relation.declaration.arity();
-            let mut witness: Option<Tuple> = None;
+            let mut found: Vec<Tuple> = Vec::new();
             self.read(name, &vec![None; arity], &mut |t| {
-                witness = Some(t.to_vec());
-                Ok(Flow::Stop)
+                found.push(t.to_vec());
+                Ok(match found.len() > listed {
+                    true => Flow::Stop,
+                    false => Flow::Continue,
+                })
             })?;
-            if let Some(witness) = witness {
-                return Err(EngineError::DenialViolated {
+            if !found.is_empty() {
+                violations.push(Violation {
                     denial: name.clone(),
-                    witness: format_tuple(name, &witness),
+                    more: found.len() > listed,
+                    witnesses: found
+                        .iter()
+                        .take(listed)
+                        .map(|w| format_tuple(name, w))
+                        .collect(),
                 });
             }
         }
-        Ok(())
+        match violations.is_empty() {
+            true => Ok(()),
+            false => Err(EngineError::violated(violations)),
+        }
     }
 }
 

@@ -146,7 +146,12 @@ fn matches_any(
     bindings: &[Option<Value>],
 ) -> EngineResult<bool> {
     debug_assert!(read.used_matches_columns());
-    if joins_a_null(plan, read, bindings) {
+    // A null never matches, even a null-safe head variable's: `not r(x)` holds for a null
+    // `x` (SQL's NOT EXISTS), whatever `r` holds.
+    let meets_a_null = read.columns.iter().any(|column| {
+        matches!(column, Column::Var(v) if bindings[v.index()].as_ref().is_some_and(Value::is_null))
+    });
+    if meets_a_null || joins_a_null(plan, read, bindings) {
         return Ok(false);
     }
     let pattern = pattern_of(&read.columns, bindings);

@@ -248,7 +248,8 @@ fn rederivation_reads(plans: &mut ProgramPlans, program: &Program) -> Vec<ReadSh
 
 /// `plan` (every head column bound) with its head variables that the body reads in one
 /// atom column at most marked null-safe: a null there is the value the derivation had.
-fn with_null_safe_head(mut plan: RulePlan) -> RulePlan {
+/// DRed's rederivations and `rnt why`'s instances are planned so.
+pub fn with_null_safe_head(mut plan: RulePlan) -> RulePlan {
     let columns_reading = |v: VarId| {
         plan.steps
             .iter()

@@ -4,7 +4,7 @@
 //! relation is declared `ephemeral` with the inferred types.
 
 use crate::syntax::ast::{
-    Declaration, Expr, ExprKind, HeadTerm, Literal, Program, Rule, TermKind, VarId,
+    Declaration, Expr, ExprKind, HeadTerm, Literal, Program, Rule, TermKind, VarId, WindowFn,
 };
 use crate::value::Type;
 use std::collections::BTreeMap;
@@ -85,7 +85,7 @@ fn infer_until_stable(
     }
 }
 
-/// The `ephemeral` declarations of the inferred heads.
+/// The declarations of the inferred heads: `ephemeral`, or `view` for a windowed one.
 fn declarations(
     query: &Program,
     declared: &[String],
@@ -119,7 +119,14 @@ fn declarations(
             // A query's columns may hold null: they are printed, never stored.
             attributes.push(format!("{column}: {}?", ty.name()));
         }
-        declarations.push_str(&format!("ephemeral {name}({}).\n", attributes.join(", ")));
+        // A head with a window literal is declared a view (windows are views' only), which
+        // a query evaluates once, as it evaluates an ephemeral relation: never stored.
+        let windowed = query
+            .rules
+            .iter()
+            .any(|rule| &rule.head.relation.name == name && rule.is_windowed());
+        let keyword = if windowed { "view" } else { "ephemeral" };
+        declarations.push_str(&format!("{keyword} {name}({}).\n", attributes.join(", ")));
     }
     HeadDeclarations {
         text: declarations,
@@ -194,6 +201,20 @@ fn variable_type(
                 }
             }
         }
+    }
+    if let Some(window) = rule.windows().find(|w| w.result.id == var) {
+        // As the checker types it: `lag`/`lead` their default's (or argument's) type, every
+        // other window function an int.
+        return match (&window.function, &window.default) {
+            (WindowFn::Lag | WindowFn::Lead, Some(default)) => match &default.kind {
+                TermKind::Const(value) => value.ty(),
+                _ => None,
+            },
+            (WindowFn::Lag | WindowFn::Lead, None) => {
+                variable_type(rule, window.argument?.id, types, depth + 1)
+            }
+            _ => Some(Type::Int),
+        };
     }
     for literal in &rule.body {
         if let Literal::Comparison(comparison) = literal {

@@ -109,6 +109,21 @@ impl ObjectChunkStore {
         }
     }
 
+    /// Whether any object at all is under `url`'s prefix — a store's, or anything else's: a
+    /// first push creates a store only where nothing is (`rnt push`).
+    pub fn holds_objects(url: &str, config: &ObjectStoreConfig) -> StoreResult<bool> {
+        let (objects, prefix) = connect::connect(url, config)?;
+        let connection = Connection::new(objects, &prefix, url)?;
+        let path = object_store::path::Path::parse(prefix.trim_matches('/')).map_err(|error| {
+            StoreError::Backend(format!("{url} is not a usable object prefix: {error}"))
+        })?;
+        match connection.block_on(connection.objects.list_with_delimiter(Some(&path))) {
+            Ok(listed) => Ok(!listed.objects.is_empty() || !listed.common_prefixes.is_empty()),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(error) => Err(connection.error("cannot list the prefix", &error)),
+        }
+    }
+
     /// Creates an empty store under `prefix` of `objects` (any `object_store`, e.g. the
     /// in-memory one in tests); `location` names it in messages.
     pub fn create_in(
