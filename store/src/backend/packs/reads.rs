@@ -11,6 +11,7 @@ use super::index::Entry;
 use super::place::PackPlace;
 use super::record;
 use super::sealed::{Problem, SealedPack};
+use crate::meter::{self, Work};
 use crate::{Address, Chunk, StoreError, StoreResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -46,6 +47,17 @@ impl<P: PackPlace> Packs<P> {
             }
             writer.unpublished.clone()
         };
+        meter::measure(Work::Locate, 0, || {
+            self.locate_sealed(&unpublished, address)
+        })
+    }
+
+    /// [`Packs::locate`] in this handle's unpublished packs and the listed packs.
+    fn locate_sealed(
+        &self,
+        unpublished: &[Arc<SealedPack<P>>],
+        address: &Address,
+    ) -> StoreResult<Located<P>> {
         for _ in 0..MANIFEST_RELOADS_MAX {
             let view = self.view();
             let mut problems = Vec::new();
@@ -81,7 +93,10 @@ impl<P: PackPlace> Packs<P> {
             match self.locate(address)? {
                 Located::Pending(bytes) => return Ok(Chunk::from(bytes)),
                 Located::Pack(pack, entry) => {
-                    let Some(record) = pack.read_record(self.place(), &entry)? else {
+                    let read = meter::measure(Work::Read, entry.len as usize, || {
+                        pack.read_record(self.place(), &entry)
+                    });
+                    let Some(record) = read? else {
                         // Deleted by a merge since this handle read the manifest.
                         self.refresh(false)?;
                         continue;
@@ -119,7 +134,10 @@ impl<P: PackPlace> Packs<P> {
         }
         for (pack, wanted) in by_pack.into_values() {
             let entries: Vec<Entry> = wanted.iter().map(|(_, entry)| *entry).collect();
-            match pack.read_records(self.place(), &entries)? {
+            let bytes = entries.iter().map(|entry| entry.len as usize).sum();
+            match meter::measure(Work::Read, bytes, || {
+                pack.read_records(self.place(), &entries)
+            })? {
                 Some(records) => {
                     for ((at, entry), record) in wanted.iter().zip(records) {
                         found[*at] = Some(decode(&pack, &addresses[*at], entry, &record)?);

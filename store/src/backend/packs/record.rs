@@ -15,6 +15,7 @@
 //! returned as data.
 
 use super::codec::{Codec, Compression};
+use crate::meter::{self, Work};
 use crate::{Address, ADDRESS_BYTES};
 
 /// The first bytes of every pack file: "rntpack" and format version 1.
@@ -39,7 +40,7 @@ pub fn encode_record(
     compression: Compression,
 ) -> usize {
     debug_assert!(raw.len() <= CHUNK_BYTES_MAX, "chunk over CHUNK_BYTES_MAX");
-    let compressed = compression.compress(raw);
+    let compressed = meter::measure(Work::Compress, raw.len(), || compression.compress(raw));
     let (codec, stored): (Codec, &[u8]) = match &compressed {
         Some(packed) => (compression.codec, packed),
         None => (Codec::Raw, raw),
@@ -128,10 +129,11 @@ pub fn decode_record(address: &Address, bytes: &[u8]) -> Result<Vec<u8>, String>
             bytes.len()
         ));
     }
-    let raw = header
-        .codec
-        .decompress(&bytes[RECORD_HEADER_BYTES..], header.raw_len)?;
-    let actual = Address::of(&raw);
+    let stored = &bytes[RECORD_HEADER_BYTES..];
+    let raw = meter::measure(Work::Decompress, stored.len(), || {
+        header.codec.decompress(stored, header.raw_len)
+    })?;
+    let actual = meter::measure(Work::Verify, raw.len(), || Address::of(&raw));
     if actual != *address {
         return Err(format!("its {} bytes hash to {actual}", raw.len()));
     }

@@ -9,6 +9,7 @@ use super::engine::{Packs, Writer};
 use super::pending::PendingPack;
 use super::place::PackPlace;
 use super::record;
+use crate::meter::{self, Work};
 use crate::{Address, AddressMap, StoreError, StoreResult};
 
 /// Chunks a batch must hold before its records are compressed on two threads: below it,
@@ -25,7 +26,7 @@ impl<P: PackPlace> Packs<P> {
             "put_addressed with a wrong address"
         );
         let mut writer = self.lock_writer();
-        let fresh = self.fresh_chunks(&writer, chunks)?;
+        let fresh = meter::measure(Work::Locate, 0, || self.fresh_chunks(&writer, chunks))?;
         if fresh.is_empty() {
             return Ok(());
         }
