@@ -8,6 +8,7 @@
 //! *Invariant: an address is `Address::of` the bytes submitted, whichever thread computed
 //! it; so results, their order and the counters do not depend on the thread's progress.*
 
+use rnt_store::meter::{self, Work};
 use rnt_store::{Address, Chunk};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
@@ -92,7 +93,7 @@ impl HashBatch {
             match Shared::take(&mut jobs) {
                 Some((taken, bytes)) => {
                     drop(jobs);
-                    let address = Address::of(&bytes);
+                    let address = meter::measure(Work::Hash, bytes.len(), || Address::of(&bytes));
                     jobs = self.shared.lock();
                     jobs.addresses[taken] = Some(address);
                 }
@@ -136,7 +137,7 @@ impl Worker {
             let mut jobs = batch.lock();
             while let Some((index, bytes)) = Shared::take(&mut jobs) {
                 drop(jobs);
-                let address = Address::of(&bytes);
+                let address = meter::measure(Work::Hash, bytes.len(), || Address::of(&bytes));
                 jobs = batch.lock();
                 jobs.addresses[index] = Some(address);
                 batch.computed.notify_all();

@@ -9,6 +9,7 @@
 use crate::chunker::ClosedNode;
 use crate::hashing::HashBatch;
 use crate::{MerkleResult, Node};
+use rnt_store::meter::{self, Work};
 use rnt_store::{Address, AddressMap, Chunk, ChunkStore};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -196,7 +197,10 @@ impl NodeStore {
         }
         self.counters.nodes_fetched.fetch_add(1, Ordering::Relaxed);
         let bytes = self.chunks.get(address)?;
-        let node = Arc::new(Node::decode(*address, bytes)?);
+        let size = bytes.len();
+        let node = Arc::new(meter::measure(Work::Decode, size, || {
+            Node::decode(*address, bytes)
+        })?);
         self.lock_cache().insert(node.clone());
         Ok(node)
     }
@@ -299,7 +303,7 @@ impl NodeWriter<'_> {
     pub(crate) fn complete(&mut self, node: SubmittedNode) -> MerkleResult<Address> {
         let address = match (node.hashing, &self.hashes) {
             (Some(index), Some(batch)) => batch.address(index),
-            _ => Address::of(&node.bytes),
+            _ => meter::measure(Work::Hash, node.bytes.len(), || Address::of(&node.bytes)),
         };
         debug_assert_eq!(address, Address::of(&node.bytes));
         self.queue(address, node.bytes, node.count, node.level)
@@ -308,7 +312,7 @@ impl NodeWriter<'_> {
     /// Queues `node` for writing and returns its address.
     pub(crate) fn write(&mut self, node: ClosedNode) -> MerkleResult<Address> {
         let bytes: Chunk = Arc::from(node.bytes);
-        let address = Address::of(&bytes);
+        let address = meter::measure(Work::Hash, bytes.len(), || Address::of(&bytes));
         self.queue(address, bytes, node.count, node.level)
     }
 
@@ -320,7 +324,7 @@ impl NodeWriter<'_> {
         count: u64,
         level: u8,
     ) -> MerkleResult<Address> {
-        let decoded = Node::from_built(address, bytes, count)?;
+        let decoded = meter::measure(Work::Encode, 0, || Node::from_built(address, bytes, count))?;
         debug_assert_eq!(decoded.level(), level);
         debug_assert_eq!(decoded.subtree_count(), count);
         self.store
