@@ -48,6 +48,7 @@ mod import;
 mod keys;
 mod rebuild;
 mod snapshot;
+mod timings;
 mod verify;
 pub mod witness;
 
@@ -77,6 +78,7 @@ pub use rnt_lang::syntax::ast::RelationKind;
 pub use rnt_lang::tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use rnt_lang::value::{Type, Value};
 pub use snapshot::Snapshot;
+pub use timings::CommitTimings;
 
 pub(crate) use rebuild::rebuild_views;
 pub(crate) use rnt_engine::delta::base::update_base_indexes;

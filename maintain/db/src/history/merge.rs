@@ -23,7 +23,7 @@ use crate::commit::NewCommit;
 use crate::history::refs;
 use crate::keys::KeyReader;
 use crate::snapshot::Snapshot;
-use crate::{CommitOutcome, Database};
+use crate::{CommitOutcome, CommitTimings, Database};
 use crate::{DbError, DbResult};
 use rnt_engine::delta::base::BaseEdit;
 use rnt_engine::eval::read::decode_stored;
@@ -185,6 +185,7 @@ impl Database {
             state,
             changes,
             stats,
+            timings: CommitTimings::default(),
             message,
             action: Some(action),
         };

@@ -10,6 +10,7 @@ use crate::{EngineError, EngineResult};
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{format_tuple, Tuple};
 use rnt_merkle::Counters;
+use std::time::Instant;
 
 impl Maintainer<'_> {
     /// Judges every denial on insert-only deltas against the new state, stopping at the
@@ -27,6 +28,7 @@ impl Maintainer<'_> {
                 continue;
             }
             let before = self.nodes.counters();
+            let started = Instant::now();
             *self.window_work.borrow_mut() = Counters::default();
             let mut witness: Option<Tuple> = None;
             self.delta_terms(
@@ -41,7 +43,7 @@ impl Maintainer<'_> {
                 },
             )?;
             let spent = self.nodes.counters() - before;
-            self.push_stats(&denial, "denial", spent);
+            self.push_stats(&denial, "denial", spent, started.elapsed());
             if let Some(witness) = witness {
                 return Err(EngineError::DenialViolated {
                     witness: format_tuple(&denial, &witness),

@@ -53,6 +53,7 @@ use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, State, Tree};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 use terms::driver_relation;
 
 /// The work one operator did in one commit.
@@ -66,6 +67,8 @@ pub struct OperatorStats {
     pub operator: String,
     /// The node store counters spent on it.
     pub counters: Counters,
+    /// Its wall time (a `time-window` entry's is counted in its operator's).
+    pub time: Duration,
 }
 
 /// The operator that maintains a stratum at a commit that changes what it reads.
@@ -233,6 +236,7 @@ impl<'a> Maintainer<'a> {
                 continue;
             };
             let before = self.nodes.counters();
+            let started = Instant::now();
             *self.window_work.borrow_mut() = Counters::default();
             match operator {
                 Operator::Dred => self.dred(&stratum.relations)?,
@@ -243,7 +247,8 @@ impl<'a> Maintainer<'a> {
                 Operator::Ephemeral => self.ephemeral_delta(&stratum.relations[0])?,
             }
             let spent = self.nodes.counters() - before;
-            self.push_stats(&stratum.relations.join(","), operator.name(), spent);
+            let relation = stratum.relations.join(",");
+            self.push_stats(&relation, operator.name(), spent, started.elapsed());
         }
         self.judge_denials()?;
         Ok((self.entries.into_values().collect(), self.stats))
@@ -251,19 +256,21 @@ impl<'a> Maintainer<'a> {
 
     /// Records the work of one operator on `relation`, the windowed deltas it computed
     /// (`time-window`) apart from the rest.
-    fn push_stats(&mut self, relation: &str, operator: &str, spent: Counters) {
+    fn push_stats(&mut self, relation: &str, operator: &str, spent: Counters, time: Duration) {
         let window = std::mem::take(&mut *self.window_work.borrow_mut());
         if window != Counters::default() {
             self.stats.push(OperatorStats {
                 relation: relation.to_string(),
                 operator: "time-window".into(),
                 counters: window,
+                time: Duration::ZERO,
             });
         }
         self.stats.push(OperatorStats {
             relation: relation.to_string(),
             operator: operator.into(),
             counters: spent - window,
+            time,
         });
     }
 
