@@ -281,16 +281,34 @@ impl CommitSamples {
     /// the workload in verbose lines.
     pub fn record(&mut self, label: &str, started: Instant, outcome: &CommitOutcome) {
         self.commit_ms.push(started.elapsed().as_secs_f64() * 1e3);
-        let CommitOutcome::Committed { stats, .. } = outcome else {
+        let CommitOutcome::Committed { stats, timings, .. } = outcome else {
             return;
         };
         if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
             for s in stats {
+                let time = match s.operator.as_str() {
+                    "base" => timings.base,
+                    operator => timings
+                        .operators
+                        .iter()
+                        .find(|(o, r, _)| o == operator && *r == s.relation)
+                        .map_or(Duration::ZERO, |(_, _, t)| *t),
+                };
                 eprintln!(
-                    "{label}: {} {}: entries_read={} nodes_read={} nodes_written={}",
-                    s.operator, s.relation, s.entries_read, s.nodes_read, s.nodes_written
+                    "{label}: {} {}: entries_read={} nodes_read={} nodes_written={} {:.3} ms",
+                    s.operator,
+                    s.relation,
+                    s.entries_read,
+                    s.nodes_read,
+                    s.nodes_written,
+                    time.as_secs_f64() * 1e3
                 );
             }
+            eprintln!(
+                "{label}: write {:.3} ms, publish {:.3} ms",
+                timings.write.as_secs_f64() * 1e3,
+                timings.publish.as_secs_f64() * 1e3
+            );
         }
         let maintained = stats.iter().filter(|s| s.operator != "base");
         let (entries, written) = maintained.fold((0u64, 0u64), |(e, w), s| {
