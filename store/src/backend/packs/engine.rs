@@ -2,6 +2,7 @@
 //! the manifest it reads from (a [`View`]) and what it has written but not yet published.
 
 use super::codec::Compression;
+use super::encoding::Encoding;
 use super::manifest::Manifest;
 use super::pending::PendingPack;
 use super::place::PackPlace;
@@ -59,6 +60,8 @@ pub struct Writer<P: PackPlace> {
     pub pending: Option<PendingPack<P::Writer>>,
     /// Packs sealed but not yet listed in the manifest, oldest first.
     pub unpublished: Vec<Arc<SealedPack<P>>>,
+    /// Chunks handed over for encoding, not yet in the pending pack.
+    pub encoding: Encoding,
 }
 
 impl<P: PackPlace> View<P> {
@@ -88,11 +91,13 @@ impl<P: PackPlace> View<P> {
 }
 
 impl<P: PackPlace> Writer<P> {
-    /// Whether the pending pack holds `address`.
+    /// Whether the pending pack holds `address`, or will once it is encoded.
     pub fn pending_holds(&self, address: &crate::Address) -> bool {
-        self.pending
-            .as_ref()
-            .is_some_and(|pending| pending.holds(address))
+        self.encoding.holds(address)
+            || self
+                .pending
+                .as_ref()
+                .is_some_and(|pending| pending.holds(address))
     }
 
     /// Whether there is anything to publish.
@@ -101,6 +106,7 @@ impl<P: PackPlace> Writer<P> {
             .as_ref()
             .is_some_and(|pending| !pending.is_empty())
             || !self.unpublished.is_empty()
+            || !self.encoding.is_empty()
     }
 }
 
@@ -117,6 +123,7 @@ impl<P: PackPlace> Packs<P> {
                 writer: Mutex::new(Writer {
                     pending: None,
                     unpublished: Vec::new(),
+                    encoding: Encoding::default(),
                 }),
             }),
         })

@@ -20,6 +20,7 @@
 //! | `engine` | [`Packs`], a handle's view of the manifest and its unwritten state |
 //! | `sealed` | a sealed pack, opened and indexed lazily |
 //! | `pending` | the pack a writer fills |
+//! | `encoding` | new chunks compressed on a thread beside the writer |
 //! | `reads` | lookups: one chunk, many, prefixes |
 //! | `writes` | new chunks into the pending pack; ref moves |
 //! | `publish` | sealing and the manifest swap |
@@ -53,6 +54,7 @@
 
 mod chunk_store;
 pub(crate) mod codec;
+mod encoding;
 mod engine;
 pub(crate) mod index;
 pub(crate) mod manifest;
@@ -68,5 +70,3 @@ mod writes;
 pub use chunk_store::CollectGarbage;
 pub use codec::{Codec, Compression, PACK_CODEC_DEFAULT, ZSTD_LEVEL_DEFAULT};
 pub use engine::Packs;
-#[cfg(test)]
-pub(crate) use writes::{encode_records, PARALLEL_ENCODE_CHUNKS_MIN};

@@ -40,6 +40,7 @@ impl<P: PackPlace> Packs<P> {
         if let Some(ref_move) = ref_move {
             check_move(&self.view().manifest, ref_move)?;
         }
+        self.append_encoded(writer, true)?;
         if let Some(pending) = writer.pending.take() {
             if !pending.is_empty() {
                 let sealed = self.seal(pending)?;

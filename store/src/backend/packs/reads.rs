@@ -39,7 +39,10 @@ impl<P: PackPlace> Packs<P> {
     /// listed packs newest first, re-reading the manifest when it is not found.
     pub(crate) fn locate(&self, address: &Address) -> StoreResult<Located<P>> {
         let unpublished = {
-            let writer = self.lock_writer();
+            let mut writer = self.lock_writer();
+            if writer.encoding.holds(address) {
+                self.append_encoded(&mut writer, true)?;
+            }
             if let Some(pending) = &writer.pending {
                 if let Some(bytes) = pending.read(address)? {
                     return Ok(Located::Pending(bytes));
@@ -204,7 +207,8 @@ impl<P: PackPlace> Packs<P> {
         }
         let mut found = BTreeSet::new();
         let unpublished = {
-            let writer = self.lock_writer();
+            let mut writer = self.lock_writer();
+            self.append_encoded(&mut writer, true)?;
             if let Some(pending) = &writer.pending {
                 found.extend(
                     pending
