@@ -89,23 +89,28 @@ impl PackWriter for LocalPackWriter {
         Ok(record)
     }
 
-    /// Makes both files durable, then gives them their final names (NAME: the first 32 hex
-    /// digits of BLAKE3 of the index, §11), the pack first: an index never names a pack
-    /// file that is not there yet.
+    /// Makes both files durable — the two fsyncs at once, one on a second thread — then
+    /// gives them their final names (NAME: the first 32 hex digits of BLAKE3 of the index,
+    /// §11), the pack first: an index never names a pack file that is not there yet.
     fn seal(mut self, index: Vec<u8>) -> StoreResult<String> {
         self.write_buffer()?;
-        fault::point(fault::PACK_FSYNC);
-        meter::measure(Work::Fsync, 0, || self.file.sync_all())?;
         let name = blake3::hash(&index).to_hex()[..32].to_string();
         let index_temporary = self.path.with_extension("idx");
-        {
-            let index_file = meter::measure(Work::Write, index.len(), || {
-                let mut file = File::create(&index_temporary)?;
-                file.write_all(&index).map(|()| file)
-            })?;
-            fault::point(fault::INDEX_WRITE);
-            meter::measure(Work::Fsync, 0, || index_file.sync_all())?;
-        }
+        let index_file = meter::measure(Work::Write, index.len(), || {
+            let mut file = File::create(&index_temporary)?;
+            file.write_all(&index).map(|()| file)
+        })?;
+        fault::point(fault::INDEX_WRITE);
+        fault::point(fault::PACK_FSYNC);
+        let pack_file = &self.file;
+        std::thread::scope(|scope| {
+            let index_synced =
+                scope.spawn(|| meter::measure(Work::Fsync, 0, || index_file.sync_all()));
+            meter::measure(Work::Fsync, 0, || pack_file.sync_all())?;
+            index_synced
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })?;
         fault::point(fault::PACK_SEAL);
         meter::measure(Work::Write, 0, || {
             fs::rename(&self.path, self.packs_dir.join(format!("{name}.pack")))?;
