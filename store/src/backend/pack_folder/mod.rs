@@ -226,11 +226,14 @@ mod tests {
         assert!(pack_files(dir.path()).is_empty());
     }
 
+    /// Merges are folded into the commits' publishes: one manifest swap per commit, merge
+    /// or not, and the merged packs' files are gone.
     #[test]
     fn many_small_commits_keep_few_packs() {
         let dir = tempfile::tempdir().unwrap();
         PackStore::create(dir.path()).unwrap();
         let store = PackStore::open(dir.path()).unwrap();
+        let generation = store.view().manifest.generation;
         let mut head = None;
         let mut all = Vec::new();
         for i in 0..200u32 {
@@ -243,6 +246,7 @@ mod tests {
         }
         let packs = store.packs().unwrap();
         assert!(packs.len() <= 9, "{} packs after 200 commits", packs.len());
+        assert_eq!(store.view().manifest.generation, generation + 200);
         let reopened = PackStore::open(dir.path()).unwrap();
         for address in &all {
             assert!(reopened.get(address).is_ok());

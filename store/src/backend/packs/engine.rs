@@ -65,19 +65,25 @@ pub struct Writer<P: PackPlace> {
 }
 
 impl<P: PackPlace> View<P> {
-    /// The view of `manifest`, keeping the packs `previous` already opened.
+    /// The view of `manifest`, with the packs of `sealed` (just sealed by this handle) and
+    /// those `previous` already opened.
     fn new(
         manifest: Manifest,
         version: P::Version,
         place: &P,
         previous: Option<&View<P>>,
+        sealed: &[Arc<SealedPack<P>>],
     ) -> View<P> {
         let packs = manifest
             .packs
             .iter()
             .map(|meta| {
-                previous
-                    .and_then(|view| view.packs.iter().find(|open| open.meta == *meta))
+                sealed
+                    .iter()
+                    .find(|pack| pack.meta == *meta)
+                    .or_else(|| {
+                        previous.and_then(|view| view.packs.iter().find(|open| open.meta == *meta))
+                    })
                     .cloned()
                     .unwrap_or_else(|| Arc::new(SealedPack::new(meta.clone(), place)))
             })
@@ -114,7 +120,7 @@ impl<P: PackPlace> Packs<P> {
     /// Opens the store in `place`: reads its manifest (nothing else).
     pub(crate) fn open_in_place(place: P, compression: Compression) -> StoreResult<Packs<P>> {
         let (manifest, version) = place.read_manifest()?;
-        let view = View::new(manifest, version, &place, None);
+        let view = View::new(manifest, version, &place, None, &[]);
         Ok(Packs {
             inner: Arc::new(Engine {
                 place,
@@ -165,10 +171,17 @@ impl<P: PackPlace> Packs<P> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Makes `manifest`, read as `version`, this handle's view.
-    pub(crate) fn install(&self, manifest: Manifest, version: P::Version) {
+    /// Makes `manifest`, read as `version`, this handle's view; the packs of `sealed`, just
+    /// sealed by this handle, are taken as they are (a pack named as one listed before has
+    /// its bytes now).
+    pub(crate) fn install(
+        &self,
+        manifest: Manifest,
+        version: P::Version,
+        sealed: &[Arc<SealedPack<P>>],
+    ) {
         let current = self.view();
-        let view = View::new(manifest, version, &self.inner.place, Some(&current));
+        let view = View::new(manifest, version, &self.inner.place, Some(&current), sealed);
         *self
             .inner
             .view
@@ -189,7 +202,7 @@ impl<P: PackPlace> Packs<P> {
         };
         let changed = manifest != current.manifest;
         if changed || version != current.version {
-            self.install(manifest, version);
+            self.install(manifest, version, &[]);
         }
         Ok(changed)
     }

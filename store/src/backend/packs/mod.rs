@@ -29,13 +29,14 @@
 //!
 //! # Writing
 //!
-//! New chunks' records are appended to a pending pack. On [`crate::ChunkStore::flush`] or
-//! a ref move the handle seals it (its index written, both made durable under the final
-//! name) and only then swaps in a manifest that lists it and moves the ref: so every
-//! chunk a ref reaches is durable before the manifest that names the ref, and a crash at
-//! any moment leaves the old manifest or the new one, each complete. After publishing, the
-//! newest packs are merged while the next older pack is less than twice their size, so a
-//! store holds O(log n) packs and each byte is copied O(log n) times.
+//! New chunks' records are compressed beside the writer and appended to a pending pack. On
+//! [`crate::ChunkStore::flush`] or a ref move the handle seals it (its index written, both
+//! made durable under the final name) and only then swaps in a manifest that lists it and
+//! moves the ref: so every chunk a ref reaches is durable before the manifest that names
+//! the ref, and a crash at any moment leaves the old manifest or the new one, each
+//! complete. The newest packs are merged while the next older pack is less than twice
+//! their size — folded into the pack being published, in the same swap — so a store holds
+//! O(log n) packs and each byte is copied O(log n) times.
 //!
 //! # Reading
 //!

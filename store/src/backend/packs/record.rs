@@ -111,10 +111,9 @@ pub fn parse_header(bytes: &[u8]) -> Result<RecordHeader, String> {
     })
 }
 
-/// Decodes and checks a whole record read for `address`: its header must name `address`,
-/// its length must be `bytes.len()`, and its decoded bytes must hash to `address`.
-/// Returns the chunk, or what was wrong.
-pub fn decode_record(address: &Address, bytes: &[u8]) -> Result<Vec<u8>, String> {
+/// Checks a whole record read for `address` without decoding it: its header must name
+/// `address` and its length must be `bytes.len()`. Returns the header.
+pub fn check_header(address: &Address, bytes: &[u8]) -> Result<RecordHeader, String> {
     let header = parse_header(bytes)?;
     if header.address != *address {
         return Err(format!(
@@ -129,6 +128,14 @@ pub fn decode_record(address: &Address, bytes: &[u8]) -> Result<Vec<u8>, String>
             bytes.len()
         ));
     }
+    Ok(header)
+}
+
+/// Decodes and checks a whole record read for `address`: its header must name `address`,
+/// its length must be `bytes.len()`, and its decoded bytes must hash to `address`.
+/// Returns the chunk, or what was wrong.
+pub fn decode_record(address: &Address, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let header = check_header(address, bytes)?;
     let stored = &bytes[RECORD_HEADER_BYTES..];
     let raw = meter::measure(Work::Decompress, stored.len(), || {
         header.codec.decompress(stored, header.raw_len)
