@@ -10,7 +10,8 @@
 //!   accumulators, sorted values and per-(group, value) match counts (CONCAT re-reads its
 //!   touched groups' values, the fallback);
 //! - [`window`]: views with a window literal, the fallback: each touched partition re-read
-//!   old and new, windowed, and the difference of its rows counted; [`running`]: running
+//!   old and new, windowed, and the difference of its rows counted ([`top_k`]: a top-k
+//!   partition's old front read once, its new front derived); [`running`]: running
 //!   `sum`/`count` and `lag`/`lead`, from each touched partition's first changed row on;
 //! - [`dred`]: recursive strata of views; [`recompute`]: the fallback, and small recursive
 //!   strata of views, whichever [`recursion`]'s cost rule picks;
@@ -35,6 +36,7 @@ mod recompute;
 mod recursion;
 mod running;
 mod terms;
+mod top_k;
 mod window;
 
 use crate::eval::engine::Engine;
