@@ -148,6 +148,32 @@ impl NodeStore {
         }
     }
 
+    /// A node store over the same chunks and cache whose work counters start at zero and
+    /// are its own: work done on another thread that may be thrown away, counted only
+    /// when kept ([`NodeStore::add_counters`]), so what a commit reports does not depend on
+    /// which thread got there first.
+    pub fn with_own_counters(&self) -> NodeStore {
+        NodeStore {
+            chunks: Arc::clone(&self.chunks),
+            cache: Arc::clone(&self.cache),
+            counters: Arc::new(AtomicCounters::default()),
+        }
+    }
+
+    /// Adds `work` (done through a [`NodeStore::with_own_counters`] store) to the counters.
+    pub fn add_counters(&self, work: Counters) {
+        let c = &self.counters;
+        c.nodes_read.fetch_add(work.nodes_read, Ordering::Relaxed);
+        c.nodes_fetched
+            .fetch_add(work.nodes_fetched, Ordering::Relaxed);
+        c.nodes_written
+            .fetch_add(work.nodes_written, Ordering::Relaxed);
+        c.bytes_written
+            .fetch_add(work.bytes_written, Ordering::Relaxed);
+        c.entries_read
+            .fetch_add(work.entries_read, Ordering::Relaxed);
+    }
+
     /// The underlying chunk store.
     pub fn chunks(&self) -> &Arc<dyn ChunkStore> {
         &self.chunks
