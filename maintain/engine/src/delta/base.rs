@@ -11,14 +11,15 @@
 //!
 //! A relation's indexes are edited from its delta. For edits, the delta is almost always
 //! every edit (an insert of an absent tuple, a delete of a present one), so the indexes are
-//! edited from that prediction on a second thread while the relation's own tree is edited
-//! on this one; when the edit reports that some edit changed nothing, the prediction is
-//! dropped and the indexes are edited again from the true delta. Either way they are the
-//! trees the true delta gives.
+//! offered for editing from that prediction to the second core (`crate::beside`) while the
+//! relation's own tree is edited on this one; when the edit reports that some edit changed
+//! nothing, or the helper had not started, the indexes are edited here from the true delta.
+//! Either way they are the trees the true delta gives.
 //!
 //! *Invariant: a base index holds exactly its relation's tuples permuted, so an edited
 //! index has the address a rebuilt one has.*
 
+use crate::beside::offer;
 use crate::delta::{delta_of_diff, Delta};
 use crate::eval::engine::relation_types;
 use crate::eval::index::index_trees;
@@ -31,6 +32,7 @@ use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_merkle::{AuxTree, ChangeCount, DiffEntry, Edit, NodeStore, RelationEntry, State, Tree};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// How one base relation changes.
 #[derive(Clone, Debug)]
@@ -62,7 +64,7 @@ pub struct BaseChange {
 pub fn apply_base(
     nodes: &NodeStore,
     program: &Program,
-    plans: &ProgramPlans,
+    plans: &Arc<ProgramPlans>,
     before: &State,
     edits: Vec<(String, BaseEdit)>,
     clock: Option<i64>,
@@ -136,7 +138,7 @@ type RelationChange = (Tree, ChangeCount, Option<Delta>);
 fn change_and_indexes(
     nodes: &NodeStore,
     program: &Program,
-    plans: &ProgramPlans,
+    plans: &Arc<ProgramPlans>,
     slot: &RelationEntry,
     edit: BaseEdit,
 ) -> EngineResult<(Option<RelationChange>, Option<Vec<AuxTree>>)> {
@@ -151,26 +153,26 @@ fn change_and_indexes(
         _ => return Ok((change_of(nodes, program, plans, relation, old, edit)?, None)),
     };
     let types = relation_types(program, relation).unwrap_or_default();
-    let (change, (aux, predicted)) = std::thread::scope(|scope| {
-        let indexes = scope.spawn(|| {
+    let offered = {
+        let (own, slot, plans) = (nodes.with_own_counters(), slot.clone(), Arc::clone(plans));
+        offer(move || {
+            let name = slot.name.as_str();
             let aux = index_trees(
-                nodes,
-                Some(slot),
+                &own,
+                Some(&slot),
                 &old,
                 &types,
-                plans,
-                relation,
+                &plans,
+                name,
                 Some(&predicted),
             );
-            (aux, predicted)
-        });
-        let change = change_of(nodes, program, plans, relation, old, edit);
-        let indexed = indexes
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (change, indexed)
-    });
-    let change = change?;
+            (aux, predicted, own.counters())
+        })
+    };
+    let change = change_of(nodes, program, plans, relation, old, edit)?;
+    let Some((aux, predicted, work)) = offered.take() else {
+        return Ok((change, None));
+    };
     let held = change.as_ref().is_some_and(|(_, _, delta)| {
         delta.as_ref().is_some_and(|delta| {
             delta.inserted.tuples() == predicted.inserted.tuples()
@@ -179,11 +181,14 @@ fn change_and_indexes(
     });
     let aux = match aux {
         Ok(mut aux) if held => {
+            // Kept: its work counts, as if done here.
+            nodes.add_counters(work);
             aux.sort_by(|a, b| a.label.cmp(&b.label));
             Some(aux)
         }
         // The prediction failed (or its edit did, for the same reason the true one will):
-        // the indexes are edited from the true delta with the others.
+        // the indexes are edited from the true delta with the others, and the work thrown
+        // away is not counted.
         _ => None,
     };
     Ok((change, aux))
