@@ -143,7 +143,7 @@ $ rnt explain top2
 view top2 (mode: window)
 
 rule 1: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
-  cost: O(K·k) top-k: the front of each touched partition, old and new (k ≤ 2), read in window order from `plan_orders`'s `index 0,2,1`, backward
+  cost: O(K·k) top-k: the front of each touched partition, old, read once (k ≤ 2) in window order from `plan_orders`'s `index 0,2,1`, backward, the new front derived from it and the delta
   term per touched partition, p bound, bound first: p
     step  op      literal                                     bound  served by
        1  join    plan_orders(p, i, a)                        plan   tree: prefix
@@ -156,7 +156,7 @@ $ rnt explain first_order
 view first_order (mode: window)
 
 rule 1: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
-  cost: O(K·k) top-k: the front of each touched partition, old and new (k ≤ 1), read in window order from `orders`'s `index 1,0,2`
+  cost: O(K·k) top-k: the front of each touched partition, old, read once (k ≤ 1) in window order from `orders`'s `index 1,0,2`, the new front derived from it and the delta
   term per touched partition, c bound, bound first: c
     step  op      literal                                      bound     served by
        1  join    orders(i, c, _)                              customer  index 1,0,2 (customer, id, amount): prefix
