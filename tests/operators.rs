@@ -1484,7 +1484,7 @@ fn window_ranks_insert_a_tie() {
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window n = row_number() over (partition p order a desc) per partition
-            window top2: 9 entries read
+            window top2: 6 entries read
               per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
@@ -1530,7 +1530,7 @@ fn window_ranks_delete_the_front() {
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window n = row_number() over (partition p order a desc) per partition
-            window top2: 10 entries read
+            window top2: 7 entries read
               per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
@@ -1577,7 +1577,7 @@ fn window_ranks_update() {
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window n = row_number() over (partition p order a desc) per partition
-            window top2: 10 entries read
+            window top2: 7 entries read
               per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
@@ -1624,7 +1624,7 @@ fn window_new_partition() {
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window n = row_number() over (partition p order a desc) per partition
-            window top2: 3 entries read
+            window top2: 1 entries read
               per touched partition, p bound: top2(p, i, a, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
@@ -1867,7 +1867,7 @@ biggest(i, n) :- orders(i, _, a), a > 10, n = row_number() over (order a desc), 
             +biggest(4, 2)
             +orders(4, 9, 40)
             base orders: 7 entries read
-            window biggest: 7 entries read
+            window biggest: 4 entries read
               per touched partition (one: the whole input): biggest(i, n) :- a > 10, n <= 2, n = row_number() over (order a desc), orders(i, _, a).
                 join orders(i, _, a) from a scan of the tree
                 filter a > 10
@@ -1894,7 +1894,7 @@ first_order(c, i) :- orders(i, c, _), n = row_number() over (partition c order i
             -orders(1, 7, 30)
             +orders(6, 8, 1)
             base orders: 6 entries read
-            window first_order: 8 entries read
+            window first_order: 6 entries read
               per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
@@ -1944,21 +1944,21 @@ fn top_k_insert_at_the_front() {
             +orders(0, 7, 90)
             +orders(9, 7, 20)
             base orders: 16 entries read
-            window cheapest2: 7 entries read
+            window cheapest2: 4 entries read
               per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = rank() over (partition c order a) per partition
                 top-k: each partition's front from `index 1,2,0`, up to the first peers past 2
                 filter k <= 2
-            window dense1: 5 entries read
+            window dense1: 2 entries read
               per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = dense_rank() over (partition c order a) per partition
                 top-k: each partition's front from `index 1,2,0`, up to the first peers past 1
                 filter 1 >= k
-            window first_order: 5 entries read
+            window first_order: 3 entries read
               per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
@@ -2024,21 +2024,21 @@ fn top_k_change_past_the_front() {
             -orders(8, 7, 80)
             +orders(8, 7, 85)
             base orders: 14 entries read
-            window cheapest2: 6 entries read
+            window cheapest2: 3 entries read
               per touched partition, c bound: cheapest2(c, i, k) :- k <= 2, k = rank() over (partition c order a), orders(i, c, a).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = rank() over (partition c order a) per partition
                 top-k: each partition's front from `index 1,2,0`, up to the first peers past 2
                 filter k <= 2
-            window dense1: 4 entries read
+            window dense1: 2 entries read
               per touched partition, c bound: dense1(c, i) :- 1 >= k, k = dense_rank() over (partition c order a), orders(i, c, a).
                 bound first: c
                 join orders(i, c, a) bound [1] from `index 1,0,2`, by prefix
                 window k = dense_rank() over (partition c order a) per partition
                 top-k: each partition's front from `index 1,2,0`, up to the first peers past 1
                 filter 1 >= k
-            window first_order: 4 entries read
+            window first_order: 2 entries read
               per touched partition, c bound: first_order(c, i) :- n = 1, n = row_number() over (partition c order i), orders(i, c, _).
                 bound first: c
                 join orders(i, c, _) bound [1] from `index 1,0,2`, by prefix
@@ -2085,14 +2085,14 @@ row2(p, i, n) :- plan_orders(p, i, a), n = row_number() over (partition p order 
             +top2("pro", 7, 1)
             +top2("pro", 8, 1)
             base plan_orders: 13 entries read
-            window row2: 9 entries read
+            window row2: 5 entries read
               per touched partition, p bound: row2(p, i, n) :- n < 3, n = row_number() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix
                 window n = row_number() over (partition p order a desc) per partition
                 top-k: each partition's front from `index 0,2,1`, read backward, up to the first peers past 2
                 filter n < 3
-            window top2: 9 entries read
+            window top2: 5 entries read
               per touched partition, p bound: top2(p, i, k) :- k <= 2, k = rank() over (partition p order a desc), plan_orders(p, i, a).
                 bound first: p
                 join plan_orders(p, i, a) bound [0] from the tree, by prefix

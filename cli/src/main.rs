@@ -6,6 +6,7 @@
 //! refused by a denial, 3 corruption or a failed verify. Errors go to stderr as one line
 //! `error: ...`; program errors print their rendered diagnostics with source snippets.
 
+mod breakdown;
 mod cmd;
 mod graph;
 mod line_diff;
@@ -196,6 +197,7 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
 const STACK_BYTES: usize = 1 << 30;
 
 fn main() -> ExitCode {
+    breakdown::mark_start();
     // A panic is a bug, never the user's fault: say so, and exit as an internal error does.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("error: internal error: {info} (this is a bug in rnt; please report it)");

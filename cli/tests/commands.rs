@@ -719,6 +719,65 @@ fn views_are_maintained_shown_diffed_and_verified() {
 }
 
 #[test]
+fn commit_stats_as_json_break_the_commit_down() {
+    let shop = Shop::defined();
+    shop.write("rules.rnt", SHOP_WITH_RULES);
+    shop.ok(&["define", "rules.rnt"]);
+    let out = shop.ok(&[
+        "commit",
+        "-m",
+        "breakdown",
+        "--stats",
+        "--format",
+        "json",
+        "+customers(9, \"pro\")",
+        "+orders(90, 9, 30)",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!(json["state"].as_str(), Some(shop.state().as_str()), "{out}");
+    assert_eq!(json["changes"]["orders"]["inserted"], 1, "{out}");
+    let written = json["work"]["nodes_written"].as_u64().unwrap();
+    assert!(written > 0, "{out}");
+    // Every new node is hashed once, and every new chunk goes through the pack writer
+    // and is made durable with at least one fsync.
+    let storage = &json["storage"];
+    assert!(
+        storage["hash"]["count"].as_u64().unwrap() >= written,
+        "{out}"
+    );
+    assert!(
+        storage["compress"]["count"].as_u64().unwrap() >= written,
+        "{out}"
+    );
+    assert!(storage["fsync"]["count"].as_u64().unwrap() >= 1, "{out}");
+    let operators = json["operators"].as_array().unwrap();
+    let names: Vec<&str> = operators
+        .iter()
+        .map(|o| o["operator"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["base", "counting", "aggregate", "denial"], "{out}");
+    // The steps fit in the command's time.
+    let timings = &json["timings_us"];
+    let steps: u64 = ["open", "parse", "base", "maintain", "write", "publish"]
+        .iter()
+        .map(|step| timings[step].as_u64().unwrap())
+        .sum();
+    assert!(steps <= timings["command"].as_u64().unwrap(), "{out}");
+    // Without --stats, JSON output names the commit only.
+    let out = shop.ok(&[
+        "commit",
+        "-m",
+        "plain",
+        "--format",
+        "json",
+        "+orders(91, 9, 5)",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["state"].as_str(), Some(shop.state().as_str()), "{out}");
+    assert!(json.get("storage").is_none(), "{out}");
+}
+
+#[test]
 fn a_program_its_data_violates_is_refused() {
     let shop = Shop::defined();
     shop.commit("orphan", &["+orders(1, 5, 10)"]);

@@ -358,8 +358,9 @@ fn every_operator_gets_its_cost_class_and_mode() {
             "view",
             Some("window"),
             &[
-                "O(K·k) top-k: the front of each touched partition, old and new (k ≤ 2), read in \
-               window order from `orders`'s `index 1,2,0`, backward",
+                "O(K·k) top-k: the front of each touched partition, old, read once (k ≤ 2) in \
+               window order from `orders`'s `index 1,2,0`, backward, the new front derived \
+               from it and the delta",
             ],
         ),
         (

@@ -13,6 +13,7 @@
 //! same nodes, and the same root address, however it was built.*
 
 use crate::codec::{read_u32, ChildRef, EntryRun, NodeBuilder};
+use rnt_store::meter::{self, Work};
 
 /// Mean node size the chunker aims for, in measured bytes (see [`entry_bytes`]).
 pub const NODE_BYTES_TARGET: usize = 4096;
@@ -324,7 +325,7 @@ impl Chunker {
 
 fn encode(level: u8, builder: &mut NodeBuilder, count: u64) -> ClosedNode {
     let last_key = builder.last_key().map(<[u8]>::to_vec).unwrap_or_default();
-    let bytes = builder.encode(level);
+    let bytes = meter::measure(Work::Encode, 0, || builder.encode(level));
     ClosedNode {
         level,
         bytes,

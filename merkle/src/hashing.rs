@@ -3,14 +3,21 @@
 //! ends. So an edit hands each new node's bytes to a [`HashBatch`] as the node closes and
 //! goes on chunking; one background thread, shared by the process and parked when idle,
 //! hashes what it can meanwhile, and the editing thread hashes whatever is left when it
-//! asks for the addresses at the level's end.
+//! asks for the addresses at the level's end. The thread is woken only once
+//! [`WAKE_AFTER_NODES`] nodes wait untaken, never once per node: a wake-up is a system
+//! call that costs about what hashing a node does (measured: waking per node took 12 % of
+//! a W9 commit).
 //!
 //! *Invariant: an address is `Address::of` the bytes submitted, whichever thread computed
 //! it; so results, their order and the counters do not depend on the thread's progress.*
 
+use rnt_store::meter::{self, Work};
 use rnt_store::{Address, Chunk};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+
+/// Nodes that wait untaken before the hashing thread is woken for them.
+pub(crate) const WAKE_AFTER_NODES: usize = 8;
 
 /// The nodes of one edit waiting for their addresses, and those computed.
 #[derive(Default)]
@@ -23,6 +30,8 @@ struct Jobs {
     next: usize,
     /// Whether the batch waits in the worker's queue.
     queued: bool,
+    /// Whether the editing thread waits for an address (only then is it signalled).
+    waiting: bool,
 }
 
 #[derive(Default)]
@@ -67,13 +76,14 @@ impl HashBatch {
         }
     }
 
-    /// Queues `bytes` for hashing and returns its index in the batch.
+    /// Queues `bytes` for hashing and returns its index in the batch; wakes the hashing
+    /// thread when [`WAKE_AFTER_NODES`] nodes wait untaken and it is not at this batch yet.
     pub(crate) fn submit(&self, bytes: Chunk) -> usize {
         let mut jobs = self.shared.lock();
         let index = jobs.bytes.len();
         jobs.bytes.push(Some(bytes));
         jobs.addresses.push(None);
-        if !jobs.queued {
+        if !jobs.queued && jobs.bytes.len() - jobs.next >= WAKE_AFTER_NODES {
             jobs.queued = true;
             drop(jobs);
             worker().push(Arc::clone(&self.shared));
@@ -92,16 +102,18 @@ impl HashBatch {
             match Shared::take(&mut jobs) {
                 Some((taken, bytes)) => {
                     drop(jobs);
-                    let address = Address::of(&bytes);
+                    let address = meter::measure(Work::Hash, bytes.len(), || Address::of(&bytes));
                     jobs = self.shared.lock();
                     jobs.addresses[taken] = Some(address);
                 }
                 None => {
+                    jobs.waiting = true;
                     jobs = self
                         .shared
                         .computed
                         .wait(jobs)
                         .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    jobs.waiting = false;
                 }
             }
         }
@@ -136,10 +148,12 @@ impl Worker {
             let mut jobs = batch.lock();
             while let Some((index, bytes)) = Shared::take(&mut jobs) {
                 drop(jobs);
-                let address = Address::of(&bytes);
+                let address = meter::measure(Work::Hash, bytes.len(), || Address::of(&bytes));
                 jobs = batch.lock();
                 jobs.addresses[index] = Some(address);
-                batch.computed.notify_all();
+                if jobs.waiting {
+                    batch.computed.notify_all();
+                }
             }
             // Nothing left to take: a later submit queues the batch again.
             jobs.queued = false;

@@ -9,6 +9,7 @@
 use crate::chunker::ClosedNode;
 use crate::hashing::HashBatch;
 use crate::{MerkleResult, Node};
+use rnt_store::meter::{self, Work};
 use rnt_store::{Address, AddressMap, Chunk, ChunkStore};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -147,6 +148,32 @@ impl NodeStore {
         }
     }
 
+    /// A node store over the same chunks and cache whose work counters start at zero and
+    /// are its own: work done on another thread that may be thrown away, counted only
+    /// when kept ([`NodeStore::add_counters`]), so what a commit reports does not depend on
+    /// which thread got there first.
+    pub fn with_own_counters(&self) -> NodeStore {
+        NodeStore {
+            chunks: Arc::clone(&self.chunks),
+            cache: Arc::clone(&self.cache),
+            counters: Arc::new(AtomicCounters::default()),
+        }
+    }
+
+    /// Adds `work` (done through a [`NodeStore::with_own_counters`] store) to the counters.
+    pub fn add_counters(&self, work: Counters) {
+        let c = &self.counters;
+        c.nodes_read.fetch_add(work.nodes_read, Ordering::Relaxed);
+        c.nodes_fetched
+            .fetch_add(work.nodes_fetched, Ordering::Relaxed);
+        c.nodes_written
+            .fetch_add(work.nodes_written, Ordering::Relaxed);
+        c.bytes_written
+            .fetch_add(work.bytes_written, Ordering::Relaxed);
+        c.entries_read
+            .fetch_add(work.entries_read, Ordering::Relaxed);
+    }
+
     /// The underlying chunk store.
     pub fn chunks(&self) -> &Arc<dyn ChunkStore> {
         &self.chunks
@@ -196,7 +223,10 @@ impl NodeStore {
         }
         self.counters.nodes_fetched.fetch_add(1, Ordering::Relaxed);
         let bytes = self.chunks.get(address)?;
-        let node = Arc::new(Node::decode(*address, bytes)?);
+        let size = bytes.len();
+        let node = Arc::new(meter::measure(Work::Decode, size, || {
+            Node::decode(*address, bytes)
+        })?);
         self.lock_cache().insert(node.clone());
         Ok(node)
     }
@@ -299,7 +329,7 @@ impl NodeWriter<'_> {
     pub(crate) fn complete(&mut self, node: SubmittedNode) -> MerkleResult<Address> {
         let address = match (node.hashing, &self.hashes) {
             (Some(index), Some(batch)) => batch.address(index),
-            _ => Address::of(&node.bytes),
+            _ => meter::measure(Work::Hash, node.bytes.len(), || Address::of(&node.bytes)),
         };
         debug_assert_eq!(address, Address::of(&node.bytes));
         self.queue(address, node.bytes, node.count, node.level)
@@ -308,7 +338,7 @@ impl NodeWriter<'_> {
     /// Queues `node` for writing and returns its address.
     pub(crate) fn write(&mut self, node: ClosedNode) -> MerkleResult<Address> {
         let bytes: Chunk = Arc::from(node.bytes);
-        let address = Address::of(&bytes);
+        let address = meter::measure(Work::Hash, bytes.len(), || Address::of(&bytes));
         self.queue(address, bytes, node.count, node.level)
     }
 
@@ -320,7 +350,7 @@ impl NodeWriter<'_> {
         count: u64,
         level: u8,
     ) -> MerkleResult<Address> {
-        let decoded = Node::from_built(address, bytes, count)?;
+        let decoded = meter::measure(Work::Encode, 0, || Node::from_built(address, bytes, count))?;
         debug_assert_eq!(decoded.level(), level);
         debug_assert_eq!(decoded.subtree_count(), count);
         self.store

@@ -253,3 +253,27 @@ fn large_edits_and_batch_lookups_read_ahead_without_changing_results_or_counts()
     });
     assert_eq!(differences, keys.len());
 }
+
+/// Work through a store with its own counters shares the cache but counts only when added
+/// back: a commit's stats do not depend on which thread did work that was thrown away.
+#[test]
+fn own_counters_count_only_what_is_added_back() {
+    let (nodes, _) = memory_nodes();
+    let tree = bulk(&nodes, &sample(2000));
+    let before = nodes.counters();
+    let own = nodes.with_own_counters();
+    assert_eq!(own.counters(), rnt_merkle::Counters::default());
+    let edited = tree
+        .edit(&own, vec![(key(5), Some(b"changed".to_vec()))])
+        .unwrap();
+    assert_eq!(nodes.counters(), before, "the shared store counted nothing");
+    let work = own.counters();
+    assert!(work.nodes_read > 0 && work.nodes_written > 0, "{work:?}");
+    nodes.add_counters(work);
+    assert_eq!(nodes.counters() - before, work);
+    // The edit's nodes are in the shared store's cache and chunks.
+    assert_eq!(
+        edited.get(&nodes, &key(5)).unwrap(),
+        Some(b"changed".to_vec())
+    );
+}

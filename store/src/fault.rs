@@ -11,9 +11,10 @@
 //! [`PAUSE_ENV`] (e.g. `RNT_PAUSE_AT=manifest-write:1:3000` sleeps 3 s there) and hands
 //! the store what they say with `arm`.
 //!
-//! The named points, in the order a commit passes them: [`RECORD_APPEND`],
-//! [`PACK_FSYNC`], [`INDEX_WRITE`], [`PACK_SEAL`], [`MANIFEST_WRITE`], [`MANIFEST_RENAME`],
-//! and for `gc` and pack merging [`GC_COPY`], [`GC_DELETE`]. On an object store:
+//! The named points, in the order a commit passes them: [`RECORD_APPEND`], [`GC_COPY`]
+//! (when it folds the newest packs into its own), [`INDEX_WRITE`], [`PACK_FSYNC`],
+//! [`PACK_SEAL`], [`MANIFEST_WRITE`], [`MANIFEST_RENAME`], [`GC_DELETE`] (the folded
+//! packs); and for `gc` and pack merging [`GC_COPY`], [`GC_DELETE`]. On an object store:
 //! [`OBJECT_PACK_UPLOAD`], [`OBJECT_INDEX_UPLOAD`], [`OBJECT_MANIFEST_CREATE`],
 //! [`OBJECT_POINTER_UPDATE`] (and [`GC_COPY`] while merging); and [`PUSH_MOVE`] where a
 //! push, its chunks copied, is about to move the remote's branch.
@@ -31,7 +32,7 @@ pub const PAUSE_ENV: &str = "RNT_PAUSE_AT";
 
 /// A chunk record was appended to the pack being written (before it is synced).
 pub const RECORD_APPEND: &str = "record-append";
-/// The pack being written is about to be fsynced.
+/// The pack being written (and its index, beside it) is about to be fsynced.
 pub const PACK_FSYNC: &str = "pack-fsync";
 /// A pack's index file was written (before it is synced).
 pub const INDEX_WRITE: &str = "index-write";

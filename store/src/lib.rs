@@ -61,6 +61,7 @@ mod chunk_store;
 mod error;
 pub mod fault;
 pub mod folder;
+pub mod meter;
 mod refs;
 
 pub use address::{

@@ -3,6 +3,8 @@
 //! knobs, `median`, and `folder_bytes` (a store's size on disk).
 #![allow(dead_code)] // Each bench uses a different part.
 
+pub mod catalogue;
+pub mod cost_report;
 pub mod reference;
 
 /// xorshift64, seeded: the data and ticks are the same in every run.

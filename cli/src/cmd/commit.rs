@@ -12,13 +12,15 @@
 //! before anything is written, and an error names the change's place
 //! (`changes.txt, line 3, column 14: ...`, `argument 2, line 1: ...`).
 
-use crate::output::write_outcome;
+use crate::breakdown::Breakdown;
+use crate::output::{write_outcome, Json, ReportFormat};
 use crate::Context;
 use clap::Args;
 use rnt_db::change::{parse_change, parse_changes};
 use rnt_db::{Change, CommitOutcome, Database, DbError};
 use rnt_merkle::Counters;
 use std::io::{Read, Write};
+use std::time::Instant;
 
 /// Arguments of `rnt commit`.
 #[derive(Debug, Args)]
@@ -33,9 +35,13 @@ pub struct CommitArgs {
     /// A change file, one change per line (`-` reads standard input).
     #[arg(short = 'f', long = "file", value_name = "CHANGES")]
     file: Option<String>,
-    /// Print the tree work the commit did (nodes written and read, entries read).
+    /// Print the tree work the commit did (nodes written and read, entries read); with
+    /// `--format json`, also where its time went (the commit-cost breakdown).
     #[arg(long)]
     stats: bool,
+    /// Output: `table` (the `committed` line) or `json` (one object).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    format: ReportFormat,
     /// The new state's clock, Unix seconds (a program that mentions `now`); never earlier
     /// than the head's. Default: the later of the head's clock and the commit time.
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
@@ -53,6 +59,42 @@ pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::
             DbError::user("empty commit message: say what the commit does with -m MSG").into(),
         );
     }
+    let json = args.format == ReportFormat::Json;
+    let mut breakdown = (args.stats && json).then(Breakdown::start);
+    let parsing = Instant::now();
+    let changes = read_changes(&args)?;
+    let db = {
+        let opening = Instant::now();
+        let db = context.open_for_writing()?.with_witnesses(args.witnesses);
+        if let Some(breakdown) = &mut breakdown {
+            breakdown.parse = opening - parsing;
+            breakdown.open = opening.elapsed();
+            breakdown.opened(&db);
+        }
+        db
+    };
+    let before = db.nodes().counters();
+    let outcome = db.commit(changes, &args.message, args.clock)?;
+    if json {
+        let json = match &breakdown {
+            Some(breakdown) => breakdown.json(&db, &outcome),
+            None => outcome_json(&outcome),
+        };
+        write!(out, "{}", json.pretty())?;
+        return Ok(());
+    }
+    write_outcome(out, &outcome)?;
+    if matches!(outcome, CommitOutcome::Committed { .. }) {
+        write_clock_line(out, &db)?;
+    }
+    if args.stats {
+        write_stats(out, &db, before, &outcome)?;
+    }
+    Ok(())
+}
+
+/// The change set of the file (if any), then of the arguments.
+fn read_changes(args: &CommitArgs) -> anyhow::Result<Vec<Change>> {
     let mut changes: Vec<Change> = Vec::new();
     if let Some(file) = &args.file {
         let (text, name) = read_change_file(file)?;
@@ -63,17 +105,20 @@ pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::
         let source = format!("argument {}", index + 1);
         changes.push(parse_change(text, Some(&source)).map_err(|e| DbError::user(e.to_string()))?);
     }
-    let db = context.open_for_writing()?.with_witnesses(args.witnesses);
-    let before = db.nodes().counters();
-    let outcome = db.commit(changes, &args.message, args.clock)?;
-    write_outcome(out, &outcome)?;
-    if matches!(outcome, CommitOutcome::Committed { .. }) {
-        write_clock_line(out, &db)?;
+    Ok(changes)
+}
+
+/// `{"commit", "state"}` of a commit (`null` for nothing to commit).
+fn outcome_json(outcome: &CommitOutcome) -> Json {
+    match outcome {
+        CommitOutcome::Committed { commit, state, .. } => Json::object([
+            ("commit", Json::Str(commit.to_hex())),
+            ("state", Json::Str(state.to_hex())),
+        ]),
+        CommitOutcome::NothingToCommit => {
+            Json::object([("commit", Json::Null), ("state", Json::Null)])
+        }
     }
-    if args.stats {
-        write_stats(out, &db, before, &outcome)?;
-    }
-    Ok(())
 }
 
 /// Prints the head state's clock, `clock T (RFC 3339)`, when it has one (its program

@@ -62,6 +62,8 @@ struct Row {
     load: Duration,
     define: Duration,
     commit_ms: f64,
+    /// The committing thread's CPU time per commit (median).
+    cpu_ms: f64,
     recompute_ms: f64,
     entries_read: f64,
     nodes_written: f64,
@@ -86,7 +88,7 @@ fn run(name: &'static str, program: &str, relation: &'static str, orders: i64) -
     let label = format!("{name} at {orders}");
     for _ in 0..ticks {
         let changes = tick(&mut data, &mut rng, false);
-        let started = Instant::now();
+        let started = samples.start();
         let outcome = db.commit(changes, "tick", None).expect("commit");
         samples.record(&label, started, &outcome);
     }
@@ -95,6 +97,7 @@ fn run(name: &'static str, program: &str, relation: &'static str, orders: i64) -
             .map(|_| recompute(&db, &[relation]).as_secs_f64() * 1e3)
             .collect(),
     );
+    let cpu_ms = samples.cpu_median();
     let (commit_ms, entries_read, nodes_written) = samples.medians();
     let head = db.head().expect("head");
     let size = head
@@ -108,6 +111,7 @@ fn run(name: &'static str, program: &str, relation: &'static str, orders: i64) -
         load,
         define,
         commit_ms,
+        cpu_ms,
         recompute_ms,
         entries_read,
         nodes_written,
@@ -170,7 +174,7 @@ fn run_w8(orders: i64) -> Row {
         }
         clock += step;
         let changes = parse_changes(&text, None).expect("the tick parses");
-        let started = Instant::now();
+        let started = samples.start();
         let outcome = db.commit(changes, "tick", Some(clock)).expect("commit");
         samples.record(&label, started, &outcome);
     }
@@ -179,6 +183,7 @@ fn run_w8(orders: i64) -> Row {
             .map(|_| recompute(&db, &["recent"]).as_secs_f64() * 1e3)
             .collect(),
     );
+    let cpu_ms = samples.cpu_median();
     let (commit_ms, entries_read, nodes_written) = samples.medians();
     let head = db.head().expect("head");
     let size = head
@@ -192,6 +197,7 @@ fn run_w8(orders: i64) -> Row {
         load,
         define,
         commit_ms,
+        cpu_ms,
         recompute_ms,
         entries_read,
         nodes_written,
@@ -229,8 +235,8 @@ fn main() {
                 run(name, program, relation, orders)
             };
             eprintln!(
-                "{} at {} orders: commit {:.2} ms, recompute {:.1} ms, entries read {:.0}",
-                row.name, row.orders, row.commit_ms, row.recompute_ms, row.entries_read
+                "{} at {} orders: commit {:.2} ms (CPU {:.2} ms), recompute {:.1} ms, entries read {:.0}",
+                row.name, row.orders, row.commit_ms, row.cpu_ms, row.recompute_ms, row.entries_read
             );
             rows.push(row);
         }

@@ -21,7 +21,7 @@ mod common;
 use common::{
     data, env_or, load, median, ratio, recompute, tick, CommitSamples, Rng, Sizes, W1, W2, W3, W4,
 };
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 struct Row {
     name: &'static str,
@@ -50,7 +50,7 @@ fn run(
     for _ in 0..ticks {
         let changes = tick(&mut data, &mut rng, edges);
         let before = db.nodes().counters();
-        let started = Instant::now();
+        let started = samples.start();
         let outcome = db.commit(changes, "tick", None).expect("commit");
         if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
             let spent = db.nodes().counters() - before;

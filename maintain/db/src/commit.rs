@@ -14,6 +14,7 @@
 use crate::history::refs;
 use crate::keys::keyed_edits;
 use crate::snapshot::Snapshot;
+use crate::timings::{timed, CommitTimings};
 use crate::Database;
 use crate::{DbError, DbResult};
 use rnt_engine::delta::base::{apply_base, BaseEdit};
@@ -27,7 +28,7 @@ use rnt_lang::tuple::encode_tuple;
 use rnt_merkle::{ChangeCount, Commit, Counters, DiffEntry, NodeStore, OperatorStat, State, Tree};
 use rnt_store::Address;
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What a commit did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub enum CommitOutcome {
         changes: Vec<ChangeCount>,
         /// The work each operator did.
         stats: Vec<OperatorStat>,
+        /// Where the commit's time went (not stored).
+        timings: CommitTimings,
     },
     /// The changes changed nothing; no commit was made.
     NothingToCommit,
@@ -112,13 +115,19 @@ impl Database {
             .into_iter()
             .map(|s| (s.name.clone(), s))
             .collect();
-        let changes = check_changes(changes.to_vec(), |name| schemas.get(name))
-            .map_err(|e| DbError::user(e.to_string()))?;
+        let mut checks = Duration::ZERO;
+        let changes = timed(&mut checks, || {
+            check_changes(changes.to_vec(), |name| schemas.get(name))
+        })
+        .map_err(|e| DbError::user(e.to_string()))?;
         let changes = changes.changes();
         // The base stat counts the reads by key of upserts and deletes by key too.
         let started = self.nodes.counters();
-        let edits = self.base_edits(&head, &schemas, changes)?;
-        let step = self.maintain(&head, edits, clock, started)?;
+        let edits = timed(&mut checks, || self.base_edits(&head, &schemas, changes))?;
+        let mut step = self.maintain(&head, edits, clock, started)?;
+        if let Some(step) = &mut step {
+            step.timings.base += checks;
+        }
         self.commit_if_changed(&head, step, message)
     }
 
@@ -179,8 +188,11 @@ impl Database {
     ) -> DbResult<Option<MaintainedChange>> {
         let plans = shared_plans(&head.program);
         let nodes = &self.nodes;
-        let Some(change) = apply_base(nodes, &head.program, &plans, &head.state, edits, clock)?
-        else {
+        let mut timings = CommitTimings::default();
+        let change = timed(&mut timings.base, || {
+            apply_base(nodes, &head.program, &plans, &head.state, edits, clock)
+        })?;
+        let Some(change) = change else {
             return Ok(None);
         };
         let counts = change.counts.clone();
@@ -200,6 +212,10 @@ impl Database {
         )
         .with_witnesses(self.witnesses);
         let (relations, operator_stats) = maintainer.run()?;
+        timings.operators = operator_stats
+            .iter()
+            .map(|s| (s.operator.clone(), s.relation.clone(), s.time))
+            .collect();
         stats.extend(
             operator_stats
                 .into_iter()
@@ -214,6 +230,7 @@ impl Database {
             state,
             counts,
             stats,
+            timings,
         }))
     }
 
@@ -225,6 +242,8 @@ impl Database {
         head: &Snapshot,
         new: NewCommit<'_>,
     ) -> DbResult<CommitOutcome> {
+        let mut timings = new.timings;
+        let written = Instant::now();
         let state_address = new.state.write(self.chunks.as_ref())?;
         let time = self.commit_time();
         let commit = Commit {
@@ -241,23 +260,27 @@ impl Database {
             stats: new.stats.clone(),
         };
         let id = commit.write(self.chunks.as_ref())?;
+        timings.write += written.elapsed();
         let branch = refs::current_branch(self.chunks.as_ref())?;
         let action = new
             .action
             .unwrap_or_else(|| format!("commit: {}", new.message));
-        refs::move_branch(
-            self.chunks.as_ref(),
-            &branch,
-            head.commit,
-            id,
-            &action,
-            time,
-        )?;
+        timed(&mut timings.publish, || {
+            refs::move_branch(
+                self.chunks.as_ref(),
+                &branch,
+                head.commit,
+                id,
+                &action,
+                time,
+            )
+        })?;
         Ok(CommitOutcome::Committed {
             commit: id,
             state: state_address,
             changes: new.changes,
             stats: new.stats,
+            timings,
         })
     }
 
@@ -339,6 +362,7 @@ pub(crate) struct NewCommit<'a> {
     pub(crate) state: State,
     pub(crate) changes: Vec<ChangeCount>,
     pub(crate) stats: Vec<OperatorStat>,
+    pub(crate) timings: CommitTimings,
     pub(crate) message: &'a str,
     pub(crate) action: Option<String>,
 }
@@ -351,6 +375,7 @@ impl<'a> NewCommit<'a> {
             state: step.state,
             changes: step.counts,
             stats: step.stats,
+            timings: step.timings,
             message,
             action: None,
         }
@@ -363,6 +388,7 @@ pub(crate) struct MaintainedChange {
     pub(crate) state: State,
     pub(crate) counts: Vec<ChangeCount>,
     pub(crate) stats: Vec<OperatorStat>,
+    pub(crate) timings: CommitTimings,
 }
 
 impl MaintainedChange {

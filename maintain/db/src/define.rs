@@ -8,7 +8,7 @@
 
 use crate::commit::NewCommit;
 use crate::snapshot::Snapshot;
-use crate::{rebuild_views, update_base_indexes, CommitOutcome, Database};
+use crate::{rebuild_views, update_base_indexes, CommitOutcome, CommitTimings, Database};
 use crate::{DbError, DbResult};
 use rnt_engine::eval::kind_code;
 use rnt_engine::eval::plans::plan_program;
@@ -67,6 +67,7 @@ impl Database {
             state,
             changes: Vec::new(),
             stats: Vec::new(),
+            timings: CommitTimings::default(),
             message,
             action: None,
         };

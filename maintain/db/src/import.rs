@@ -18,7 +18,7 @@
 use crate::commit::MaintainedChange;
 use crate::keys::KeyReader;
 use crate::snapshot::Snapshot;
-use crate::{CommitOutcome, Database};
+use crate::{CommitOutcome, CommitTimings, Database};
 use crate::{DbError, DbResult};
 use rnt_engine::delta::base::BaseEdit;
 use rnt_engine::eval::plans::plan_program;
@@ -683,6 +683,7 @@ impl StepTotals {
             state,
             counts,
             stats: self.stats,
+            timings: CommitTimings::default(),
         })
     }
 }

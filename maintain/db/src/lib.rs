@@ -48,6 +48,7 @@ mod import;
 mod keys;
 mod rebuild;
 mod snapshot;
+mod timings;
 mod verify;
 mod why;
 pub mod witness;
@@ -82,6 +83,7 @@ pub use rnt_lang::tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use rnt_lang::value::{Type, Value};
 pub use rnt_merkle::RelationEntry;
 pub use snapshot::Snapshot;
+pub use timings::CommitTimings;
 pub use why::{parse_tuple, Explained};
 
 pub(crate) use rebuild::rebuild_views;

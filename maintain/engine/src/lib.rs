@@ -11,6 +11,7 @@
 //! *Invariant: `rnt-engine` depends on `rnt-lang` and `rnt-merkle` only; it never sees a
 //! store backend, a ref or a commit (Cargo enforces it).*
 
+pub mod beside;
 pub mod budget;
 pub mod delta;
 mod error;

@@ -63,7 +63,9 @@ pub(crate) fn read_at(file: &File, mut buffer: &mut [u8], mut offset: u64) -> st
 /// Fsyncs a folder, so the files created or renamed in it survive a crash.
 pub(crate) fn sync_folder(folder: &Path) -> StoreResult<()> {
     #[cfg(unix)]
-    File::open(folder)?.sync_all()?;
+    crate::meter::measure(crate::meter::Work::Fsync, 0, || {
+        File::open(folder)?.sync_all()
+    })?;
     #[cfg(not(unix))]
     let _ = folder;
     Ok(())

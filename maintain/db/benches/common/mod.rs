@@ -272,25 +272,67 @@ pub fn median(mut values: Vec<f64>) -> f64 {
 #[derive(Default)]
 pub struct CommitSamples {
     commit_ms: Vec<f64>,
+    /// The committing thread's CPU time (ms): what a loaded machine disturbs least.
+    cpu_ms: Vec<f64>,
     entries_read: Vec<f64>,
     nodes_written: Vec<f64>,
+    cpu_started: u64,
+}
+
+/// This thread's CPU time so far, ns (`/proc/thread-self/schedstat`; 0 where unreadable).
+pub fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
 
 impl CommitSamples {
+    /// Notes the start of a commit (its wall clock, returned, and this thread's CPU time).
+    pub fn start(&mut self) -> Instant {
+        self.cpu_started = thread_cpu_ns();
+        Instant::now()
+    }
+
+    /// The median CPU time of the committing thread per commit (ms).
+    pub fn cpu_median(&self) -> f64 {
+        median(self.cpu_ms.clone())
+    }
+
     /// Records one commit that started at `started` and ended with `outcome`; `label` names
     /// the workload in verbose lines.
     pub fn record(&mut self, label: &str, started: Instant, outcome: &CommitOutcome) {
         self.commit_ms.push(started.elapsed().as_secs_f64() * 1e3);
-        let CommitOutcome::Committed { stats, .. } = outcome else {
+        let cpu = thread_cpu_ns().saturating_sub(self.cpu_started);
+        self.cpu_ms.push(cpu as f64 / 1e6);
+        let CommitOutcome::Committed { stats, timings, .. } = outcome else {
             return;
         };
         if std::env::var_os("RNT_BENCH_VERBOSE").is_some() {
             for s in stats {
+                let time = match s.operator.as_str() {
+                    "base" => timings.base,
+                    operator => timings
+                        .operators
+                        .iter()
+                        .find(|(o, r, _)| o == operator && *r == s.relation)
+                        .map_or(Duration::ZERO, |(_, _, t)| *t),
+                };
                 eprintln!(
-                    "{label}: {} {}: entries_read={} nodes_read={} nodes_written={}",
-                    s.operator, s.relation, s.entries_read, s.nodes_read, s.nodes_written
+                    "{label}: {} {}: entries_read={} nodes_read={} nodes_written={} {:.3} ms",
+                    s.operator,
+                    s.relation,
+                    s.entries_read,
+                    s.nodes_read,
+                    s.nodes_written,
+                    time.as_secs_f64() * 1e3
                 );
             }
+            eprintln!(
+                "{label}: write {:.3} ms, publish {:.3} ms",
+                timings.write.as_secs_f64() * 1e3,
+                timings.publish.as_secs_f64() * 1e3
+            );
         }
         let maintained = stats.iter().filter(|s| s.operator != "base");
         let (entries, written) = maintained.fold((0u64, 0u64), |(e, w), s| {

@@ -24,7 +24,7 @@ use crate::history::refs;
 use crate::history::resolve::{resolve_conflicts, Resolution};
 use crate::keys::KeyReader;
 use crate::snapshot::Snapshot;
-use crate::{CommitOutcome, Database};
+use crate::{CommitOutcome, CommitTimings, Database};
 use crate::{DbError, DbResult};
 use rnt_engine::delta::base::BaseEdit;
 use rnt_engine::eval::read::decode_stored;
@@ -218,6 +218,7 @@ impl Database {
             state,
             changes,
             stats,
+            timings: CommitTimings::default(),
             message,
             action: Some(action),
         };

@@ -9,20 +9,30 @@
 //! something, as the edit reports them (an insert of an absent tuple, a delete of a
 //! present one; debug builds compare it with the diff), so no changed leaf is read twice.
 //!
+//! A relation's indexes are edited from its delta. For edits, the delta is almost always
+//! every edit (an insert of an absent tuple, a delete of a present one), so the indexes are
+//! offered for editing from that prediction to the second core (`crate::beside`) while the
+//! relation's own tree is edited on this one; when the edit reports that some edit changed
+//! nothing, or the helper had not started, the indexes are edited here from the true delta.
+//! Either way they are the trees the true delta gives.
+//!
 //! *Invariant: a base index holds exactly its relation's tuples permuted, so an edited
 //! index has the address a rebuilt one has.*
 
+use crate::beside::offer;
 use crate::delta::{delta_of_diff, Delta};
 use crate::eval::engine::relation_types;
 use crate::eval::index::index_trees;
 use crate::eval::plans::ProgramPlans;
 use crate::eval::read::decode_stored;
+use crate::eval::read::{count_label, index_label};
 use crate::eval::IsKind;
 use crate::{EngineError, EngineResult};
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;
-use rnt_merkle::{ChangeCount, DiffEntry, Edit, NodeStore, RelationEntry, State, Tree};
-use std::collections::BTreeMap;
+use rnt_merkle::{AuxTree, ChangeCount, DiffEntry, Edit, NodeStore, RelationEntry, State, Tree};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// How one base relation changes.
 #[derive(Clone, Debug)]
@@ -54,7 +64,7 @@ pub struct BaseChange {
 pub fn apply_base(
     nodes: &NodeStore,
     program: &Program,
-    plans: &ProgramPlans,
+    plans: &Arc<ProgramPlans>,
     before: &State,
     edits: Vec<(String, BaseEdit)>,
     clock: Option<i64>,
@@ -70,21 +80,24 @@ pub fn apply_base(
         .map(|r| (r.name.clone(), r.clone()))
         .collect();
     let mut deltas = BTreeMap::new();
+    // The relations whose indexes were edited beside their edit.
+    let mut indexed = BTreeSet::new();
     let mut counts = Vec::new();
     for (relation, edit) in edits {
         let slot = by_name
             .get_mut(&relation)
             .filter(|entry| entry.kind.is(RelationKind::Relation))
             .ok_or_else(|| EngineError::internal(format!("`{relation}` is no base relation")))?;
-        let old = slot
-            .tree()
-            .ok_or_else(|| EngineError::corrupted(format!("relation `{relation}` has no tree")))?;
-        let Some((new, count, delta)) = change_of(nodes, program, plans, &relation, old, edit)?
-        else {
+        let (change, aux) = change_and_indexes(nodes, program, plans, slot, edit)?;
+        let Some((new, count, delta)) = change else {
             continue;
         };
         slot.root = Some(*new.root().as_bytes());
         slot.count = Some(new.count(nodes)?);
+        if let Some(aux) = aux {
+            slot.aux = aux;
+            indexed.insert(relation.clone());
+        }
         if let Some(delta) = delta {
             deltas.insert(relation, delta);
         }
@@ -94,7 +107,19 @@ pub fn apply_base(
         return Ok(None);
     }
     counts.sort_by(|a, b| a.relation.cmp(&b.relation));
-    update_base_indexes(nodes, program, plans, &mut by_name, Some(&deltas))?;
+    let pending = deltas.iter().filter(|(name, _)| !indexed.contains(*name));
+    let pending: BTreeMap<&String, &Delta> = pending.collect();
+    for entry in by_name.values_mut() {
+        if entry.kind.is(RelationKind::Relation) && !indexed.contains(&entry.name) {
+            update_indexes_of(
+                nodes,
+                program,
+                plans,
+                entry,
+                pending.get(&entry.name).copied(),
+            )?;
+        }
+    }
     Ok(Some(BaseChange {
         entries: by_name.into_values().collect(),
         deltas,
@@ -106,6 +131,121 @@ pub fn apply_base(
 /// One relation's new tree, change counts and (when a rule reads it or it keeps an index)
 /// tuple delta; `None` when the tree is unchanged.
 type RelationChange = (Tree, ChangeCount, Option<Delta>);
+
+/// How `edit` changes the base relation of entry `slot` (not yet changed), and — when its
+/// indexes were edited beside the edit from the predicted delta and the prediction held —
+/// its new index trees, sorted by label.
+fn change_and_indexes(
+    nodes: &NodeStore,
+    program: &Program,
+    plans: &Arc<ProgramPlans>,
+    slot: &RelationEntry,
+    edit: BaseEdit,
+) -> EngineResult<(Option<RelationChange>, Option<Vec<AuxTree>>)> {
+    let relation = slot.name.as_str();
+    let old = slot
+        .tree()
+        .ok_or_else(|| EngineError::corrupted(format!("relation `{relation}` has no tree")))?;
+    let predicted = match &edit {
+        BaseEdit::Edits(edits) if predictable(plans, slot, edits) => {
+            predicted_delta(program, relation, edits)?
+        }
+        _ => return Ok((change_of(nodes, program, plans, relation, old, edit)?, None)),
+    };
+    let types = relation_types(program, relation).unwrap_or_default();
+    let offered = {
+        let (own, slot, plans) = (nodes.with_own_counters(), slot.clone(), Arc::clone(plans));
+        offer(move || {
+            let name = slot.name.as_str();
+            let aux = index_trees(
+                &own,
+                Some(&slot),
+                &old,
+                &types,
+                &plans,
+                name,
+                Some(&predicted),
+            );
+            (aux, predicted, own.counters())
+        })
+    };
+    let change = change_of(nodes, program, plans, relation, old, edit)?;
+    let Some((aux, predicted, work)) = offered.take() else {
+        return Ok((change, None));
+    };
+    let held = change.as_ref().is_some_and(|(_, _, delta)| {
+        delta.as_ref().is_some_and(|delta| {
+            delta.inserted.tuples() == predicted.inserted.tuples()
+                && delta.deleted.tuples() == predicted.deleted.tuples()
+        })
+    });
+    let aux = match aux {
+        Ok(mut aux) if held => {
+            // Kept: its work counts, as if done here.
+            nodes.add_counters(work);
+            aux.sort_by(|a, b| a.label.cmp(&b.label));
+            Some(aux)
+        }
+        // The prediction failed (or its edit did, for the same reason the true one will):
+        // the indexes are edited from the true delta with the others, and the work thrown
+        // away is not counted.
+        _ => None,
+    };
+    Ok((change, aux))
+}
+
+/// Whether `edits` of the relation of `slot` are worth editing its indexes beside: it keeps
+/// indexes, all of which exist already (a missing one is built from the new tree), and
+/// there are enough edits for a second thread to pay.
+fn predictable(plans: &ProgramPlans, slot: &RelationEntry, edits: &[Edit]) -> bool {
+    let name = slot.name.as_str();
+    let labels = plans
+        .crossings
+        .get(name)
+        .into_iter()
+        .flatten()
+        .map(|crossing| crossing.label())
+        .chain(
+            plans
+                .indexes
+                .get(name)
+                .into_iter()
+                .flatten()
+                .map(|p| index_label(p)),
+        )
+        .chain(
+            plans
+                .counts
+                .get(name)
+                .into_iter()
+                .flatten()
+                .map(|c| count_label(c)),
+        );
+    let mut labels = labels.peekable();
+    labels.peek().is_some()
+        && edits.len() >= INDEXES_BESIDE_EDITS_MIN
+        && labels.all(|label| slot.aux_tree(&label).is_some())
+}
+
+/// Edits a relation must get before its indexes are edited on a second thread beside it:
+/// below, starting the thread costs about what it saves.
+const INDEXES_BESIDE_EDITS_MIN: usize = 16;
+
+/// The delta `edits` make if every one changes something: each put an inserted tuple, each
+/// delete a deleted one.
+fn predicted_delta(program: &Program, relation: &str, edits: &[Edit]) -> EngineResult<Delta> {
+    let types = relation_types(program, relation).unwrap_or_default();
+    let mut delta = Delta::default();
+    for (key, value) in edits {
+        let tuple = decode_stored(key, &types, relation)?;
+        if value.is_some() {
+            delta.inserted.insert(tuple);
+        } else {
+            delta.deleted.insert(tuple);
+        }
+    }
+    Ok(delta)
+}
 
 /// How `edit` changes base relation `relation`'s tree `old`.
 fn change_of(
@@ -234,22 +374,29 @@ pub fn update_base_indexes(
     deltas: Option<&BTreeMap<String, Delta>>,
 ) -> EngineResult<()> {
     for entry in by_name.values_mut() {
-        if !entry.kind.is(RelationKind::Relation) {
-            continue;
+        if entry.kind.is(RelationKind::Relation) {
+            let delta = deltas.and_then(|d| d.get(&entry.name));
+            update_indexes_of(nodes, program, plans, entry, delta)?;
         }
-        let Some(tree) = entry.tree() else { continue };
-        let types = relation_types(program, &entry.name).unwrap_or_default();
-        let mut aux = index_trees(
-            nodes,
-            Some(entry),
-            &tree,
-            &types,
-            plans,
-            &entry.name,
-            deltas.and_then(|d| d.get(&entry.name)),
-        )?;
-        aux.sort_by(|a, b| a.label.cmp(&b.label));
-        entry.aux = aux;
     }
+    Ok(())
+}
+
+/// Keeps the indexes of the base relation of `entry` (its tree already the new one): kept
+/// when `delta` is `None`, else edited by it; a missing one is built.
+fn update_indexes_of(
+    nodes: &NodeStore,
+    program: &Program,
+    plans: &ProgramPlans,
+    entry: &mut RelationEntry,
+    delta: Option<&Delta>,
+) -> EngineResult<()> {
+    let Some(tree) = entry.tree() else {
+        return Ok(());
+    };
+    let types = relation_types(program, &entry.name).unwrap_or_default();
+    let mut aux = index_trees(nodes, Some(entry), &tree, &types, plans, &entry.name, delta)?;
+    aux.sort_by(|a, b| a.label.cmp(&b.label));
+    entry.aux = aux;
     Ok(())
 }

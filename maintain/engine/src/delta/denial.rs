@@ -12,6 +12,7 @@ use crate::{EngineError, EngineResult, Violation};
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::{format_tuple, Tuple};
 use rnt_merkle::Counters;
+use std::time::Instant;
 
 impl Maintainer<'_> {
     /// Judges every denial on insert-only deltas against the new state, stopping at the
@@ -31,6 +32,7 @@ impl Maintainer<'_> {
                 continue;
             }
             let before = self.nodes.counters();
+            let started = Instant::now();
             *self.window_work.borrow_mut() = Counters::default();
             let mut found: Vec<Tuple> = Vec::new();
             self.delta_terms(
@@ -51,7 +53,7 @@ impl Maintainer<'_> {
                 },
             )?;
             let spent = self.nodes.counters() - before;
-            self.push_stats(&denial, "denial", spent);
+            self.push_stats(&denial, "denial", spent, started.elapsed());
             if !found.is_empty() {
                 let more = found.len() > listed;
                 violations.push(Violation {

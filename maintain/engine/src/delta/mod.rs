@@ -10,7 +10,8 @@
 //!   accumulators, sorted values and per-(group, value) match counts (CONCAT re-reads its
 //!   touched groups' values, the fallback);
 //! - [`window`]: views with a window literal, the fallback: each touched partition re-read
-//!   old and new, windowed, and the difference of its rows counted; [`running`]: running
+//!   old and new, windowed, and the difference of its rows counted ([`top_k`]: a top-k
+//!   partition's old front read once, its new front derived); [`running`]: running
 //!   `sum`/`count` and `lag`/`lead`, from each touched partition's first changed row on;
 //! - [`dred`]: recursive strata of views; [`recompute`]: the fallback, and small recursive
 //!   strata of views, whichever [`recursion`]'s cost rule picks;
@@ -35,6 +36,7 @@ mod recompute;
 mod recursion;
 mod running;
 mod terms;
+mod top_k;
 mod window;
 
 use crate::eval::engine::Engine;
@@ -53,6 +55,7 @@ use rnt_merkle::{AuxTree, Counters, NodeStore, RelationEntry, State, Tree};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 use terms::driver_relation;
 
 /// The work one operator did in one commit.
@@ -66,6 +69,8 @@ pub struct OperatorStats {
     pub operator: String,
     /// The node store counters spent on it.
     pub counters: Counters,
+    /// Its wall time (a `time-window` entry's is counted in its operator's).
+    pub time: Duration,
 }
 
 /// The operator that maintains a stratum at a commit that changes what it reads.
@@ -244,6 +249,7 @@ impl<'a> Maintainer<'a> {
                 continue;
             };
             let before = self.nodes.counters();
+            let started = Instant::now();
             *self.window_work.borrow_mut() = Counters::default();
             match operator {
                 Operator::Dred => self.dred(&stratum.relations)?,
@@ -254,7 +260,8 @@ impl<'a> Maintainer<'a> {
                 Operator::Ephemeral => self.ephemeral_delta(&stratum.relations[0])?,
             }
             let spent = self.nodes.counters() - before;
-            self.push_stats(&stratum.relations.join(","), operator.name(), spent);
+            let relation = stratum.relations.join(",");
+            self.push_stats(&relation, operator.name(), spent, started.elapsed());
         }
         self.judge_denials()?;
         Ok((self.entries.into_values().collect(), self.stats))
@@ -262,19 +269,21 @@ impl<'a> Maintainer<'a> {
 
     /// Records the work of one operator on `relation`, the windowed deltas it computed
     /// (`time-window`) apart from the rest.
-    fn push_stats(&mut self, relation: &str, operator: &str, spent: Counters) {
+    fn push_stats(&mut self, relation: &str, operator: &str, spent: Counters, time: Duration) {
         let window = std::mem::take(&mut *self.window_work.borrow_mut());
         if window != Counters::default() {
             self.stats.push(OperatorStats {
                 relation: relation.to_string(),
                 operator: "time-window".into(),
                 counters: window,
+                time: Duration::ZERO,
             });
         }
         self.stats.push(OperatorStats {
             relation: relation.to_string(),
             operator: operator.into(),
             counters: spent - window,
+            time,
         });
     }
 

@@ -15,18 +15,20 @@
 //! Top-k (`eval::window::TopK`: a ranking function over ascending order terms, bounded
 //! by a constant after it): the view's rows of a partition are those of its front, the
 //! rows up to the first one whose value passes the bound, and each value depends only on
-//! the rows before it. So each touched partition is read, old and new, from the index that
+//! the rows before it. So each touched partition's old front is read from the index that
 //! holds it in window order (backward for a descending order), stopping at the first peer
-//! group past the bound: about k + 1 entries per touched partition and state, O(K·k),
-//! whatever the partition's size.
+//! group past the bound, and the new front is derived from it and the delta (`top_k`):
+//! about k + 1 entries per touched partition, plus the deletes' worth when they reach the
+//! front, O(K·k), whatever the partition's size.
 
 use super::running::{steps_before, RunningInput};
+use super::top_k::{PartitionChange, TopKRead};
 use super::Maintainer;
 use crate::eval::join::{project_stored, run_plan};
 use crate::eval::plan::WindowPlan;
 use crate::eval::plan::{AtomRead, Column, RulePlan, Step};
 use crate::eval::read::{Flow, Relations};
-use crate::eval::window::{keeps_totals, stored_running, window_rows, FrontReader, RUNNING_LABEL};
+use crate::eval::window::{keeps_totals, stored_running, window_rows, RUNNING_LABEL};
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::Tuple;
 use rnt_lang::value::Value;
@@ -128,42 +130,29 @@ impl Maintainer<'_> {
                 .relation(&input.relation)
                 .is_some_and(|r| r.kind().is_stored())
         });
+        let changes = match top {
+            Some(_) => self.partition_changes(full, window, input, &before)?,
+            None => BTreeMap::new(),
+        };
+        let unchanged = PartitionChange::default();
         for key in &touched {
-            for (engine, sign) in [(&self.old, -1), (&self.new, 1)] {
-                if let Some(top) = top {
-                    let prefix: Vec<Value> = top
-                        .prefix
-                        .iter()
-                        .map(|var| {
-                            let at = window.partition.iter().position(|v| v == var);
-                            at.map_or(Value::Bool(false), |i| key[i].clone())
-                        })
-                        .collect();
-                    let mut front = FrontReader::new(window, top);
-                    let read = engine.read_ordered(
-                        &input.relation,
-                        (&top.permutation, top.descending),
-                        &prefix,
-                        &mut |tuple| {
-                            let Some(mut row) = bind(&input.columns, tuple, full.variables) else {
-                                return Ok(Flow::Continue);
-                            };
-                            let mut stop = false;
-                            run_plan(&before, &[], &mut row, &mut |b| {
-                                stop = front.take(b) == Flow::Stop;
-                                Ok(if stop { Flow::Stop } else { Flow::Continue })
-                            })?;
-                            Ok(if stop { Flow::Stop } else { Flow::Continue })
-                        },
-                    )?;
-                    if read.is_some() {
-                        window_rows(full, window, front.rows(), &mut |b| {
-                            *counts.entry(project_stored(full, b)?).or_default() += sign;
-                            Ok(Flow::Continue)
-                        })?;
-                        continue;
-                    }
+            if let Some(top) = top {
+                let read = TopKRead {
+                    full,
+                    window,
+                    input,
+                    top,
+                    before: &before,
+                };
+                let change = changes.get(key).unwrap_or(&unchanged);
+                if self
+                    .top_k_partition(&read, key, change, &mut counts)?
+                    .is_some()
+                {
+                    continue;
                 }
+            }
+            for (engine, sign) in [(&self.old, -1), (&self.new, 1)] {
                 let mut bindings = vec![None; plan.variables];
                 for (var, value) in window.partition.iter().zip(key) {
                     bindings[var.index()] = Some(value.clone());

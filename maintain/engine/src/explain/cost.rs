@@ -70,8 +70,8 @@ fn window_class(program: &Program, plans: &ProgramPlans, relation: &str) -> Opti
     };
     if let Some(top) = &window.top {
         return Some(format!(
-            "O(K·k) top-k: the front of each touched partition, old and new (k ≤ {}), read in \
-             window order from {}{}",
+            "O(K·k) top-k: the front of each touched partition, old, read once (k ≤ {}) in \
+             window order from {}{}, the new front derived from it and the delta",
             top.bound,
             tree(&top.permutation),
             if top.descending { ", backward" } else { "" }

@@ -47,7 +47,7 @@ impl PackStore {
         let mut manifest = view.manifest.clone();
         manifest.generation += 1;
         manifest.packs = sealed.into_iter().collect();
-        let won = self.swap(&view, manifest)?;
+        let won = self.swap(&view, manifest, &[])?;
         debug_assert!(won, "under the writer lock a swap always wins");
         self.delete_unlisted_packs()?;
         Ok(GcReport {

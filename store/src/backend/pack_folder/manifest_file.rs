@@ -5,6 +5,7 @@
 use crate::backend::files::sync_folder;
 use crate::backend::packs::manifest::{Manifest, MANIFEST_BYTES_MAX};
 use crate::fault;
+use crate::meter::{self, Work};
 use crate::{StoreError, StoreResult};
 use std::fs::{self, File};
 use std::io::Write as _;
@@ -46,13 +47,16 @@ pub fn write_atomically(folder: &Path, manifest: &Manifest) -> StoreResult<()> {
     let temporary = folder.join(format!("{MANIFEST_FILE}.tmp-{}", std::process::id()));
     let path = folder.join(MANIFEST_FILE);
     {
-        let mut file = File::create(&temporary)?;
-        file.write_all(manifest.encode().as_bytes())?;
+        let text = manifest.encode();
+        let file = meter::measure(Work::Manifest, text.len(), || {
+            let mut file = File::create(&temporary)?;
+            file.write_all(text.as_bytes()).map(|()| file)
+        })?;
         fault::point(fault::MANIFEST_WRITE);
-        file.sync_all()?;
+        meter::measure(Work::Fsync, 0, || file.sync_all())?;
     }
     fault::point(fault::MANIFEST_RENAME);
-    fs::rename(&temporary, &path)?;
+    meter::measure(Work::Manifest, 0, || fs::rename(&temporary, &path))?;
     sync_folder(folder)?;
     Ok(())
 }

@@ -4,7 +4,7 @@
 use super::manifest_file::{self, MANIFEST_FILE};
 use super::writer::LocalPackWriter;
 use crate::backend::files::{
-    folder_bytes, process_is_alive, read_at, remove_if_present, stamp_of, sync_folder, FileStamp,
+    folder_bytes, process_is_alive, read_at, remove_if_present, stamp_of, FileStamp,
 };
 use crate::backend::lock::WriterLock;
 use crate::backend::packs::manifest::{is_pack_name, Manifest, PackMeta};
@@ -137,11 +137,12 @@ impl PackPlace for LocalPlace {
         LocalPackWriter::create(&self.packs_dir)
     }
 
+    /// No fsync: a deleted pack's files that come back after a crash are unlisted, so
+    /// never read (and the next collection removes them).
     fn delete_pack(&self, name: &str) -> StoreResult<()> {
         fault::point(fault::GC_DELETE);
         remove_if_present(&self.path_of(name, FileKind::Index))?;
-        remove_if_present(&self.path_of(name, FileKind::Pack))?;
-        sync_folder(&self.packs_dir)
+        remove_if_present(&self.path_of(name, FileKind::Pack))
     }
 
     fn pack_files(&self) -> StoreResult<Option<Vec<String>>> {

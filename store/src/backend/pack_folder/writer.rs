@@ -5,6 +5,7 @@ use crate::backend::files::{read_at, sync_folder};
 use crate::backend::packs::place::PackWriter;
 use crate::backend::packs::record;
 use crate::fault;
+use crate::meter::{self, Work};
 use crate::StoreResult;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write as _;
@@ -53,7 +54,9 @@ impl LocalPackWriter {
     }
 
     fn write_buffer(&mut self) -> StoreResult<()> {
-        self.file.write_all(&self.buffer)?;
+        meter::measure(Work::Write, self.buffer.len(), || {
+            self.file.write_all(&self.buffer)
+        })?;
         self.written += self.buffer.len() as u64;
         self.buffer.clear();
         Ok(())
@@ -86,24 +89,33 @@ impl PackWriter for LocalPackWriter {
         Ok(record)
     }
 
-    /// Makes both files durable, then gives them their final names (NAME: the first 32 hex
-    /// digits of BLAKE3 of the index, §11), the pack first: an index never names a pack
-    /// file that is not there yet.
+    /// Makes both files durable — the two fsyncs at once, one on a second thread — then
+    /// gives them their final names (NAME: the first 32 hex digits of BLAKE3 of the index,
+    /// §11), the pack first: an index never names a pack file that is not there yet.
     fn seal(mut self, index: Vec<u8>) -> StoreResult<String> {
         self.write_buffer()?;
-        fault::point(fault::PACK_FSYNC);
-        self.file.sync_all()?;
         let name = blake3::hash(&index).to_hex()[..32].to_string();
         let index_temporary = self.path.with_extension("idx");
-        {
-            let mut index_file = File::create(&index_temporary)?;
-            index_file.write_all(&index)?;
-            fault::point(fault::INDEX_WRITE);
-            index_file.sync_all()?;
-        }
+        let index_file = meter::measure(Work::Write, index.len(), || {
+            let mut file = File::create(&index_temporary)?;
+            file.write_all(&index).map(|()| file)
+        })?;
+        fault::point(fault::INDEX_WRITE);
+        fault::point(fault::PACK_FSYNC);
+        let pack_file = &self.file;
+        std::thread::scope(|scope| {
+            let index_synced =
+                scope.spawn(|| meter::measure(Work::Fsync, 0, || index_file.sync_all()));
+            meter::measure(Work::Fsync, 0, || pack_file.sync_all())?;
+            index_synced
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })?;
         fault::point(fault::PACK_SEAL);
-        fs::rename(&self.path, self.packs_dir.join(format!("{name}.pack")))?;
-        fs::rename(&index_temporary, self.packs_dir.join(format!("{name}.idx")))?;
+        meter::measure(Work::Write, 0, || {
+            fs::rename(&self.path, self.packs_dir.join(format!("{name}.pack")))?;
+            fs::rename(&index_temporary, self.packs_dir.join(format!("{name}.idx")))
+        })?;
         sync_folder(&self.packs_dir)?;
         self.sealed = true;
         Ok(name)

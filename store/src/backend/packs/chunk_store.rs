@@ -33,6 +33,10 @@ impl<P: CollectGarbage> ChunkStore for Packs<P> {
         self.put_chunks(chunks)
     }
 
+    fn put_shared(&self, chunks: &[(Address, Chunk)]) -> StoreResult<()> {
+        self.put_shared_chunks(chunks)
+    }
+
     fn contains(&self, address: &Address) -> StoreResult<bool> {
         match self.locate(address)? {
             super::reads::Located::Nowhere(_) => Ok(false),

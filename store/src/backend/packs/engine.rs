@@ -2,6 +2,7 @@
 //! the manifest it reads from (a [`View`]) and what it has written but not yet published.
 
 use super::codec::Compression;
+use super::encoding::Encoding;
 use super::manifest::Manifest;
 use super::pending::PendingPack;
 use super::place::PackPlace;
@@ -59,22 +60,30 @@ pub struct Writer<P: PackPlace> {
     pub pending: Option<PendingPack<P::Writer>>,
     /// Packs sealed but not yet listed in the manifest, oldest first.
     pub unpublished: Vec<Arc<SealedPack<P>>>,
+    /// Chunks handed over for encoding, not yet in the pending pack.
+    pub encoding: Encoding,
 }
 
 impl<P: PackPlace> View<P> {
-    /// The view of `manifest`, keeping the packs `previous` already opened.
+    /// The view of `manifest`, with the packs of `sealed` (just sealed by this handle) and
+    /// those `previous` already opened.
     fn new(
         manifest: Manifest,
         version: P::Version,
         place: &P,
         previous: Option<&View<P>>,
+        sealed: &[Arc<SealedPack<P>>],
     ) -> View<P> {
         let packs = manifest
             .packs
             .iter()
             .map(|meta| {
-                previous
-                    .and_then(|view| view.packs.iter().find(|open| open.meta == *meta))
+                sealed
+                    .iter()
+                    .find(|pack| pack.meta == *meta)
+                    .or_else(|| {
+                        previous.and_then(|view| view.packs.iter().find(|open| open.meta == *meta))
+                    })
                     .cloned()
                     .unwrap_or_else(|| Arc::new(SealedPack::new(meta.clone(), place)))
             })
@@ -88,11 +97,13 @@ impl<P: PackPlace> View<P> {
 }
 
 impl<P: PackPlace> Writer<P> {
-    /// Whether the pending pack holds `address`.
+    /// Whether the pending pack holds `address`, or will once it is encoded.
     pub fn pending_holds(&self, address: &crate::Address) -> bool {
-        self.pending
-            .as_ref()
-            .is_some_and(|pending| pending.holds(address))
+        self.encoding.holds(address)
+            || self
+                .pending
+                .as_ref()
+                .is_some_and(|pending| pending.holds(address))
     }
 
     /// Whether there is anything to publish.
@@ -101,6 +112,7 @@ impl<P: PackPlace> Writer<P> {
             .as_ref()
             .is_some_and(|pending| !pending.is_empty())
             || !self.unpublished.is_empty()
+            || !self.encoding.is_empty()
     }
 }
 
@@ -108,7 +120,7 @@ impl<P: PackPlace> Packs<P> {
     /// Opens the store in `place`: reads its manifest (nothing else).
     pub(crate) fn open_in_place(place: P, compression: Compression) -> StoreResult<Packs<P>> {
         let (manifest, version) = place.read_manifest()?;
-        let view = View::new(manifest, version, &place, None);
+        let view = View::new(manifest, version, &place, None, &[]);
         Ok(Packs {
             inner: Arc::new(Engine {
                 place,
@@ -117,6 +129,7 @@ impl<P: PackPlace> Packs<P> {
                 writer: Mutex::new(Writer {
                     pending: None,
                     unpublished: Vec::new(),
+                    encoding: Encoding::default(),
                 }),
             }),
         })
@@ -158,10 +171,17 @@ impl<P: PackPlace> Packs<P> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Makes `manifest`, read as `version`, this handle's view.
-    pub(crate) fn install(&self, manifest: Manifest, version: P::Version) {
+    /// Makes `manifest`, read as `version`, this handle's view; the packs of `sealed`, just
+    /// sealed by this handle, are taken as they are (a pack named as one listed before has
+    /// its bytes now).
+    pub(crate) fn install(
+        &self,
+        manifest: Manifest,
+        version: P::Version,
+        sealed: &[Arc<SealedPack<P>>],
+    ) {
         let current = self.view();
-        let view = View::new(manifest, version, &self.inner.place, Some(&current));
+        let view = View::new(manifest, version, &self.inner.place, Some(&current), sealed);
         *self
             .inner
             .view
@@ -178,6 +198,7 @@ impl<P: PackPlace> Packs<P> {
             current.version.clone(),
             &self.inner.place,
             None,
+            &[],
         );
         *self
             .inner
@@ -199,7 +220,7 @@ impl<P: PackPlace> Packs<P> {
         };
         let changed = manifest != current.manifest;
         if changed || version != current.version {
-            self.install(manifest, version);
+            self.install(manifest, version, &[]);
         }
         Ok(changed)
     }

@@ -2,17 +2,26 @@
 //! and however many of them were killed.
 //!
 //! Policy (a binary counter that repairs itself): the packs, oldest first, should each be
-//! at least [`MERGE_FACTOR`] times the next newer one. After each publish, the run of
-//! packs from the oldest one that breaks this (a crash between a publish and its merge
-//! leaves one) to the newest is merged, grown further back while the next older pack is
-//! less than [`MERGE_FACTOR`] times the run. Afterwards the rule holds for every pack, so
-//! a store of B pack bytes whose newest pack is b bytes holds at most 1 + log2(B / b)
-//! packs, and without crashes each byte is copied O(log n) times.
+//! at least [`MERGE_FACTOR`] times the next newer one. The run of packs from the oldest one
+//! that breaks this (a crash between a publish and its merge leaves one) to the newest is
+//! merged, grown further back while the next older pack is less than [`MERGE_FACTOR`] times
+//! the run. Afterwards the rule holds for every pack, so a store of B pack bytes whose
+//! newest pack is b bytes holds at most 1 + log2(B / b) packs, and without crashes each
+//! byte is copied O(log n) times. Usually the merge is folded into a publish
+//! (`super::publish`): the run the policy picks, counting the pending pack as the newest,
+//! is copied into the pending pack before it is sealed, and one manifest swap lists it in
+//! the run's place. Otherwise (packs sealed unpublished, a run larger than a place buffers,
+//! or a fold that met damage) the newest packs are merged after the publish, into a pack of
+//! their own with a swap of its own.
 //!
-//! A merge copies records as they are, each checked first (a damaged record stops the
-//! merge and leaves the packs as they were: the damage is reported when that chunk is
-//! read, and `rnt fsck --repair` mends it), seals the merged pack, swaps the manifest if
-//! every merged pack is still listed, and only then deletes the merged packs.
+//! A merge copies records as they are, each record's header checked first (its mark, the
+//! address the index gives, its length): a record in the wrong place, or an unreadable
+//! index, stops the merge and leaves the packs as they were. A record's bytes are not
+//! decompressed or re-hashed — every read does that — so damage inside a record is carried
+//! over as it is and reported when that chunk is read, as before the merge
+//! (`rnt fsck --repair` mends it). The merged
+//! packs are deleted only after the swap; a deletion needs no fsync (a file that comes
+//! back after a crash is unlisted, so never read).
 
 use super::engine::Packs;
 use super::index::Entry;
@@ -81,17 +90,28 @@ impl<P: PackPlace> Packs<P> {
         self.publish_merge(run, &sealed.meta)
     }
 
-    /// Copies every record of `run` into a new pack, newest pack first (so a chunk held
-    /// twice keeps its newest record), each in address order and checked first. `None`
-    /// when a record or an index is damaged.
+    /// Copies every record of `run` into a new pack, newest pack first (see
+    /// [`Packs::copy_into`]). `None` when a record or an index is damaged.
     fn copy_newest_first(
         &self,
         run: &[Arc<SealedPack<P>>],
     ) -> StoreResult<Option<PendingPack<P::Writer>>> {
         let mut merged = PendingPack::new(self.place().create_pack()?);
+        Ok(self.copy_into(run, &mut merged)?.then_some(merged))
+    }
+
+    /// Appends to `merged` every record of `run` it does not hold yet, newest pack first (so
+    /// a chunk held twice keeps its newest record), each pack in address order and each
+    /// record's header checked first. `false` when a record or an index is damaged (what
+    /// was appended stays: copies of listed chunks, which cost space only).
+    pub(crate) fn copy_into(
+        &self,
+        run: &[Arc<SealedPack<P>>],
+        merged: &mut PendingPack<P::Writer>,
+    ) -> StoreResult<bool> {
         for pack in run.iter().rev() {
             let Ok(entries) = pack.all_entries(self.place())? else {
-                return Ok(None);
+                return Ok(false);
             };
             let fresh: Vec<Entry> = entries
                 .into_iter()
@@ -99,18 +119,18 @@ impl<P: PackPlace> Packs<P> {
                 .collect();
             for part in parts_of(&fresh, self.place().merge_read_bytes()) {
                 let Ok(Some(records)) = pack.read_records(self.place(), part) else {
-                    return Ok(None);
+                    return Ok(false);
                 };
                 for (entry, record) in part.iter().zip(records) {
-                    if record::decode_record(&entry.address, &record).is_err() {
-                        return Ok(None);
+                    if record::check_header(&entry.address, &record).is_err() {
+                        return Ok(false);
                     }
                     merged.append(entry.address, &record)?;
                     fault::point(fault::GC_COPY);
                 }
             }
         }
-        Ok(Some(merged))
+        Ok(true)
     }
 
     /// Lists `merged` in place of the packs of `run` (if every one is still listed), then
@@ -119,11 +139,13 @@ impl<P: PackPlace> Packs<P> {
         let names: BTreeSet<&str> = run.iter().map(|pack| pack.meta.name.as_str()).collect();
         for _ in 0..CAS_ATTEMPTS_MAX {
             let view = self.view();
-            let Some(manifest) = merged_manifest(&view.manifest, &names, merged) else {
+            let mut manifest = view.manifest.clone();
+            if !replace_packs(&mut manifest, &names, std::slice::from_ref(merged)) {
                 // Another writer merged some of them first; ours is left unlisted.
                 return Ok(());
-            };
-            if self.swap(&view, manifest)? {
+            }
+            manifest.generation += 1;
+            if self.swap(&view, manifest, &[])? {
                 for pack in run.iter().filter(|pack| pack.meta.name != merged.name) {
                     self.place().delete_pack(&pack.meta.name)?;
                 }
@@ -134,22 +156,21 @@ impl<P: PackPlace> Packs<P> {
     }
 }
 
-/// `current` with the packs named `names` replaced by `merged` where the first of them
-/// stood; `None` when not every one of them is listed any more.
-fn merged_manifest(
-    current: &Manifest,
+/// Replaces the packs of `manifest` named `names` by `merged`, where the first of them
+/// stood; `false` (and `manifest` unchanged) when not every one of them is listed.
+pub(crate) fn replace_packs(
+    manifest: &mut Manifest,
     names: &BTreeSet<&str>,
-    merged: &PackMeta,
-) -> Option<Manifest> {
-    let listed = current
+    merged: &[PackMeta],
+) -> bool {
+    let listed = manifest
         .packs
         .iter()
         .filter(|pack| names.contains(pack.name.as_str()))
         .count();
     if listed != names.len() {
-        return None;
+        return false;
     }
-    let mut manifest = current.clone();
     let at = manifest
         .packs
         .iter()
@@ -158,11 +179,12 @@ fn merged_manifest(
     manifest
         .packs
         .retain(|pack| !names.contains(pack.name.as_str()));
-    if !manifest.packs.iter().any(|pack| pack.name == merged.name) {
-        manifest.packs.insert(at, merged.clone());
+    for (offset, meta) in merged.iter().enumerate() {
+        if !manifest.packs.iter().any(|pack| pack.name == meta.name) {
+            manifest.packs.insert(at + offset, meta.clone());
+        }
     }
-    manifest.generation += 1;
-    Some(manifest)
+    true
 }
 
 /// `entries` cut into consecutive parts of at most `bytes` record bytes each (at least one

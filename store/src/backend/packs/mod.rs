@@ -21,6 +21,7 @@
 //! | `sealed` | a sealed pack, opened and indexed lazily |
 //! | `scan` | a pack's records found without its index |
 //! | `pending` | the pack a writer fills |
+//! | `encoding` | new chunks compressed on a thread beside the writer |
 //! | `reads` | lookups: one chunk, many, prefixes |
 //! | `writes` | new chunks into the pending pack; ref moves |
 //! | `publish` | sealing and the manifest swap |
@@ -31,13 +32,14 @@
 //!
 //! # Writing
 //!
-//! New chunks' records are appended to a pending pack. On [`crate::ChunkStore::flush`] or
-//! a ref move the handle seals it (its index written, both made durable under the final
-//! name) and only then swaps in a manifest that lists it and moves the ref: so every
-//! chunk a ref reaches is durable before the manifest that names the ref, and a crash at
-//! any moment leaves the old manifest or the new one, each complete. After publishing, the
-//! newest packs are merged while the next older pack is less than twice their size, so a
-//! store holds O(log n) packs and each byte is copied O(log n) times.
+//! New chunks' records are compressed beside the writer and appended to a pending pack. On
+//! [`crate::ChunkStore::flush`] or a ref move the handle seals it (its index written, both
+//! made durable under the final name) and only then swaps in a manifest that lists it and
+//! moves the ref: so every chunk a ref reaches is durable before the manifest that names
+//! the ref, and a crash at any moment leaves the old manifest or the new one, each
+//! complete. The newest packs are merged while the next older pack is less than twice
+//! their size — folded into the pack being published, in the same swap — so a store holds
+//! O(log n) packs and each byte is copied O(log n) times.
 //!
 //! # Reading
 //!
@@ -59,6 +61,7 @@
 
 mod chunk_store;
 pub(crate) mod codec;
+mod encoding;
 mod engine;
 mod files;
 pub(crate) mod index;
@@ -77,5 +80,3 @@ mod writes;
 pub use chunk_store::CollectGarbage;
 pub use codec::{Codec, Compression, PACK_CODEC_DEFAULT, ZSTD_LEVEL_DEFAULT};
 pub use engine::Packs;
-#[cfg(test)]
-pub(crate) use writes::{encode_records, PARALLEL_ENCODE_CHUNKS_MIN};

@@ -11,6 +11,7 @@ use super::index::Entry;
 use super::place::PackPlace;
 use super::record;
 use super::sealed::{Problem, SealedPack};
+use crate::meter::{self, Work};
 use crate::{Address, Chunk, StoreError, StoreResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -38,7 +39,10 @@ impl<P: PackPlace> Packs<P> {
     /// listed packs newest first, re-reading the manifest when it is not found.
     pub(crate) fn locate(&self, address: &Address) -> StoreResult<Located<P>> {
         let unpublished = {
-            let writer = self.lock_writer();
+            let mut writer = self.lock_writer();
+            if writer.encoding.holds(address) {
+                self.append_encoded(&mut writer, true)?;
+            }
             if let Some(pending) = &writer.pending {
                 if let Some(bytes) = pending.read(address)? {
                     return Ok(Located::Pending(bytes));
@@ -46,6 +50,17 @@ impl<P: PackPlace> Packs<P> {
             }
             writer.unpublished.clone()
         };
+        meter::measure(Work::Locate, 0, || {
+            self.locate_sealed(&unpublished, address)
+        })
+    }
+
+    /// [`Packs::locate`] in this handle's unpublished packs and the listed packs.
+    fn locate_sealed(
+        &self,
+        unpublished: &[Arc<SealedPack<P>>],
+        address: &Address,
+    ) -> StoreResult<Located<P>> {
         for _ in 0..MANIFEST_RELOADS_MAX {
             let view = self.view();
             let mut problems = Vec::new();
@@ -91,7 +106,10 @@ impl<P: PackPlace> Packs<P> {
             match self.locate(address)? {
                 Located::Pending(bytes) => return Ok(Chunk::from(bytes)),
                 Located::Pack(pack, entry) => {
-                    let Some(record) = pack.read_record(self.place(), &entry)? else {
+                    let read = meter::measure(Work::Read, entry.len as usize, || {
+                        pack.read_record(self.place(), &entry)
+                    });
+                    let Some(record) = read? else {
                         // Deleted by a merge since this handle read the manifest.
                         self.refresh(false)?;
                         continue;
@@ -129,7 +147,10 @@ impl<P: PackPlace> Packs<P> {
         }
         for (pack, wanted) in by_pack.into_values() {
             let entries: Vec<Entry> = wanted.iter().map(|(_, entry)| *entry).collect();
-            match pack.read_records(self.place(), &entries)? {
+            let bytes = entries.iter().map(|entry| entry.len as usize).sum();
+            match meter::measure(Work::Read, bytes, || {
+                pack.read_records(self.place(), &entries)
+            })? {
                 Some(records) => {
                     for ((at, entry), record) in wanted.iter().zip(records) {
                         found[*at] = Some(decode(&pack, &addresses[*at], entry, &record)?);
@@ -196,7 +217,8 @@ impl<P: PackPlace> Packs<P> {
         }
         let mut found = BTreeSet::new();
         let unpublished = {
-            let writer = self.lock_writer();
+            let mut writer = self.lock_writer();
+            self.append_encoded(&mut writer, true)?;
             if let Some(pending) = &writer.pending {
                 found.extend(
                     pending

@@ -15,6 +15,7 @@
 //! returned as data.
 
 use super::codec::{Codec, Compression};
+use crate::meter::{self, Work};
 use crate::{Address, ADDRESS_BYTES};
 
 /// The first bytes of every pack file: "rntpack" and format version 1.
@@ -39,7 +40,7 @@ pub fn encode_record(
     compression: Compression,
 ) -> usize {
     debug_assert!(raw.len() <= CHUNK_BYTES_MAX, "chunk over CHUNK_BYTES_MAX");
-    let compressed = compression.compress(raw);
+    let compressed = meter::measure(Work::Compress, raw.len(), || compression.compress(raw));
     let (codec, stored): (Codec, &[u8]) = match &compressed {
         Some(packed) => (compression.codec, packed),
         None => (Codec::Raw, raw),
@@ -110,10 +111,9 @@ pub fn parse_header(bytes: &[u8]) -> Result<RecordHeader, String> {
     })
 }
 
-/// Decodes and checks a whole record read for `address`: its header must name `address`,
-/// its length must be `bytes.len()`, and its decoded bytes must hash to `address`.
-/// Returns the chunk, or what was wrong.
-pub fn decode_record(address: &Address, bytes: &[u8]) -> Result<Vec<u8>, String> {
+/// Checks a whole record read for `address` without decoding it: its header must name
+/// `address` and its length must be `bytes.len()`. Returns the header.
+pub fn check_header(address: &Address, bytes: &[u8]) -> Result<RecordHeader, String> {
     let header = parse_header(bytes)?;
     if header.address != *address {
         return Err(format!(
@@ -128,10 +128,19 @@ pub fn decode_record(address: &Address, bytes: &[u8]) -> Result<Vec<u8>, String>
             bytes.len()
         ));
     }
-    let raw = header
-        .codec
-        .decompress(&bytes[RECORD_HEADER_BYTES..], header.raw_len)?;
-    let actual = Address::of(&raw);
+    Ok(header)
+}
+
+/// Decodes and checks a whole record read for `address`: its header must name `address`,
+/// its length must be `bytes.len()`, and its decoded bytes must hash to `address`.
+/// Returns the chunk, or what was wrong.
+pub fn decode_record(address: &Address, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let header = check_header(address, bytes)?;
+    let stored = &bytes[RECORD_HEADER_BYTES..];
+    let raw = meter::measure(Work::Decompress, stored.len(), || {
+        header.codec.decompress(stored, header.raw_len)
+    })?;
+    let actual = meter::measure(Work::Verify, raw.len(), || Address::of(&raw));
     if actual != *address {
         return Err(format!("its {} bytes hash to {actual}", raw.len()));
     }

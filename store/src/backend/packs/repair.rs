@@ -17,7 +17,6 @@ use super::place::PackPlace;
 use super::publish::CAS_ATTEMPTS_MAX;
 use super::record;
 use super::sealed::SealedPack;
-use super::writes::encode_records;
 use crate::{Address, FindingKind, RepairReport, StoreError, StoreResult};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -38,9 +37,12 @@ impl<P: PackPlace> Packs<P> {
         self.hold_for_writing()?;
         self.publish(&mut writer, None)?;
         let mut pack = PendingPack::new(self.place().create_pack()?);
-        for (address, record) in encode_records(chunks, self.inner.compression) {
-            if !pack.holds(&address) {
-                pack.append(address, &record)?;
+        let mut record = Vec::new();
+        for (address, bytes) in chunks {
+            if !pack.holds(address) {
+                record.clear();
+                record::encode_record(&mut record, address, bytes, self.inner.compression);
+                pack.append(*address, &record)?;
             }
         }
         if pack.is_empty() {
@@ -213,7 +215,7 @@ impl<P: PackPlace> Packs<P> {
             let Some(manifest) = replaced(&view.manifest, &old.meta, new) else {
                 return Ok(());
             };
-            if self.swap(&view, manifest)? {
+            if self.swap(&view, manifest, &[])? {
                 if new.is_none_or(|new| new.name != old.meta.name) {
                     self.place().delete_pack(&old.meta.name)?;
                 }

@@ -1,46 +1,68 @@
-//! Writing: new chunks are encoded into records and appended to the pending pack, which
-//! is sealed and listed when the handle flushes or moves a ref (`super::publish`).
+//! Writing: new chunks are encoded into records beside the writer (`super::encoding`) and
+//! appended to the pending pack, which is sealed and listed when the handle flushes or
+//! moves a ref (`super::publish`).
 //!
 //! A chunk some pack already holds is skipped (content addressing: same name, same bytes);
 //! a pack that cannot answer counts as not holding it, so the chunk is written again.
 
-use super::codec::{Codec, Compression};
+use super::codec::Codec;
 use super::engine::{Packs, Writer};
 use super::pending::PendingPack;
 use super::place::PackPlace;
 use super::record;
-use crate::{Address, AddressMap, StoreError, StoreResult};
-
-/// Chunks a batch must hold before its records are compressed on two threads: below it,
-/// a thread's start costs more than the compression it takes over.
-pub const PARALLEL_ENCODE_CHUNKS_MIN: usize = 64;
+use crate::meter::{self, Work};
+use crate::{Address, AddressMap, Chunk, StoreError, StoreResult};
 
 impl<P: PackPlace> Packs<P> {
     /// Stores chunks whose addresses the caller computed. No lock is taken: a reader may
     /// write scratch chunks (verify's recomputed trees) that it never publishes; what a
     /// writer must hold is taken when something is published.
     pub(crate) fn put_chunks(&self, chunks: &[(Address, &[u8])]) -> StoreResult<()> {
+        let shared: Vec<(Address, Chunk)> = chunks
+            .iter()
+            .map(|(address, bytes)| (*address, Chunk::from(*bytes)))
+            .collect();
+        self.put_shared_chunks(&shared)
+    }
+
+    /// [`Packs::put_chunks`] for chunks held as shared [`Chunk`]s: the new ones are handed
+    /// to the encoding thread as they are (no copy), and the records that came back so far
+    /// are appended.
+    pub(crate) fn put_shared_chunks(&self, chunks: &[(Address, Chunk)]) -> StoreResult<()> {
         debug_assert!(
             chunks.iter().all(|(a, b)| Address::of(b) == *a),
             "put_addressed with a wrong address"
         );
         let mut writer = self.lock_writer();
-        let fresh = self.fresh_chunks(&writer, chunks)?;
+        let fresh = meter::measure(Work::Locate, 0, || self.fresh_chunks(&writer, chunks))?;
         if fresh.is_empty() {
             return Ok(());
         }
-        for (address, record) in encode_records(&fresh, self.inner.compression) {
-            self.append(&mut writer, address, &record)?;
+        if writer.pending.is_none() {
+            writer.pending = Some(PendingPack::new(self.place().create_pack()?));
+        }
+        writer.encoding.submit(fresh, self.inner.compression);
+        let full = writer.encoding.is_full();
+        self.append_encoded(&mut writer, full)
+    }
+
+    /// Appends the records that came back from the encoding thread (`wait`: all of them,
+    /// waiting for those in flight).
+    pub(crate) fn append_encoded(&self, writer: &mut Writer<P>, wait: bool) -> StoreResult<()> {
+        for records in writer.encoding.take(wait) {
+            for (address, record) in records {
+                self.append(writer, address, &record)?;
+            }
         }
         Ok(())
     }
 
     /// The chunks of `chunks` no pack of this handle holds yet, each once.
-    fn fresh_chunks<'c>(
+    fn fresh_chunks(
         &self,
         writer: &Writer<P>,
-        chunks: &[(Address, &'c [u8])],
-    ) -> StoreResult<Vec<(Address, &'c [u8])>> {
+        chunks: &[(Address, Chunk)],
+    ) -> StoreResult<Vec<(Address, Chunk)>> {
         let view = self.view();
         let mut fresh = Vec::with_capacity(chunks.len());
         let mut batch = AddressMap::default();
@@ -62,7 +84,7 @@ impl<P: PackPlace> Packs<P> {
             {
                 continue;
             }
-            fresh.push((*address, *bytes));
+            fresh.push((*address, bytes.clone()));
         }
         Ok(fresh)
     }
@@ -86,6 +108,7 @@ impl<P: PackPlace> Packs<P> {
     /// Makes every chunk written so far durable and listed.
     pub(crate) fn flush_chunks(&self) -> StoreResult<()> {
         let mut writer = self.lock_writer();
+        self.append_encoded(&mut writer, true)?;
         if !writer.has_unpublished() {
             return Ok(());
         }
@@ -126,37 +149,4 @@ impl<P: PackPlace> Packs<P> {
         self.publish(&mut writer, None)?;
         Ok(true)
     }
-}
-
-/// The records of `chunks`, in order, compressed as `compression` says. A large batch (a
-/// build or an edit writing many nodes) is compressed on two threads, the second half
-/// beside the first: the records are the same bytes either way.
-pub fn encode_records(
-    chunks: &[(Address, &[u8])],
-    compression: Compression,
-) -> Vec<(Address, Vec<u8>)> {
-    let encode = |part: &[(Address, &[u8])]| -> Vec<(Address, Vec<u8>)> {
-        part.iter()
-            .map(|(address, bytes)| {
-                let mut record = Vec::with_capacity(bytes.len() + 64);
-                record::encode_record(&mut record, address, bytes, compression);
-                (*address, record)
-            })
-            .collect()
-    };
-    if chunks.len() < PARALLEL_ENCODE_CHUNKS_MIN {
-        return encode(chunks);
-    }
-    let (first, second) = chunks.split_at(chunks.len() / 2);
-    std::thread::scope(|scope| {
-        let later = scope.spawn(|| encode(second));
-        let mut records = encode(first);
-        // A panic while compressing is a bug: carry it on to this thread.
-        records.extend(
-            later
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        );
-        records
-    })
 }
