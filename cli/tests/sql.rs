@@ -312,3 +312,75 @@ fn rnt_log_and_rnt_branches_are_tables() {
         "name,current,at_head\ndev,false,true\nmain,true,true\n"
     );
 }
+
+#[test]
+fn a_view_with_order_by_limit_is_a_top_k_kept_current() {
+    let shop = shop();
+    shop.ok(&[
+        "sql",
+        "CREATE TABLE bids (id INT PRIMARY KEY, item INT NOT NULL, price INT NOT NULL)",
+    ]);
+    shop.ok(&[
+        "sql",
+        "INSERT INTO bids VALUES (1, 7, 30), (2, 7, 50), (3, 8, 40), (4, 8, 10)",
+    ]);
+    shop.ok(&[
+        "sql",
+        "CREATE MATERIALIZED VIEW best AS SELECT id, price FROM bids ORDER BY price DESC, id DESC LIMIT 2",
+    ]);
+    let explained = shop.ok(&["explain", "best"]);
+    assert!(explained.contains("O(K·k) top-k"), "{explained}");
+    let ids = |shop: &Shop| -> Vec<serde_json::Value> {
+        shop.rows("best", None)
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect()
+    };
+    assert_eq!(ids(&shop), vec![serde_json::json!(2), serde_json::json!(3)]);
+    shop.ok(&["sql", "INSERT INTO bids VALUES (5, 8, 45)"]);
+    shop.ok(&["sql", "DELETE FROM bids WHERE id = 2"]);
+    assert_eq!(ids(&shop), vec![serde_json::json!(3), serde_json::json!(5)]);
+    shop.ok(&["verify"]);
+    // Which rows LIMIT keeps without an order would be arbitrary: refused, nothing changed.
+    let head = shop.log().len();
+    let err = shop.fails(
+        &[
+            "sql",
+            "CREATE MATERIALIZED VIEW any2 AS SELECT id FROM bids LIMIT 2",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("not supported: LIMIT without ORDER BY"),
+        "{err}"
+    );
+    assert_eq!(shop.log().len(), head);
+}
+
+#[test]
+fn windows_in_a_query_and_in_a_view_agree() {
+    let shop = shop();
+    let sql = "SELECT id, customer, row_number() OVER (PARTITION BY customer ORDER BY id) AS n, \
+               sum(id) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS run FROM orders";
+    let answer = shop.ok(&["sql", "--format", "csv", &format!("{sql} ORDER BY id")]);
+    assert_eq!(
+        answer,
+        "id,customer,n,run\n10,1,1,10\n11,1,2,21\n12,2,1,33\n13,,1,46\n"
+    );
+    shop.ok(&[
+        "sql",
+        &format!("CREATE MATERIALIZED VIEW numbered AS {sql}"),
+    ]);
+    shop.ok(&["sql", "INSERT INTO orders VALUES (9, 2, 1)"]);
+    let view = shop.ok(&[
+        "sql",
+        "--format",
+        "csv",
+        "SELECT * FROM numbered ORDER BY id",
+    ]);
+    assert_eq!(
+        view,
+        "id,customer,n,run\n9,2,1,9\n10,1,1,19\n11,1,2,30\n12,2,2,42\n13,,1,55\n"
+    );
+    shop.ok(&["verify"]);
+}

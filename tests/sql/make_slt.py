@@ -24,6 +24,7 @@ import decimal
 import glob
 import os
 import random
+import re
 
 import duckdb
 
@@ -58,7 +59,9 @@ def rows(con, sql):
 
 
 def query_record(con, sql, out):
-    sort = "nosort" if "order by" in sql.lower() else "rowsort"
+    # A window's ORDER BY (inside OVER (…)) does not order the result.
+    outer = re.sub(r"over\s*\([^)]*\)", "", sql.lower())
+    sort = "nosort" if "order by" in outer else "rowsort"
     result = rows(con, sql)
     out.append("query T %s\n%s\n----\n%s\n" % (sort, sql, "\n".join(result)))
 
@@ -187,6 +190,25 @@ ORDERED = [
     "SELECT c, count(*) AS n FROM t GROUP BY c ORDER BY n DESC, c",
     "SELECT DISTINCT b FROM t ORDER BY b",
 ]
+WINDOWS = [
+    "SELECT id, row_number() OVER (ORDER BY id) AS rn FROM u",
+    "SELECT id, a, rank() OVER (ORDER BY a) AS r FROM u",
+    "SELECT id, a, dense_rank() OVER (ORDER BY a DESC) AS r FROM u",
+    "SELECT id, row_number() OVER (PARTITION BY a ORDER BY d DESC, id) AS rn FROM u",
+    "SELECT id, sum(a) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS run FROM u",
+    "SELECT id, count(*) OVER (PARTITION BY a IS NULL ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS n FROM u",
+    "SELECT id, lag(a) OVER (ORDER BY id) AS prev, lead(a, 2, -1) OVER (ORDER BY id) AS next2 FROM u",
+    "SELECT id, d FROM u QUALIFY row_number() OVER (PARTITION BY a ORDER BY id DESC) = 1",
+    "SELECT id, a FROM u WHERE a IS NOT NULL QUALIFY rank() OVER (ORDER BY a DESC) <= 2",
+    "SELECT u.id, s.name, row_number() OVER (ORDER BY s.name, u.id) AS rn FROM u JOIN s ON u.a = s.k",
+    "SELECT id, row_number() OVER (ORDER BY a + id, id) AS rn FROM u",
+    "SELECT id, row_number() OVER (ORDER BY id) AS rn, rank() OVER (PARTITION BY a ORDER BY id) AS r FROM u",
+    "SELECT id FROM u QUALIFY rank() OVER (PARTITION BY a ORDER BY d DESC NULLS LAST) = 1 AND row_number() OVER (ORDER BY id) > 1",
+    "SELECT id FROM u QUALIFY rank() OVER (PARTITION BY a ORDER BY id DESC) = 1 AND row_number() OVER (ORDER BY id) > 1",
+    "SELECT * FROM (SELECT id, a, row_number() OVER (PARTITION BY a ORDER BY id) AS rn FROM u) q WHERE rn <= 1",
+    "SELECT k, name, row_number() OVER (ORDER BY name DESC) - 1 AS z FROM s",
+    "SELECT id, row_number() OVER (PARTITION BY a ORDER BY id) AS n, sum(id) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS run FROM u",
+]
 
 
 def generated():
@@ -204,7 +226,7 @@ def generated():
                 records.append(("query", "", "SELECT %s FROM t WHERE %s%s" % (select, w, g)))
             if g:
                 records.append(("query", "", "SELECT %s FROM t%s HAVING count(*) > 1" % (select, g)))
-    for q in JOINS + SUBQUERIES + SET_OPS + ORDERED:
+    for q in JOINS + SUBQUERIES + SET_OPS + ORDERED + WINDOWS:
         records.append(("query", "", q))
     for q in JOINS:
         for w in ["t.a > 1", "t.b IS NULL"] if " t " in q or q.startswith("SELECT t") else []:
@@ -248,6 +270,14 @@ VIEWS = [
     ("v_right", "SELECT s.name, count(u.id) AS n FROM u RIGHT JOIN s ON u.a = s.k GROUP BY s.name"),
     ("v_full_using", "SELECT a, count(*) AS n FROM t FULL JOIN u USING (a) GROUP BY a"),
     ("v_not_true", "SELECT a, c FROM t WHERE (a > 1) IS NOT TRUE"),
+    ("v_rank", "SELECT id, a, rank() OVER (PARTITION BY a ORDER BY d DESC NULLS LAST, id) AS r FROM u"),
+    ("v_top1", "SELECT id, a, d FROM u QUALIFY row_number() OVER (PARTITION BY a ORDER BY id DESC) = 1"),
+    ("v_running", "SELECT id, sum(a) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS run, lag(id) OVER (ORDER BY id) AS prev FROM u"),
+    ("v_named", "SELECT u.id, s.name, dense_rank() OVER (ORDER BY s.name) AS r FROM u JOIN s ON u.a = s.k"),
+    ("v_top_u", "SELECT id, a, d FROM u ORDER BY d DESC NULLS LAST, id LIMIT 3"),
+    ("v_top_page", "SELECT id, a FROM u ORDER BY a, id LIMIT 2 OFFSET 1"),
+    ("v_top_grouped", "SELECT c, count(*) AS n FROM t GROUP BY c ORDER BY n DESC, c LIMIT 2"),
+    ("v_top_join", "SELECT u.id, s.name FROM u JOIN s ON u.a = s.k ORDER BY s.name DESC, u.id LIMIT 2"),
 ]
 
 DML = [

@@ -66,7 +66,22 @@ struct AtomLit {
     terms: Vec<Option<Var>>,
 }
 
-/// A body: its variables (with unification), atoms, filters and assignments.
+/// A window literal: `result = function(arguments) over (partition … order …)`.
+#[derive(Clone, Debug)]
+pub struct WindowLit {
+    /// The variable holding the function's value.
+    pub result: Var,
+    /// The rule language's window function (`row_number`, `sum`, `lag`, …).
+    pub function: &'static str,
+    /// Its arguments: a variable first (sum, lag, lead), then constants.
+    pub arguments: Vec<Ex>,
+    /// The partition's variables.
+    pub partition: Vec<Var>,
+    /// The order's variables, each with whether it is descending.
+    pub order: Vec<(Var, bool)>,
+}
+
+/// A body: its variables (with unification), atoms, filters, assignments and windows.
 #[derive(Clone, Debug, Default)]
 pub struct Body {
     parent: Vec<usize>,
@@ -74,6 +89,7 @@ pub struct Body {
     atoms: Vec<AtomLit>,
     filters: Vec<Ex>,
     assignments: Vec<(Var, Ex)>,
+    windows: Vec<WindowLit>,
 }
 
 impl Body {
@@ -147,6 +163,22 @@ impl Body {
         self.assignments.push((v, value));
     }
 
+    /// A window literal.
+    pub fn window(&mut self, window: WindowLit) {
+        self.windows.push(window);
+    }
+
+    /// Whether the body holds a window literal (an aggregating rule may not).
+    pub fn has_windows(&self) -> bool {
+        !self.windows.is_empty()
+    }
+
+    /// Whether the body reads exactly one relation, by one plain atom (as a rule with a
+    /// window literal must).
+    pub fn single_plain_atom(&self) -> bool {
+        matches!(self.atoms.as_slice(), [a] if a.kind == AtomKind::Plain)
+    }
+
     /// Whether the body holds an optional atom (an aggregating rule may not).
     pub fn has_optional(&self) -> bool {
         self.atoms.iter().any(|a| a.kind == AtomKind::Optional)
@@ -210,6 +242,38 @@ impl Body {
         }
     }
 
+    fn window_text(&self, window: &WindowLit) -> String {
+        let arguments: Vec<String> = window.arguments.iter().map(|a| self.render(a)).collect();
+        // A term bound to a constant (by WHERE) orders and partitions nothing: left out.
+        let variable = |v: &Var| self.constant[self.find(*v)].is_none();
+        let partition: Vec<String> = window
+            .partition
+            .iter()
+            .filter(|v| variable(v))
+            .map(|v| self.name(*v))
+            .collect();
+        let order: Vec<String> = window
+            .order
+            .iter()
+            .filter(|(v, _)| variable(v))
+            .map(|(v, descending)| match descending {
+                true => format!("{} desc", self.name(*v)),
+                false => self.name(*v),
+            })
+            .collect();
+        let order = match order.is_empty() {
+            true => String::new(),
+            false => format!(" order {}", order.join(", ")),
+        };
+        format!(
+            "{} = {}({}) over (partition {}{order})",
+            self.name(window.result),
+            window.function,
+            arguments.join(", "),
+            partition.join(", ")
+        )
+    }
+
     /// The body's literals as text, joined by `, `.
     pub fn text(&self) -> String {
         let mut literals = Vec::new();
@@ -228,6 +292,9 @@ impl Body {
         }
         for (v, value) in &self.assignments {
             literals.push(format!("{} = {}", self.name(*v), self.render(value)));
+        }
+        for window in &self.windows {
+            literals.push(self.window_text(window));
         }
         for filter in &self.filters {
             // In parentheses, so that a call (`like(…)`) never reads as an atom; a value

@@ -327,7 +327,7 @@ fn plain_column(expr: &Expr, scope: &Scope) -> SqlResult<Option<Resolved>> {
 
 /// Whether the column `expr` names may hold null (anything but a plain column of a source
 /// declared not null counts as may).
-fn expr_may_be_null(expr: &Expr, scope: &Scope) -> bool {
+pub(crate) fn expr_may_be_null(expr: &Expr, scope: &Scope) -> bool {
     let (qualifier, column) = match expr {
         Expr::Identifier(i) => (None, names::ident(i).ok()),
         Expr::CompoundIdentifier(parts) if parts.len() == 2 => {

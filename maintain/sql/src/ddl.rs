@@ -395,7 +395,8 @@ pub fn create_view(create: &CreateView, catalog: &Catalog, program: &Program) ->
         )));
     }
     let mut lowerer = Lowerer::new(catalog, &format!("_{name}_"));
-    let mut table = lowerer.query_into(&create.query, &name, &[])?;
+    let query = crate::view_limit::view_query(&create.query)?;
+    let mut table = lowerer.query_into(&query, &name, &[])?;
     for (column, alias) in table.columns.iter_mut().zip(&create.columns) {
         column.name = names::new_name(&alias.name)?;
     }

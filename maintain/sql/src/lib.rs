@@ -43,6 +43,8 @@ pub mod session;
 mod split;
 mod top;
 mod types;
+mod view_limit;
+mod window;
 
 pub use error::{SqlError, SqlResult};
 pub use session::{Outcome, Session};

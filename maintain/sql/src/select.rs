@@ -11,6 +11,7 @@ use crate::expr::{self, Context};
 use crate::history::History;
 use crate::names;
 use crate::scope::{Scope, Source};
+use crate::window::has_window;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::value::{ColumnType, Type};
 use sqlparser::ast::{Distinct, Expr, GroupByExpr, Select, SelectItem};
@@ -53,6 +54,16 @@ pub struct Lowerer<'c> {
     pub as_of: &'c [AsOf],
     prefix: String,
     helpers: usize,
+}
+
+/// What a plain SELECT outputs: its items, ORDER BY's hidden keys, whether each row once,
+/// and the values already computed (window results).
+#[derive(Clone, Copy)]
+struct Output<'o> {
+    items: &'o [(Expr, String)],
+    sort_keys: &'o [Expr],
+    distinct: bool,
+    replacements: &'o [(Expr, Ex, Option<Type>)],
 }
 
 /// An output column: its name, its value in the body, and its type.
@@ -170,14 +181,34 @@ impl<'c> Lowerer<'c> {
         let items = expand_items(&select.projection, &scope)?;
         let aggregated =
             grouped || items.iter().any(|(e, _)| contains_aggregate(e)) || select.having.is_some();
+        let windowed = select.qualify.is_some() || items.iter().any(|(e, _)| has_window(e));
         let table = if aggregated {
+            if windowed {
+                return Err(SqlError::unsupported(
+                    "a window beside GROUP BY or an aggregate (aggregate in a subquery, and \
+                     number its rows outside it)",
+                ));
+            }
             self.aggregate(select, &items, name, body, &scope, &correlated, sort_keys)?
         } else {
             if select.having.is_some() {
                 return Err(SqlError::bind("HAVING needs GROUP BY or an aggregate"));
             }
             let distinct = distinct_here || matches!(select.distinct, Some(Distinct::Distinct));
-            self.project(&items, sort_keys, distinct, name, body, &scope, &correlated)?
+            let (body, scope, replacements) = match windowed {
+                true if !correlated.is_empty() => {
+                    return Err(SqlError::unsupported("a window in a correlated subquery"))
+                }
+                true => self.windows(&items, select.qualify.as_ref(), body, &scope)?,
+                false => (body, scope, Vec::new()),
+            };
+            let output = Output {
+                items: &items,
+                sort_keys,
+                distinct,
+                replacements: &replacements,
+            };
+            self.project(&output, name, body, &scope, &correlated)?
         };
         let correlated = correlated.iter().map(|(_, outer)| *outer).collect();
         Ok(Produced { table, correlated })
@@ -185,18 +216,21 @@ impl<'c> Lowerer<'c> {
 
     /// The plain (non-aggregate) output: a set rule when rows cannot repeat, else a count
     /// of each row's matches (weighted by the multiplicities of bag sources).
-    #[allow(clippy::too_many_arguments)] // the block's parts, as select() has them
     fn project(
         &mut self,
-        items: &[(Expr, String)],
-        sort_keys: &[Expr],
-        distinct: bool,
+        output: &Output<'_>,
         name: &str,
         mut body: Body,
         scope: &Scope,
         correlated: &[(Var, Var)],
     ) -> SqlResult<Table> {
-        let cx = Context::default();
+        let Output {
+            items,
+            sort_keys,
+            distinct,
+            replacements,
+        } = *output;
+        let cx = Context { replacements };
         let mut columns = Vec::new();
         for (inner, _) in correlated {
             columns.push(OutputColumn {
@@ -275,7 +309,7 @@ impl<'c> Lowerer<'c> {
         head: &[Var],
         weights: &[(Var, bool)],
     ) -> (Body, Vec<Var>, Vec<(Var, bool)>) {
-        if !body.has_optional() {
+        if !body.has_optional() && !body.has_windows() {
             return (body, head.to_vec(), weights.to_vec());
         }
         let mut needed: Vec<Var> = head.to_vec();
@@ -636,10 +670,6 @@ fn refuse_clauses(select: &Select) -> SqlResult<()> {
         (!select.distribute_by.is_empty(), "DISTRIBUTE BY"),
         (!select.sort_by.is_empty(), "SORT BY"),
         (!select.named_window.is_empty(), "WINDOW"),
-        (
-            select.qualify.is_some(),
-            "QUALIFY (filter a window view's result instead)",
-        ),
         (
             matches!(select.distinct, Some(Distinct::On(_))),
             "DISTINCT ON",

@@ -184,7 +184,7 @@ fn output_names(body: &SetExpr) -> Vec<String> {
 }
 
 /// OFFSET and LIMIT, which must be non-negative int literals.
-fn limits(query: &Query) -> SqlResult<(usize, Option<usize>)> {
+pub(crate) fn limits(query: &Query) -> SqlResult<(usize, Option<usize>)> {
     let number = |e: &Expr| -> SqlResult<usize> {
         match e {
             Expr::Value(v) => match &v.value {
