@@ -223,7 +223,28 @@ fn cases(shop: &Shop, h: &str) -> Vec<(&'static str, Vec<String>)> {
     );
     add("reset", owned(&[&["reset", h]]));
     add("revert", owned(&[&["revert", h]]));
-    add("merge", owned(&[&["merge", h]]));
+    add(
+        "merge",
+        owned(&[&["merge", h], &["merge", "main", "--resolve", h]]),
+    );
+    add(
+        "why",
+        owned(&[
+            &["why", h],
+            &["why", &format!("orders(1, 2, \"{h}\")")],
+            &["why", &format!("per_customer({h})")],
+            &["why", "orders(1, 2, 3)", "--at", h],
+            &["why", "orders(1, 2, 3)", "--limit", h],
+        ]),
+    );
+    add(
+        "blame",
+        owned(&[
+            &["blame", h],
+            &["blame", "orders", &format!("orders({h})")],
+            &["blame", "orders", "--at", h],
+        ]),
+    );
     add("reflog", owned(&[&["reflog", "-n", h]]));
     add(
         "remote",
