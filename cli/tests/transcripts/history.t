@@ -10,119 +10,119 @@ $ rnt import customers customers.csv
 committed b2f892667326 (state b74435e8713a): customers +3 -0
 
 $ rnt import orders orders.csv
-committed e445c41572ad (state 8395b8456c97): orders +5 -0
+committed 99dc701ac449 (state 8395b8456c97): orders +5 -0
 
 # Three branches: main, side and fix, each with commits of its own.
 $ rnt branch side
-created branch side at e445c41572ad
+created branch side at 99dc701ac449
 
 $ rnt branch fix
-created branch fix at e445c41572ad
+created branch fix at 99dc701ac449
 
 $ rnt commit -m "main order" '+orders(10, 8, 70)'
-committed ed60dcf0bcf4 (state 381ebfe02758): orders +1 -0
+committed 2b8721c08776 (state 381ebfe02758): orders +1 -0
 
 $ rnt switch side
-switched to branch side (e445c41572ad)
+switched to branch side (99dc701ac449)
 
 $ rnt commit -m "side order" '+orders(11, 9, 40)'
-committed 304ce97b80d4 (state a2c15f0c990b): orders +1 -0
+committed aaa0d4198aba (state a2c15f0c990b): orders +1 -0
 
 $ rnt commit -m "side customer" '+customers(12, "pro")' '+orders(12, 12, 5)'
-committed 2b6b7449dcb1 (state da557548a85a): customers +1 -0, orders +1 -0
+committed fcabc34516cf (state da557548a85a): customers +1 -0, orders +1 -0
 
 $ rnt switch fix
-switched to branch fix (e445c41572ad)
+switched to branch fix (99dc701ac449)
 
 $ rnt commit -m "fix an amount" '-orders(3, 8, 15)' '+orders(3, 8, 16)'
-committed db2b416be8fe (state 5ddeb4f2315d): orders +1 -1
+committed 8543bc1a44e6 (state 5ddeb4f2315d): orders +1 -1
 
 $ rnt switch main
-switched to branch main (ed60dcf0bcf4)
+switched to branch main (2b8721c08776)
 
 # Two merges.
 $ rnt merge side
-committed 404ceee6faca (state 16ccd00e0596): customers +1 -0, orders +2 -0
+committed 4643b7aa0ca4 (state 16ccd00e0596): customers +1 -0, orders +2 -0
 
 $ rnt commit -m "after the merge" '+orders(13, 7, 9)'
-committed 9062ea099a5f (state 9233d84b71a2): orders +1 -0
+committed 43b9b9e0d8fb (state 9233d84b71a2): orders +1 -0
 
 $ rnt merge fix -m "Merge fix"
-committed c1291985ec0d (state e67d4a3ad377): orders +1 -1
+committed a900fedebba2 (state e67d4a3ad377): orders +1 -1
 
 # `log` follows first parents; `--graph` every parent, drawn as git draws it.
 $ rnt log
 commit        state         time                  message                              changes
-c1291985ec0d  e67d4a3ad377  2026-01-01T00:00:00Z  Merge fix                            orders +1 -1
-9062ea099a5f  9233d84b71a2  2026-01-01T00:00:00Z  after the merge                      orders +1 -0
-404ceee6faca  16ccd00e0596  2026-01-01T00:00:00Z  Merge side                           customers +1 -0, orders +2 -0
-ed60dcf0bcf4  381ebfe02758  2026-01-01T00:00:00Z  main order                           orders +1 -0
-e445c41572ad  8395b8456c97  2026-01-01T00:00:00Z  import orders from orders.csv        orders +5 -0
+a900fedebba2  e67d4a3ad377  2026-01-01T00:00:00Z  Merge fix                            orders +1 -1
+43b9b9e0d8fb  9233d84b71a2  2026-01-01T00:00:00Z  after the merge                      orders +1 -0
+4643b7aa0ca4  16ccd00e0596  2026-01-01T00:00:00Z  Merge side                           customers +1 -0, orders +2 -0
+2b8721c08776  381ebfe02758  2026-01-01T00:00:00Z  main order                           orders +1 -0
+99dc701ac449  8395b8456c97  2026-01-01T00:00:00Z  import orders from orders.csv        orders +5 -0
 b2f892667326  b74435e8713a  2026-01-01T00:00:00Z  import customers from customers.csv  customers +3 -0
 bcc5b03c7120  d50fe303f367  2026-01-01T00:00:00Z  define history.rnt                   -
 
 $ rnt log --graph
-*   c1291985ec0d (HEAD -> main) Merge fix  [orders +1 -1]
+*   a900fedebba2 (HEAD -> main) Merge fix  [orders +1 -1]
 |\
-| * db2b416be8fe (fix) fix an amount  [orders +1 -1]
-* | 9062ea099a5f after the merge  [orders +1 -0]
-* |   404ceee6faca Merge side  [customers +1 -0, orders +2 -0]
+| * 8543bc1a44e6 (fix) fix an amount  [orders +1 -1]
+* | 43b9b9e0d8fb after the merge  [orders +1 -0]
+* |   4643b7aa0ca4 Merge side  [customers +1 -0, orders +2 -0]
 |\ \
-| * | 2b6b7449dcb1 (side) side customer  [customers +1 -0, orders +1 -0]
-| * | 304ce97b80d4 side order  [orders +1 -0]
+| * | fcabc34516cf (side) side customer  [customers +1 -0, orders +1 -0]
+| * | aaa0d4198aba side order  [orders +1 -0]
 | |/
-* | ed60dcf0bcf4 main order  [orders +1 -0]
+* | 2b8721c08776 main order  [orders +1 -0]
 |/
-* e445c41572ad import orders from orders.csv  [orders +5 -0]
+* 99dc701ac449 import orders from orders.csv  [orders +5 -0]
 * b2f892667326 import customers from customers.csv  [customers +3 -0]
 * bcc5b03c7120 define history.rnt
 
 $ rnt tag v1 HEAD~1
-created tag v1 (at 9062ea099a5f)
+created tag v1 (at 43b9b9e0d8fb)
 
 $ rnt branch late fix
-created branch late at db2b416be8fe
+created branch late at 8543bc1a44e6
 
 $ rnt switch late
-switched to branch late (db2b416be8fe)
+switched to branch late (8543bc1a44e6)
 
 $ rnt commit -m "late order" '+orders(14, 9, 1)'
-committed 4f5534f50f93 (state 18af1d83f383): orders +1 -0
+committed 121f0fb7a75f (state 18af1d83f383): orders +1 -0
 
 $ rnt switch main
-switched to branch main (c1291985ec0d)
+switched to branch main (a900fedebba2)
 
 # `--all` starts from every branch and tag; `--views` adds the views' change counts.
 $ rnt log --graph --all --views
-* 4f5534f50f93 (late) late order  [orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1]
-| *   c1291985ec0d (HEAD -> main) Merge fix  [orders +1 -1]  [views: plan_total +1 -1]
+* 121f0fb7a75f (late) late order  [orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1]
+| *   a900fedebba2 (HEAD -> main) Merge fix  [orders +1 -1]  [views: plan_total +1 -1]
 | |\
 |_|/
-* | db2b416be8fe (fix) fix an amount  [orders +1 -1]  [views: plan_total +1 -1]
-| * 9062ea099a5f (tag: v1) after the merge  [orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1]
-| *   404ceee6faca Merge side  [customers +1 -0, orders +2 -0]  [views: order_plan +2 -0, plan_total +2 -2, top2 +1 -0]
+* | 8543bc1a44e6 (fix) fix an amount  [orders +1 -1]  [views: plan_total +1 -1]
+| * 43b9b9e0d8fb (tag: v1) after the merge  [orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1]
+| *   4643b7aa0ca4 Merge side  [customers +1 -0, orders +2 -0]  [views: order_plan +2 -0, plan_total +2 -2, top2 +1 -0]
 | |\
-| | * 2b6b7449dcb1 (side) side customer  [customers +1 -0, orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1, top2 +1 -0]
-| | * 304ce97b80d4 side order  [orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1]
+| | * fcabc34516cf (side) side customer  [customers +1 -0, orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1, top2 +1 -0]
+| | * aaa0d4198aba side order  [orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1]
 |_|/
-| * ed60dcf0bcf4 main order  [orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1, top2 +2 -1]
+| * 2b8721c08776 main order  [orders +1 -0]  [views: order_plan +1 -0, plan_total +1 -1, top2 +2 -1]
 |/
-* e445c41572ad import orders from orders.csv  [orders +5 -0]  [views: order_plan +5 -0, plan_total +3 -0, top2 +5 -0]
+* 99dc701ac449 import orders from orders.csv  [orders +5 -0]  [views: order_plan +5 -0, plan_total +3 -0, top2 +5 -0]
 * b2f892667326 import customers from customers.csv  [customers +3 -0]
 * bcc5b03c7120 define history.rnt
 
 $ rnt log --all --views -n 3
 commit        state         time                  message        changes       views
-4f5534f50f93  18af1d83f383  2026-01-01T00:00:00Z  late order     orders +1 -0  order_plan +1 -0, plan_total +1 -1
-c1291985ec0d  e67d4a3ad377  2026-01-01T00:00:00Z  Merge fix      orders +1 -1  plan_total +1 -1
-db2b416be8fe  5ddeb4f2315d  2026-01-01T00:00:00Z  fix an amount  orders +1 -1  plan_total +1 -1
+121f0fb7a75f  18af1d83f383  2026-01-01T00:00:00Z  late order     orders +1 -0  order_plan +1 -0, plan_total +1 -1
+a900fedebba2  e67d4a3ad377  2026-01-01T00:00:00Z  Merge fix      orders +1 -1  plan_total +1 -1
+8543bc1a44e6  5ddeb4f2315d  2026-01-01T00:00:00Z  fix an amount  orders +1 -1  plan_total +1 -1
 
 $ rnt log --graph --all -n 2 --format json
 [
   {
-    "commit": "4f5534f50f932940917fd28e41323ea1cf3e36f25a43143245f4d36000444294",
+    "commit": "121f0fb7a75f486f2698bc475e6d508db220afdb31a681af2a97f8b3d375a89d",
     "state": "18af1d83f383e9fd8201e30062a7581cc920b54abfcc40c2aa71685459855bfc",
-    "parents": ["db2b416be8fea85603ea8696cdc3514c13d992a8748dae99160587e033766377"],
+    "parents": ["8543bc1a44e661ff6e7a3e0b2d9a3f4b6666f253384d208db2a2aaa19618142b"],
     "time": "2026-01-01T00:00:00Z",
     "message": "late order",
     "changes": {
@@ -132,14 +132,14 @@ $ rnt log --graph --all -n 2 --format json
       {"relation": "orders", "operator": "base", "entries_read": 11, "nodes_read": 11, "nodes_written": 3},
       {"relation": "order_plan", "operator": "counting", "entries_read": 1, "nodes_read": 5, "nodes_written": 1},
       {"relation": "plan_total", "operator": "aggregate", "entries_read": 2, "nodes_read": 7, "nodes_written": 2},
-      {"relation": "top2", "operator": "window", "entries_read": 6, "nodes_read": 3, "nodes_written": 0},
+      {"relation": "top2", "operator": "window", "entries_read": 3, "nodes_read": 2, "nodes_written": 0},
       {"relation": "orphan", "operator": "denial", "entries_read": 1, "nodes_read": 1, "nodes_written": 0}
     ]
   },
   {
-    "commit": "c1291985ec0d5b09cde2719686277b219a52e019f949c6969f4e2d0ed8f7a054",
+    "commit": "a900fedebba2d4ef52cfab163bdce11c47ed8f669aa7ad368a4b6de36ddfe90e",
     "state": "e67d4a3ad37724a482912b00a0bea9fb4db68c9473fba9670ed4fee1e5fc628f",
-    "parents": ["9062ea099a5ff14ad2505c473d1848faba8d9b7a0b854acd51880402f9020281", "db2b416be8fea85603ea8696cdc3514c13d992a8748dae99160587e033766377"],
+    "parents": ["43b9b9e0d8fb56755d2e005a5ec956969fe4b9372d7270f5d85224981c41c4cc", "8543bc1a44e661ff6e7a3e0b2d9a3f4b6666f253384d208db2a2aaa19618142b"],
     "time": "2026-01-01T00:00:00Z",
     "message": "Merge fix",
     "changes": {
@@ -149,7 +149,7 @@ $ rnt log --graph --all -n 2 --format json
       {"relation": "orders", "operator": "base", "entries_read": 28, "nodes_read": 15, "nodes_written": 4},
       {"relation": "order_plan", "operator": "counting", "entries_read": 0, "nodes_read": 1, "nodes_written": 0},
       {"relation": "plan_total", "operator": "aggregate", "entries_read": 5, "nodes_read": 8, "nodes_written": 2},
-      {"relation": "top2", "operator": "window", "entries_read": 6, "nodes_read": 3, "nodes_written": 0},
+      {"relation": "top2", "operator": "window", "entries_read": 3, "nodes_read": 2, "nodes_written": 0},
       {"relation": "orphan", "operator": "denial", "entries_read": 1, "nodes_read": 1, "nodes_written": 0}
     ]
   }
@@ -182,25 +182,25 @@ $ rnt diff HEAD nosuch
 $ rnt why 'order_plan(12, "pro")'
 order_plan(12, "pro")
   by order_plan(i, p) :- customers(c, p), orders(i, c, _).  with i = 12, p = "pro", c = 12
-    customers(12, "pro")  written by 2b6b7449dcb1 (side customer)
-    orders(12, 12, 5)  written by 2b6b7449dcb1 (side customer)
+    customers(12, "pro")  written by fcabc34516cf (side customer)
+    orders(12, 12, 5)  written by fcabc34516cf (side customer)
 
 $ rnt why 'plan_total("team", 2180, 3)' --limit 2
 plan_total("team", 2180, 3)
   by plan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).  with p = "team", a = 940, c = 9
     customers(9, "team")  written by b2f892667326 (import customers from customers.csv)
-    orders(4, 9, 940)  written by e445c41572ad (import orders from orders.csv)
+    orders(4, 9, 940)  written by 99dc701ac449 (import orders from orders.csv)
   by plan_total(p, sum(a), count()) :- customers(c, p), orders(_, c, a).  with p = "team", a = 1200, c = 9
     customers(9, "team")  written by b2f892667326 (import customers from customers.csv)
-    orders(6, 9, 1200)  written by e445c41572ad (import orders from orders.csv)
+    orders(6, 9, 1200)  written by 99dc701ac449 (import orders from orders.csv)
   (and more: --limit N)
 
 $ rnt why 'top2(9, 4, 2)'
 top2(9, 4, 2)
   by top2(c, i, k) :- k <= 2, k = rank() over (partition c order a desc), orders(i, c, a).  with c = 9, i = 4, k = 2, a = 940
-    orders(4, 9, 940)  written by e445c41572ad (import orders from orders.csv)
+    orders(4, 9, 940)  written by 99dc701ac449 (import orders from orders.csv)
     k = rank() over (partition c order a desc) is 2, decided by 1 row of orders before it in window order:
-      orders(6, 9, 1200)  written by e445c41572ad (import orders from orders.csv)
+      orders(6, 9, 1200)  written by 99dc701ac449 (import orders from orders.csv)
 
 $ rnt why 'top2(9, 4, 2)' --format json
 {
@@ -217,7 +217,7 @@ $ rnt why 'top2(9, 4, 2)' --format json
           "relation": "orders",
           "tuple": [4, 9, 940],
           "derived": false,
-          "commit": "e445c41572ad016e1cdf7f2fdd067855f5d60970f67a652535785d5662b4c6e6",
+          "commit": "99dc701ac44917467019089b9f19f8b6aef1703ea05252e22d67d26f6c52159d",
           "instances": [],
           "more": false
         }
@@ -230,7 +230,7 @@ $ rnt why 'top2(9, 4, 2)' --format json
           {
             "relation": "orders",
             "tuple": [6, 9, 1200],
-            "commit": "e445c41572ad016e1cdf7f2fdd067855f5d60970f67a652535785d5662b4c6e6"
+            "commit": "99dc701ac44917467019089b9f19f8b6aef1703ea05252e22d67d26f6c52159d"
           }
         ],
         "after": false,
@@ -256,21 +256,21 @@ $ rnt why 'orphan(1)'
 # Who last wrote each tuple: a merged branch's tuple is its branch commit's.
 $ rnt blame orders
 id  customer  amount  commit        time                  message
- 2         7     120  e445c41572ad  2026-01-01T00:00:00Z  import orders from orders.csv
- 3         8      16  db2b416be8fe  2026-01-01T00:00:00Z  fix an amount
- 4         9     940  e445c41572ad  2026-01-01T00:00:00Z  import orders from orders.csv
- 5         7      60  e445c41572ad  2026-01-01T00:00:00Z  import orders from orders.csv
- 6         9    1200  e445c41572ad  2026-01-01T00:00:00Z  import orders from orders.csv
-10         8      70  ed60dcf0bcf4  2026-01-01T00:00:00Z  main order
-11         9      40  304ce97b80d4  2026-01-01T00:00:00Z  side order
-12        12       5  2b6b7449dcb1  2026-01-01T00:00:00Z  side customer
-13         7       9  9062ea099a5f  2026-01-01T00:00:00Z  after the merge
+ 2         7     120  99dc701ac449  2026-01-01T00:00:00Z  import orders from orders.csv
+ 3         8      16  8543bc1a44e6  2026-01-01T00:00:00Z  fix an amount
+ 4         9     940  99dc701ac449  2026-01-01T00:00:00Z  import orders from orders.csv
+ 5         7      60  99dc701ac449  2026-01-01T00:00:00Z  import orders from orders.csv
+ 6         9    1200  99dc701ac449  2026-01-01T00:00:00Z  import orders from orders.csv
+10         8      70  2b8721c08776  2026-01-01T00:00:00Z  main order
+11         9      40  aaa0d4198aba  2026-01-01T00:00:00Z  side order
+12        12       5  fcabc34516cf  2026-01-01T00:00:00Z  side customer
+13         7       9  43b9b9e0d8fb  2026-01-01T00:00:00Z  after the merge
 
 $ rnt blame customers 'customers(12, "pro")' --format json
 [
   {
     "tuple": [12, "pro"],
-    "commit": "2b6b7449dcb1a1d017df0ab63c16f3306cfd23efe50bcffdfd6e07412780a3cd",
+    "commit": "fcabc34516cf2890218d1b9d7b95626400f8724e2881af90a515c05054754d5d",
     "time": "2026-01-01T00:00:00Z",
     "message": "side customer"
   }
@@ -278,25 +278,25 @@ $ rnt blame customers 'customers(12, "pro")' --format json
 
 $ rnt blame plan_total --at HEAD~1
 plan  total  n  commit        time                  message
-free     85  2  ed60dcf0bcf4  2026-01-01T00:00:00Z  main order
-pro     194  4  9062ea099a5f  2026-01-01T00:00:00Z  after the merge
-team   2180  3  304ce97b80d4  2026-01-01T00:00:00Z  side order
+free     85  2  2b8721c08776  2026-01-01T00:00:00Z  main order
+pro     194  4  43b9b9e0d8fb  2026-01-01T00:00:00Z  after the merge
+team   2180  3  aaa0d4198aba  2026-01-01T00:00:00Z  side order
 
 # A key conflict: both branches gave customers 9 and 12 new plans.
 $ rnt branch other
-created branch other at c1291985ec0d
+created branch other at a900fedebba2
 
 $ rnt commit -m "ours" '+customers(9, "free")' '+customers(12, "team")'
-committed decd4fd79744 (state 53945731b3c1): customers +2 -2
+committed 5731ab0f3b4f (state 53945731b3c1): customers +2 -2
 
 $ rnt switch other
-switched to branch other (c1291985ec0d)
+switched to branch other (a900fedebba2)
 
 $ rnt commit -m "theirs" '+customers(9, "enterprise")' '+customers(12, "free")' '+orders(15, 7, 3)'
-committed 2c13ffce376c (state ae52265e9804): customers +2 -2, orders +1 -0
+committed 138fea363de7 (state ae52265e9804): customers +2 -2, orders +1 -0
 
 $ rnt switch main
-switched to branch main (decd4fd79744)
+switched to branch main (5731ab0f3b4f)
 
 $ rnt merge other
 ! error: cannot merge `other`: 2 key(s) were given different tuples on both branches; nothing was written
@@ -345,7 +345,7 @@ $ rnt merge other --ours --theirs
 [exit 1]
 
 $ rnt merge other --resolve picks.changes
-committed ae6ac2f56f0f (state 51ed44a19bcd): customers +1 -1, orders +1 -0
+committed 9b34d9b66725 (state 51ed44a19bcd): customers +1 -1, orders +1 -0
 
 $ rnt show customers
 id  plan

@@ -262,7 +262,16 @@ impl Target<'_> {
         )];
         rules.extend(lowerer.rules);
         for (_, row) in pairs {
-            let constants: Vec<String> = row.iter().map(Value::to_string).collect();
+            // A null is typed by its column, so `excluded.c` has a type even when every
+            // proposed row's `c` is null.
+            let constants: Vec<String> = row
+                .iter()
+                .zip(&table.columns)
+                .map(|(value, column)| match (value, &column.ty) {
+                    (Value::Null, Some(ty)) => format!("cast(null as {})", ty.ty.name()),
+                    _ => value.to_string(),
+                })
+                .collect();
             rules.push(crate::query::fact_rule("_excluded", &constants));
         }
         let mut changes = Vec::new();
