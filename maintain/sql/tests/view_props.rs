@@ -491,7 +491,7 @@ fn run_case(seed: u64) -> Result<(), String> {
     let db = Database::new(Arc::new(MemoryStore::new()));
     let mut session = Session::new(&db);
     let mut log: Vec<String> = Vec::new();
-    let mut run = |session: &mut Session<'_>, log: &mut Vec<String>, sql: String| {
+    let run = |session: &mut Session<'_>, log: &mut Vec<String>, sql: String| {
         log.push(sql.clone());
         session
             .run(&sql)
