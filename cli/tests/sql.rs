@@ -384,3 +384,24 @@ fn windows_in_a_query_and_in_a_view_agree() {
     );
     shop.ok(&["verify"]);
 }
+
+#[test]
+fn witnesses_lists_every_row_a_foreign_key_refuses() {
+    let shop = shop();
+    let head = shop.log().len();
+    let insert = "INSERT INTO orders VALUES (20, 7, 1), (21, 8, 1), (22, 9, 1)";
+    let one = shop.fails(&["sql", insert], 2);
+    assert!(
+        one.contains("orders_customer_fkey") && one.contains("(and more: --witnesses N)"),
+        "{one}"
+    );
+    let all = shop.fails(&["sql", insert, "--witnesses", "5"], 2);
+    for customer in [7, 8, 9] {
+        assert!(
+            all.contains(&format!("orders_customer_fkey({customer})")),
+            "{all}"
+        );
+    }
+    assert!(!all.contains("and more"), "{all}");
+    assert_eq!(shop.log().len(), head);
+}

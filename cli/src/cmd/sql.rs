@@ -45,6 +45,10 @@ pub struct SqlArgs {
     /// Print the rules the statements compile to; change nothing.
     #[arg(long)]
     rules: bool,
+    /// When a constraint (a denial) refuses a statement, list up to N witnesses of each
+    /// violated one (a `(and more: --witnesses N)` says when there are more).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::cmd::at_least_one)]
+    witnesses: usize,
 }
 
 /// An SQL error, rendered with its caret, and its exit code.
@@ -74,7 +78,7 @@ fn failure(error: &SqlError, text: &str) -> anyhow::Error {
 
 /// Runs `rnt sql`.
 pub fn run(context: &Context, args: SqlArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let db = context.open()?;
+    let db = context.open()?.with_witnesses(args.witnesses);
     let text = match (&args.sql, &args.file) {
         (Some(sql), _) => sql.clone(),
         (None, Some(file)) => std::fs::read_to_string(file)
