@@ -397,6 +397,7 @@ pub fn create_view(create: &CreateView, catalog: &Catalog, program: &Program) ->
     let mut lowerer = Lowerer::new(catalog, &format!("_{name}_"));
     let query = crate::view_limit::view_query(&create.query)?;
     let mut table = lowerer.query_into(&query, &name, &[])?;
+    crate::inline::inline_copies(&mut lowerer.rules, &mut lowerer.made);
     for (column, alias) in table.columns.iter_mut().zip(&create.columns) {
         column.name = names::new_name(&alias.name)?;
     }
@@ -489,6 +490,7 @@ pub fn create_assertion(
     let mut lowerer = Lowerer::new(catalog, &format!("_{name}_"));
     lowerer.distinct = true;
     let table = lowerer.query_into(query, name, &[])?;
+    crate::inline::inline_copies(&mut lowerer.rules, &mut lowerer.made);
     let rules = lowerer.rules.join("\n");
     let declarations = declarations_for(&rules, &lowerer.made, &table, "view", program)?;
     let declarations =

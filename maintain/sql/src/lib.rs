@@ -32,6 +32,7 @@ pub mod error;
 mod expr;
 mod from;
 pub mod history;
+mod inline;
 mod names;
 mod outer;
 pub mod output;

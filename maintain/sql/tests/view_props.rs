@@ -1,4 +1,4 @@
-//! Property: random SQL materialized views over random data with NULLs and duplicate rows,
+//! Property: random SQL materialized views (recursive CTEs among them) over random data with NULLs and duplicate rows,
 //! then random DML. After every statement each view
 //! - is what `rnt verify` recomputes, by address (maintained == recomputed);
 //! - holds, row for row with multiplicity, what a naive reference evaluator computes from
@@ -157,12 +157,13 @@ enum Shape {
     TopK(i64),
     Having,
     RunningSum,
+    Recursive,
 }
 
 impl Shape {
     fn random(rng: &mut Rng) -> Shape {
         let pred = Pred::random(rng);
-        match rng.below(13) {
+        match rng.below(14) {
             0 => Shape::Filter(pred),
             1 => Shape::Distinct(pred),
             2 => Shape::Grouped(pred),
@@ -175,6 +176,7 @@ impl Shape {
             9 => Shape::RowNumber,
             10 => Shape::TopK(1 + i64::try_from(rng.below(3)).expect("small")),
             11 => Shape::Having,
+            12 => Shape::Recursive,
             _ => Shape::RunningSum,
         }
     }
@@ -213,6 +215,10 @@ impl Shape {
             Shape::RunningSum => {
                 "SELECT id, sum(a) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS s FROM u".into()
             }
+            Shape::Recursive => "WITH RECURSIVE r(x, y) AS (SELECT id, a FROM u WHERE a IS NOT \
+                                 NULL UNION SELECT r.x, u.a FROM r JOIN u ON r.y = u.id WHERE \
+                                 u.a IS NOT NULL) SELECT x, y FROM r"
+                .into(),
         }
     }
 
@@ -289,6 +295,7 @@ impl Shape {
                     .map(|(a, n)| vec![int(a), n.to_string()])
                     .collect()
             }
+            Shape::Recursive => closure(tables),
             Shape::RunningSum => {
                 let mut sum: Option<i64> = None;
                 tables
@@ -370,6 +377,36 @@ fn left_joined(tables: &Tables) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+/// The pairs (x, y) where y is reached from x along `u`'s edges `id → a`.
+fn closure(tables: &Tables) -> Vec<Vec<String>> {
+    let edges: BTreeSet<(i64, i64)> = tables
+        .u
+        .values()
+        .filter_map(|u| Some((u.id, u.a?)))
+        .collect();
+    let mut reach = edges.clone();
+    loop {
+        let next: BTreeSet<(i64, i64)> = reach
+            .iter()
+            .flat_map(|&(x, y)| {
+                edges
+                    .iter()
+                    .filter(move |e| e.0 == y)
+                    .map(move |e| (x, e.1))
+            })
+            .collect();
+        let before = reach.len();
+        reach.extend(next);
+        if reach.len() == before {
+            break;
+        }
+    }
+    reach
+        .into_iter()
+        .map(|(x, y)| vec![x.to_string(), y.to_string()])
+        .collect()
 }
 
 /// `row_number() OVER (PARTITION BY g ORDER BY a, id)`: nulls order last.
