@@ -405,3 +405,58 @@ fn witnesses_lists_every_row_a_foreign_key_refuses() {
     assert!(!all.contains("and more"), "{all}");
     assert_eq!(shop.log().len(), head);
 }
+
+/// Runs `rnt sql` on a pseudo-terminal (through `script`), typing `keys` a line at a time,
+/// with the history file `history`; `None` where the machine has no `script`.
+fn on_a_terminal(shop: &Shop, history: &std::path::Path, keys: &[&str]) -> Option<String> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let command = format!("{} sql", common::RNT);
+    let mut child = Command::new("script")
+        .args(["-qc", &command, "/dev/null"])
+        .current_dir(shop.dir())
+        .env("RNT_SQL_HISTORY", history)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take().expect("script's stdin");
+    for key in keys {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        stdin.write_all(key.as_bytes()).expect("type");
+        stdin.flush().expect("type");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(stdin);
+    let output = child.wait_with_output().expect("wait for script");
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn on_a_terminal_the_prompt_keeps_a_history_the_arrow_keys_recall() {
+    let shop = shop();
+    let history = shop.dir().join("history");
+    let Some(first) = on_a_terminal(
+        &shop,
+        &history,
+        &["SELECT count(*) AS n\r", "  FROM customers;\r", "\\q\r"],
+    ) else {
+        eprintln!("no `script` here: the terminal prompt is not exercised");
+        return;
+    };
+    assert!(first.contains("(1 tuple)"), "{first}");
+    let kept = std::fs::read_to_string(&history).expect("the history file");
+    assert!(kept.contains("SELECT count(*) AS n"), "{kept}");
+    assert!(!kept.contains("\\q"), "{kept}");
+    // A new session: the up arrow recalls the statement, Enter runs it again; Ctrl-C
+    // drops a half-typed one.
+    let second = on_a_terminal(
+        &shop,
+        &history,
+        &["SELECT 'dropped'\r", "\x03", "\x1b[A", "\r", "\\q\r"],
+    )
+    .expect("script ran before");
+    assert_eq!(second.matches("(1 tuple)").count(), 1, "{second}");
+    assert!(second.contains("n\r\n2\r\n"), "{second}");
+}

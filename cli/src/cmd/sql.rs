@@ -134,23 +134,93 @@ fn write_outcome(out: &mut dyn Write, outcome: &Outcome, format: Format) -> anyh
     Ok(())
 }
 
+/// Where the prompt's lines come from: a line editor with history on a terminal, standard
+/// input otherwise (a script piped in).
+enum Lines {
+    Editor(Box<rustyline::DefaultEditor>),
+    Stdin,
+}
+
+/// The prompt's history file: `RNT_SQL_HISTORY`, else `~/.rnt_sql_history`.
+fn history_path() -> Option<std::path::PathBuf> {
+    if let Some(path) = std::env::var_os("RNT_SQL_HISTORY") {
+        return Some(path.into());
+    }
+    std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".rnt_sql_history"))
+}
+
+impl Lines {
+    /// The editor on a terminal (its history loaded), else standard input.
+    fn open(interactive: bool) -> Lines {
+        if !interactive {
+            return Lines::Stdin;
+        }
+        match rustyline::DefaultEditor::new() {
+            Ok(mut editor) => {
+                if let Some(path) = history_path() {
+                    // A first session has no history yet.
+                    let _ = editor.load_history(&path);
+                }
+                Lines::Editor(Box::new(editor))
+            }
+            Err(_) => Lines::Stdin,
+        }
+    }
+
+    /// The next line (with its newline), `Some("")` when the user pressed Ctrl-C (the
+    /// pending statement is dropped), `None` at the end of input.
+    fn next(&mut self, prompt: &str) -> anyhow::Result<Option<String>> {
+        match self {
+            Lines::Stdin => {
+                let mut line = String::new();
+                match std::io::stdin().lock().read_line(&mut line)? {
+                    0 => Ok(None),
+                    _ => Ok(Some(line)),
+                }
+            }
+            Lines::Editor(editor) => match editor.readline(prompt) {
+                Ok(line) => Ok(Some(format!("{line}\n"))),
+                Err(rustyline::error::ReadlineError::Interrupted) => Ok(Some(String::new())),
+                Err(rustyline::error::ReadlineError::Eof) => Ok(None),
+                Err(e) => Err(e.into()),
+            },
+        }
+    }
+
+    /// Remembers a complete statement (the editor's history, saved as it grows).
+    fn remember(&mut self, statement: &str) {
+        if let Lines::Editor(editor) = self {
+            let _ = editor.add_history_entry(statement.trim());
+            if let Some(path) = history_path() {
+                let _ = editor.save_history(&path);
+            }
+        }
+    }
+}
+
 /// The prompt: lines gathered until a statement ends with `;`, each run as it completes;
-/// `\q` (or the end of input) quits. Errors are printed and the prompt goes on.
+/// `\q` (or the end of input) quits. Errors are printed and the prompt goes on. On a
+/// terminal lines are edited, and statements kept in a history (`~/.rnt_sql_history`, or
+/// `RNT_SQL_HISTORY`) that the arrow keys recall; Ctrl-C drops the pending statement.
 fn prompt(db: &Database, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let stdin = std::io::stdin();
-    let interactive = stdin.is_terminal();
+    let interactive = std::io::stdin().is_terminal();
+    let mut lines = Lines::open(interactive);
     let mut session = Session::new(db)
         .with_message(args.message.clone())
         .at(args.at.clone());
     let mut pending = String::new();
     let mut failed = false;
     loop {
-        if interactive {
-            eprint!("{}", if pending.is_empty() { "rnt> " } else { "...> " });
+        let prompt = if pending.is_empty() { "rnt> " } else { "...> " };
+        if interactive && matches!(lines, Lines::Stdin) {
+            eprint!("{prompt}");
         }
-        let mut line = String::new();
-        if stdin.lock().read_line(&mut line)? == 0 {
+        let Some(line) = lines.next(prompt)? else {
             break;
+        };
+        if line.is_empty() {
+            pending.clear();
+            continue;
         }
         if pending.is_empty() && line.trim() == "\\q" {
             break;
@@ -160,6 +230,7 @@ fn prompt(db: &Database, args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<
             continue;
         }
         let text = std::mem::take(&mut pending);
+        lines.remember(&text);
         match session.run(&text) {
             Ok(outcomes) => {
                 for outcome in &outcomes {
