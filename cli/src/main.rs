@@ -13,6 +13,7 @@ mod line_diff;
 mod memory;
 mod output;
 mod progress;
+mod serve;
 mod settings;
 mod store_open;
 mod time;
@@ -58,6 +59,10 @@ pub struct Cli {
     /// with exit 1 and commits nothing. Default: RNT_MEMORY_BUDGET, else half the memory.
     #[arg(long, global = true, value_name = "SIZE")]
     memory_budget: Option<String>,
+    /// Run here even when `rnt serve` holds the store (by default a command goes through
+    /// the running server, which answers as this process would, from its warm state).
+    #[arg(long, global = true)]
+    no_server: bool,
     /// The subcommand.
     #[command(subcommand)]
     command: Command,
@@ -138,13 +143,19 @@ enum Command {
     Gc(cmd::gc::GcArgs),
     /// Walk through rnt in a temporary store, printing each command and its output.
     Demo(cmd::demo::DemoArgs),
+    /// Serve the store: an HTTP API, a web view of history at `/`, and subscriptions to a
+    /// relation's changes; `rnt` commands on the store go through it while it runs.
+    Serve(serve::ServeArgs),
 }
 
 /// What every subcommand gets besides its own arguments.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Context {
     /// The store folder named by `--store`, if any.
     pub store: Option<PathBuf>,
+    /// Inside `rnt serve`: the server's warm database and what the client sent with the
+    /// command (`None` in a command run by itself).
+    pub served: Option<std::sync::Arc<serve::Served>>,
 }
 
 /// Runs a parsed command line, writing its output to `out`.
@@ -156,8 +167,21 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         )
         .into());
     }
-    let context = Context { store: cli.store };
-    match cli.command {
+    let context = Context {
+        store: cli.store,
+        served: None,
+    };
+    run_with(&context, cli.command, out)
+}
+
+/// Runs one subcommand in `context`.
+pub(crate) fn run_with(
+    context: &Context,
+    command: Command,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let context = context.clone();
+    match command {
         Command::Init(args) => cmd::init::run(&context, args, out),
         Command::Define(args) => cmd::define::run(&context, args, out),
         Command::Commit(args) => cmd::commit::run(&context, args, out),
@@ -188,6 +212,7 @@ pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Pull(args) => cmd::pull::run(&context, args, out),
         Command::Gc(args) => cmd::gc::run(&context, args, out),
         Command::Demo(args) => cmd::demo::run(args, out),
+        Command::Serve(args) => serve::run(&context, args, out),
     }
 }
 
@@ -223,6 +248,9 @@ fn run_command() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(report_usage(&error)),
     };
+    if let Some(code) = serve::forward::through_server(&cli) {
+        return ExitCode::from(code);
+    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let result = execute(cli, &mut out).and_then(|()| out.flush().map_err(anyhow::Error::from));

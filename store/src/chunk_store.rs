@@ -120,6 +120,20 @@ pub trait ChunkStore: Send + Sync {
     /// writing and compute `live` from every ref.
     fn collect_garbage(&self, live: &dyn Fn(&Address) -> bool) -> StoreResult<GcReport>;
 
+    /// Takes what a writer holds while it reads the head and moves it (a folder's writer
+    /// lock, waited for as at open), for a handle opened as a reader that writes now and
+    /// then: a server, which must not keep other writers out between its writes. The
+    /// default holds nothing (a backend that serializes writers another way).
+    fn begin_writing(&self) -> StoreResult<()> {
+        Ok(())
+    }
+
+    /// Lets go of what [`ChunkStore::begin_writing`] took, after publishing anything
+    /// pending, so another process can write. The default flushes.
+    fn end_writing(&self) -> StoreResult<()> {
+        self.flush()
+    }
+
     /// Bytes the store occupies on disk (`None` for a store that is not on disk).
     fn bytes_on_disk(&self) -> StoreResult<Option<u64>> {
         Ok(None)

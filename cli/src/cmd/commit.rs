@@ -19,7 +19,7 @@ use clap::Args;
 use rnt_db::change::{parse_change, parse_changes};
 use rnt_db::{Change, CommitOutcome, Database, DbError};
 use rnt_merkle::Counters;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::time::Instant;
 
 /// Arguments of `rnt commit`.
@@ -51,6 +51,13 @@ pub struct CommitArgs {
     changes: Vec<String>,
 }
 
+impl CommitArgs {
+    /// The change file, if any (`-`: standard input).
+    pub fn input_file(&self) -> Option<&std::path::Path> {
+        self.file.as_deref().map(std::path::Path::new)
+    }
+}
+
 /// Parses the changes and commits them.
 pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if args.message.trim().is_empty() {
@@ -62,7 +69,7 @@ pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::
     let json = args.format == ReportFormat::Json;
     let mut breakdown = (args.stats && json).then(Breakdown::start);
     let parsing = Instant::now();
-    let changes = read_changes(&args)?;
+    let changes = read_changes(context, &args)?;
     let db = {
         let opening = Instant::now();
         let db = context.open_for_writing()?.with_witnesses(args.witnesses);
@@ -94,10 +101,10 @@ pub fn run(context: &Context, args: CommitArgs, out: &mut dyn Write) -> anyhow::
 }
 
 /// The change set of the file (if any), then of the arguments.
-fn read_changes(args: &CommitArgs) -> anyhow::Result<Vec<Change>> {
+fn read_changes(context: &Context, args: &CommitArgs) -> anyhow::Result<Vec<Change>> {
     let mut changes: Vec<Change> = Vec::new();
     if let Some(file) = &args.file {
-        let (text, name) = read_change_file(file)?;
+        let (text, name) = read_change_file(context, file)?;
         changes
             .extend(parse_changes(&text, Some(&name)).map_err(|e| DbError::user(e.to_string()))?);
     }
@@ -131,20 +138,16 @@ pub fn write_clock_line(out: &mut dyn Write, db: &Database) -> anyhow::Result<()
 }
 
 /// Reads a change file (`-`: standard input); returns its text and the name to report.
-fn read_change_file(file: &str) -> anyhow::Result<(String, String)> {
-    let mut bytes = Vec::new();
-    let name = if file == "-" {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| {
-                DbError::user(format!("cannot read the changes from standard input: {e}"))
-            })?;
-        "standard input".to_string()
+fn read_change_file(context: &Context, file: &str) -> anyhow::Result<(String, String)> {
+    let bytes = context.read_input(std::path::Path::new(file));
+    let (bytes, name) = if file == "-" {
+        let bytes = bytes.map_err(|e| {
+            DbError::user(format!("cannot read the changes from standard input: {e}"))
+        })?;
+        (bytes, "standard input".to_string())
     } else {
-        bytes =
-            std::fs::read(file).map_err(|e| DbError::user(format!("cannot read {file}: {e}")))?;
-        file.to_string()
+        let bytes = bytes.map_err(|e| DbError::user(format!("cannot read {file}: {e}")))?;
+        (bytes, file.to_string())
     };
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();

@@ -27,11 +27,19 @@ pub struct DefineArgs {
     clock: Option<i64>,
 }
 
+impl DefineArgs {
+    /// The program file.
+    pub fn input_file(&self) -> &std::path::Path {
+        &self.program
+    }
+}
+
 /// Reads the program and commits it. Program errors come back as `DbError::Program`,
 /// whose rendered diagnostics `main` prints.
 pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let name = args.program.display().to_string();
-    let text = std::fs::read(&args.program)
+    let text = context
+        .read_input(&args.program)
         .map_err(|e| DbError::user(format!("cannot read {name}: {e}")))?;
     let text = String::from_utf8(text).map_err(|e| {
         DbError::user(format!(

@@ -94,7 +94,7 @@ pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Re
         // The changes are on stdout already; flush them so the note follows them on a
         // terminal that shows both streams.
         out.flush()?;
-        eprintln!("{PROGRAM_DIFFERS_NOTE}");
+        context.note(PROGRAM_DIFFERS_NOTE);
     }
     Ok(())
 }

@@ -52,6 +52,13 @@ pub struct MergeArgs {
     format: ConflictFormat,
 }
 
+impl MergeArgs {
+    /// The resolution file, if any.
+    pub fn input_file(&self) -> Option<&std::path::Path> {
+        self.resolve.as_deref()
+    }
+}
+
 /// Output format of `merge --conflicts`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum ConflictFormat {
@@ -73,7 +80,15 @@ pub fn run(context: &Context, args: MergeArgs, out: &mut dyn Write) -> anyhow::R
     }
     let resolution = match (&args.resolve, args.ours, args.theirs) {
         (Some(path), _, _) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
+            let text = context.read_input(path).and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "stream did not contain valid UTF-8",
+                    )
+                })
+            });
+            let text = text.map_err(|e| {
                 rnt_db::DbError::user(format!("cannot read {}: {e}", path.display()))
             })?;
             let source = path.display().to_string();

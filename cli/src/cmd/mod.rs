@@ -55,14 +55,44 @@ pub fn snapshot_at(db: &Database, at: Option<&str>) -> anyhow::Result<Snapshot> 
 }
 
 impl Context {
-    /// Finds and opens the store for reading (no lock: never waits for a writer).
+    /// Finds and opens the store for reading (no lock: never waits for a writer); inside
+    /// `rnt serve`, the server's warm database.
     pub fn open(&self) -> anyhow::Result<Database> {
-        crate::store_open::open(self.store.as_deref())
+        match &self.served {
+            Some(served) => Ok(served.db.clone()),
+            None => crate::store_open::open(self.store.as_deref()),
+        }
     }
 
     /// Finds and opens the store for writing: takes the writer lock, waiting for another
-    /// writer, so the head read at open is still the head when the commit lands.
+    /// writer, so the head read at open is still the head when the commit lands. Inside
+    /// `rnt serve` the server has taken it before the command began.
     pub fn open_for_writing(&self) -> anyhow::Result<Database> {
-        crate::store_open::open_for_writing(self.store.as_deref())
+        match &self.served {
+            Some(served) => Ok(served.db.clone()),
+            None => crate::store_open::open_for_writing(self.store.as_deref()),
+        }
+    }
+
+    /// The bytes of the input file `path` names (`-`: standard input): read here, or,
+    /// inside `rnt serve`, what the client read and sent with the command.
+    pub fn read_input(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+        match &self.served {
+            Some(served) => served.input(path),
+            None if path.as_os_str() == "-" => {
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+                Ok(bytes)
+            }
+            None => std::fs::read(path),
+        }
+    }
+
+    /// Prints a note on standard error (inside `rnt serve`: sent back to the client's).
+    pub fn note(&self, line: &str) {
+        match &self.served {
+            Some(served) => served.note(line),
+            None => eprintln!("{line}"),
+        }
     }
 }

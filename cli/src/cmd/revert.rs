@@ -24,10 +24,10 @@ pub fn run(context: &Context, args: RevertArgs, out: &mut dyn Write) -> anyhow::
     let db = context.open_for_writing()?;
     let reverted = db.revert(&args.reference, args.message.as_deref())?;
     if reverted.program_changed {
-        eprintln!(
+        context.note(&format!(
             "note: {} also changed the program; revert undoes base changes only (see `rnt program`, `rnt define`)",
             reverted.reverted.short_hex(SHORT_HEX_DIGITS)
-        );
+        ));
     }
     write_outcome(out, &reverted.outcome)?;
     Ok(())

@@ -87,7 +87,7 @@ fn order_columns(schema: &RelationSchema, names: &[String]) -> anyhow::Result<Ve
 
 /// Sorts `tuples` (given in key order) by `columns`, nulls last, the order reversed by
 /// `desc` (nulls still last); ties stay in key order, reversed by `desc` too.
-fn sort_tuples(tuples: &mut [Tuple], columns: &[usize], desc: bool) {
+pub fn sort_tuples(tuples: &mut [Tuple], columns: &[usize], desc: bool) {
     use std::cmp::Ordering;
     let by_columns = |a: &Tuple, b: &Tuple| -> Ordering {
         for &c in columns {

@@ -51,6 +51,18 @@ pub struct SqlArgs {
     witnesses: usize,
 }
 
+impl SqlArgs {
+    /// Whether this is the prompt (no statements given, none in a file).
+    pub fn is_prompt(&self) -> bool {
+        self.sql.is_none() && self.file.is_none()
+    }
+
+    /// The file the statements are read from, if any.
+    pub fn input_file(&self) -> Option<&std::path::Path> {
+        self.file.as_deref()
+    }
+}
+
 /// An SQL error, rendered with its caret, and its exit code.
 #[derive(Debug)]
 pub struct SqlFailure {
@@ -81,7 +93,9 @@ pub fn run(context: &Context, args: SqlArgs, out: &mut dyn Write) -> anyhow::Res
     let db = context.open()?.with_witnesses(args.witnesses);
     let text = match (&args.sql, &args.file) {
         (Some(sql), _) => sql.clone(),
-        (None, Some(file)) => std::fs::read_to_string(file)
+        (None, Some(file)) => context
+            .read_input(file)
+            .and_then(utf8_text)
             .with_context(|| format!("cannot read {}", file.display()))?,
         (None, None) => return prompt(&db, &args, out),
     };
@@ -132,6 +146,16 @@ fn write_outcome(out: &mut dyn Write, outcome: &Outcome, format: Format) -> anyh
         Outcome::Note(note) => writeln!(out, "{note}")?,
     }
     Ok(())
+}
+
+/// `bytes` as text, failing as `std::fs::read_to_string` does on bytes that are not UTF-8.
+fn utf8_text(bytes: Vec<u8>) -> std::io::Result<String> {
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
 }
 
 /// Where the prompt's lines come from: a line editor with history on a terminal, standard

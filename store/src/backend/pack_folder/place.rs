@@ -124,6 +124,10 @@ impl PackPlace for LocalPlace {
         Ok(true)
     }
 
+    fn let_go_of_writing(&self) {
+        *self.lock_slot() = None;
+    }
+
     fn open_file(&self, meta: &PackMeta, kind: FileKind) -> Result<LocalFile, ReadError> {
         let path = self.path_of(&meta.name, kind);
         match File::open(&path) {

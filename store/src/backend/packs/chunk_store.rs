@@ -56,6 +56,16 @@ impl<P: CollectGarbage> ChunkStore for Packs<P> {
         self.flush_chunks()
     }
 
+    fn begin_writing(&self) -> StoreResult<()> {
+        self.hold_for_writing()
+    }
+
+    fn end_writing(&self) -> StoreResult<()> {
+        self.flush_chunks()?;
+        self.place().let_go_of_writing();
+        Ok(())
+    }
+
     fn get_ref(&self, name: &str) -> StoreResult<Option<Address>> {
         check_ref_name(name)?;
         self.refresh(false)?;

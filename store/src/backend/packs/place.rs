@@ -150,6 +150,10 @@ pub trait PackPlace: Send + Sync + Sized + 'static {
     /// writer may have replaced the manifest before, and the engine reads it again.
     fn hold_for_writing(&self) -> StoreResult<bool>;
 
+    /// Lets go of what [`PackPlace::hold_for_writing`] took, so another process can write
+    /// (nothing for a place that holds nothing).
+    fn let_go_of_writing(&self) {}
+
     /// Opens one file of the sealed pack `meta`. `Damaged` carries a whole sentence.
     fn open_file(&self, meta: &PackMeta, kind: FileKind) -> Result<Self::File, ReadError>;
 

@@ -1,0 +1,265 @@
+//! `rnt` commands through a running server: when the store's `server` entry names a server
+//! that answers, a command that can run there (see `invoke::route`) is sent to it —
+//! the command line, the input files it names (read here, sent as bytes), the commit time
+//! setting — and what it prints and its exit code come back, identical to a run here.
+//! `--no-server` runs here; an entry whose server does not answer is ignored.
+//!
+//! The wire format (`POST /api/cli`): a JSON header line, then the inputs' bytes one after
+//! another. Request header: `{"argv", "inputs": [[PATH, BYTES], …], "commit_time"}`.
+//! Answer header: `{"code", "stdout": BYTES, "stderr": BYTES}`, then the two outputs.
+
+use super::api::{error, run_command, AppState};
+use super::entry::Entry;
+use super::invoke::{route, Outcome, Request, Route};
+use crate::{Cli, Command};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use std::io::{Read as _, Write as _};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The variable whose value a forwarded command takes along (the time commits record).
+const COMMIT_TIME_ENV: &str = "RNT_COMMIT_TIME";
+
+/// How long the client waits to connect before it runs the command itself.
+const CONNECT_WAIT: Duration = Duration::from_millis(500);
+
+/// Runs `cli` through the store's server when one answers; returns the exit code, or `None`
+/// when the command is to run here.
+pub fn through_server(cli: &Cli) -> Option<u8> {
+    if cli.no_server || cli.memory_budget.is_some() {
+        return None;
+    }
+    let route = route(&cli.command);
+    if route == Route::Here {
+        return None;
+    }
+    let store = crate::store_open::locate(cli.store.as_deref()).ok()?;
+    if crate::store_open::object_store_url(&store).is_some() {
+        return None;
+    }
+    let entry = Entry::read(&store)?;
+    if route == Route::Write && entry.read_only {
+        return None;
+    }
+    let request = Request {
+        argv: std::env::args_os()
+            .map(|arg| arg.into_string().ok())
+            .collect::<Option<Vec<_>>>()?,
+        inputs: read_inputs(&cli.command)?,
+        commit_time: std::env::var(COMMIT_TIME_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse().ok()),
+    };
+    let mut stream = std::net::TcpStream::connect_timeout(&entry.http, CONNECT_WAIT).ok()?;
+    let outcome = exchange(&mut stream, &entry, &request).unwrap_or_else(|e| {
+        Outcome::refused(&format!(
+            "the server at http://{} stopped answering ({e}); the command may or may not have taken effect: see `rnt log`",
+            entry.http
+        ))
+    });
+    let _ = std::io::stdout().write_all(&outcome.stdout);
+    let _ = std::io::stdout().flush();
+    eprint!("{}", outcome.stderr);
+    Some(outcome.code)
+}
+
+/// The input files `command` names, read here (`None`: one cannot be read, so the command
+/// runs here and reports it as it always does).
+fn read_inputs(command: &Command) -> Option<std::collections::BTreeMap<String, Vec<u8>>> {
+    let files: Vec<PathBuf> = match command {
+        Command::Commit(args) => args.input_file().map(PathBuf::from).into_iter().collect(),
+        Command::Define(args) => vec![args.input_file().to_path_buf()],
+        Command::Sql(args) => args.input_file().map(PathBuf::from).into_iter().collect(),
+        Command::Merge(args) => args.input_file().map(PathBuf::from).into_iter().collect(),
+        _ => Vec::new(),
+    };
+    let mut inputs = std::collections::BTreeMap::new();
+    for file in files {
+        let bytes = if file.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut bytes).ok()?;
+            bytes
+        } else {
+            std::fs::read(&file).ok()?
+        };
+        inputs.insert(file.to_string_lossy().into_owned(), bytes);
+    }
+    Some(inputs)
+}
+
+/// Sends `request` and reads the answer.
+fn exchange(
+    stream: &mut std::net::TcpStream,
+    entry: &Entry,
+    request: &Request,
+) -> std::io::Result<Outcome> {
+    let body = encode_request(request);
+    let head = format!(
+        "POST /api/cli HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        entry.http,
+        entry.token,
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(&body)?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    decode_answer(&answer)
+}
+
+/// The request's bytes: the header line, then the inputs.
+fn encode_request(request: &Request) -> Vec<u8> {
+    let header = serde_json::json!({
+        "argv": request.argv,
+        "inputs": request
+            .inputs
+            .iter()
+            .map(|(path, bytes)| serde_json::json!([path, bytes.len()]))
+            .collect::<Vec<_>>(),
+        "commit_time": request.commit_time,
+    });
+    let mut body = header.to_string().into_bytes();
+    body.push(b'\n');
+    for bytes in request.inputs.values() {
+        body.extend_from_slice(bytes);
+    }
+    body
+}
+
+/// The request a body holds, or what is wrong with it.
+fn decode_request(body: &[u8]) -> Result<Request, String> {
+    let split = body
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or("no header line")?;
+    let header: serde_json::Value =
+        serde_json::from_slice(&body[..split]).map_err(|e| format!("bad header: {e}"))?;
+    let argv = header["argv"]
+        .as_array()
+        .ok_or("no argv")?
+        .iter()
+        .map(|arg| {
+            arg.as_str()
+                .map(str::to_string)
+                .ok_or("an argument is not text")
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut rest = &body[split + 1..];
+    let mut inputs = std::collections::BTreeMap::new();
+    for input in header["inputs"].as_array().ok_or("no inputs")? {
+        let path = input[0].as_str().ok_or("an input has no path")?;
+        let length = input[1]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= rest.len())
+            .ok_or("an input's length is wrong")?;
+        inputs.insert(path.to_string(), rest[..length].to_vec());
+        rest = &rest[length..];
+    }
+    if !rest.is_empty() {
+        return Err("bytes after the inputs".into());
+    }
+    Ok(Request {
+        argv,
+        inputs,
+        commit_time: header["commit_time"].as_i64(),
+    })
+}
+
+/// The outcome an HTTP answer holds.
+fn decode_answer(answer: &[u8]) -> std::io::Result<Outcome> {
+    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+    let end = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| bad("no HTTP head"))?;
+    let head = String::from_utf8_lossy(&answer[..end]);
+    let body = &answer[end + 4..];
+    if !head.starts_with("HTTP/1.1 200") {
+        let message = String::from_utf8_lossy(body);
+        return Ok(Outcome::refused(&format!(
+            "the server refused the command: {}",
+            crate::output::one_line(&message)
+        )));
+    }
+    let split = body
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or_else(|| bad("no answer header"))?;
+    let header: serde_json::Value =
+        serde_json::from_slice(&body[..split]).map_err(|_| bad("bad answer header"))?;
+    let length = |name: &str| {
+        header[name]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| bad("bad answer header"))
+    };
+    let (out_len, err_len) = (length("stdout")?, length("stderr")?);
+    let rest = &body[split + 1..];
+    if rest.len() != out_len + err_len {
+        return Err(bad("the answer was cut short"));
+    }
+    Ok(Outcome {
+        code: header["code"]
+            .as_u64()
+            .and_then(|c| u8::try_from(c).ok())
+            .ok_or_else(|| bad("bad exit code"))?,
+        stdout: rest[..out_len].to_vec(),
+        stderr: String::from_utf8_lossy(&rest[out_len..]).into_owned(),
+    })
+}
+
+/// `POST /api/cli`: runs a forwarded command line.
+pub async fn serve_command(State(state): State<AppState>, body: Bytes) -> Response {
+    let request = match decode_request(&body) {
+        Ok(request) => request,
+        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+    };
+    let outcome = run_command(&state, request).await;
+    let header = serde_json::json!({
+        "code": outcome.code,
+        "stdout": outcome.stdout.len(),
+        "stderr": outcome.stderr.len(),
+    });
+    let mut answer = header.to_string().into_bytes();
+    answer.push(b'\n');
+    answer.extend_from_slice(&outcome.stdout);
+    answer.extend_from_slice(outcome.stderr.as_bytes());
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/octet-stream")],
+        answer,
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_reads_back_as_it_was_sent() {
+        let mut request = Request {
+            argv: vec!["rnt".into(), "commit".into(), "-f".into(), "-".into()],
+            commit_time: Some(7),
+            ..Request::default()
+        };
+        request.inputs.insert("-".into(), b"+r(1)\n".to_vec());
+        request
+            .inputs
+            .insert("p.rnt".into(), "relation r(x: int).\n\u{e9}".into());
+        let back = decode_request(&encode_request(&request)).unwrap();
+        assert_eq!(back.argv, request.argv);
+        assert_eq!(back.inputs, request.inputs);
+        assert_eq!(back.commit_time, Some(7));
+        let mut cut = encode_request(&request);
+        cut.pop();
+        assert!(decode_request(&cut).is_err());
+        cut.extend_from_slice(b"xx");
+        assert!(decode_request(&cut).is_err());
+        assert!(decode_request(b"{}").is_err());
+    }
+}
