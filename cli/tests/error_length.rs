@@ -228,6 +228,14 @@ fn cases(shop: &Shop, h: &str) -> Vec<(&'static str, Vec<String>)> {
         owned(&[&["merge", h], &["merge", "main", "--resolve", h]]),
     );
     add(
+        "serve",
+        owned(&[
+            &["serve", "--http", h],
+            &["serve", "--token-file", h],
+            &["serve", "--pg", h],
+        ]),
+    );
+    add(
         "why",
         owned(&[
             &["why", h],

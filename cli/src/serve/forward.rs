@@ -26,34 +26,69 @@ const COMMIT_TIME_ENV: &str = "RNT_COMMIT_TIME";
 /// How long the client waits to connect before it runs the command itself.
 const CONNECT_WAIT: Duration = Duration::from_millis(500);
 
+/// Set to a store folder, a command on that store that could run through a server but finds
+/// none answering fails (exit 70) instead of running here: the test suite run through a
+/// server sets it, to show that its commands really went through one.
+pub const REQUIRE_SERVER_ENV: &str = "RNT_REQUIRE_SERVER";
+
 /// Runs `cli` through the store's server when one answers; returns the exit code, or `None`
 /// when the command is to run here.
 pub fn through_server(cli: &Cli) -> Option<u8> {
-    if cli.no_server || cli.memory_budget.is_some() {
+    if cli.no_server || cli.memory_budget.is_some() || route(&cli.command) == Route::Here {
         return None;
     }
+    match send(cli) {
+        Ok(code) => Some(code),
+        Err(Unsent::NoServer(store)) if required_for(&store) => {
+            eprintln!("error: {REQUIRE_SERVER_ENV} is set, and no server answered for this store");
+            Some(crate::EXIT_INTERNAL)
+        }
+        Err(_) => None,
+    }
+}
+
+/// Whether [`REQUIRE_SERVER_ENV`] names `store`.
+fn required_for(store: &std::path::Path) -> bool {
+    let Some(required) = std::env::var_os(REQUIRE_SERVER_ENV) else {
+        return false;
+    };
+    let canonical = |path: &std::path::Path| path.canonicalize().ok();
+    canonical(std::path::Path::new(&required)).is_some_and(|r| Some(r) == canonical(store))
+}
+
+/// Why a command was not sent.
+enum Unsent {
+    /// No server answers for the store.
+    NoServer(PathBuf),
+    /// The command runs here (an input the client cannot read reports itself here; a
+    /// read-only server takes no writes; an object store holds no entry).
+    Here,
+}
+
+/// Sends `cli` to the store's server, if one answers.
+fn send(cli: &Cli) -> Result<u8, Unsent> {
     let route = route(&cli.command);
-    if route == Route::Here {
-        return None;
-    }
-    let store = crate::store_open::locate(cli.store.as_deref()).ok()?;
+    let store = crate::store_open::locate(cli.store.as_deref()).map_err(|_| Unsent::Here)?;
     if crate::store_open::object_store_url(&store).is_some() {
-        return None;
+        return Err(Unsent::Here);
     }
-    let entry = Entry::read(&store)?;
+    let entry = Entry::read(&store).ok_or_else(|| Unsent::NoServer(store.clone()))?;
     if route == Route::Write && entry.read_only {
-        return None;
+        return Err(Unsent::Here);
     }
+    let argv = std::env::args_os()
+        .map(|arg| arg.into_string().ok())
+        .collect::<Option<Vec<_>>>()
+        .ok_or(Unsent::Here)?;
     let request = Request {
-        argv: std::env::args_os()
-            .map(|arg| arg.into_string().ok())
-            .collect::<Option<Vec<_>>>()?,
-        inputs: read_inputs(&cli.command)?,
+        argv,
+        inputs: read_inputs(&cli.command).ok_or(Unsent::Here)?,
         commit_time: std::env::var(COMMIT_TIME_ENV)
             .ok()
             .and_then(|v| v.trim().parse().ok()),
     };
-    let mut stream = std::net::TcpStream::connect_timeout(&entry.http, CONNECT_WAIT).ok()?;
+    let mut stream = std::net::TcpStream::connect_timeout(&entry.http, CONNECT_WAIT)
+        .map_err(|_| Unsent::NoServer(store.clone()))?;
     let outcome = exchange(&mut stream, &entry, &request).unwrap_or_else(|e| {
         Outcome::refused(&format!(
             "the server at http://{} stopped answering ({e}); the command may or may not have taken effect: see `rnt log`",
@@ -63,7 +98,7 @@ pub fn through_server(cli: &Cli) -> Option<u8> {
     let _ = std::io::stdout().write_all(&outcome.stdout);
     let _ = std::io::stdout().flush();
     eprint!("{}", outcome.stderr);
-    Some(outcome.code)
+    Ok(outcome.code)
 }
 
 /// The input files `command` names, read here (`None`: one cannot be read, so the command

@@ -39,6 +39,22 @@ impl Run {
 /// A working folder with a store at `.rnt/` inside it.
 pub struct Shop {
     dir: tempfile::TempDir,
+    /// The `rnt serve` holding the store, when the suite runs through a server.
+    server: Option<Child>,
+}
+
+/// Set (to anything), every store a test makes is served by `rnt serve`, so that every
+/// command the test runs goes through the server: the suite run both ways shows that
+/// output, errors and exit codes are the same.
+pub const THROUGH_SERVER_ENV: &str = "RNT_TEST_THROUGH_SERVER";
+
+impl Drop for Shop {
+    fn drop(&mut self) {
+        if let Some(server) = &mut self.server {
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+    }
 }
 
 impl Shop {
@@ -46,14 +62,43 @@ impl Shop {
     pub fn bare() -> Shop {
         Shop {
             dir: tempfile::tempdir().expect("temporary folder"),
+            server: None,
         }
     }
 
-    /// A working folder with an initialized store (no commits).
+    /// A working folder with an initialized store (no commits); served when
+    /// [`THROUGH_SERVER_ENV`] is set.
     pub fn init() -> Shop {
-        let shop = Shop::bare();
+        let mut shop = Shop::bare();
         shop.ok(&["init"]);
+        if std::env::var_os(THROUGH_SERVER_ENV).is_some() {
+            shop.server = Some(shop.serve(&[]).0);
+        }
         shop
+    }
+
+    /// Starts `rnt serve --http 127.0.0.1:0 EXTRA…` on the store; returns the server and
+    /// the address it listens on, once it does.
+    pub fn serve(&self, extra: &[&str]) -> (Child, String) {
+        let mut args = vec!["serve", "--http", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let mut child = self
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn rnt serve");
+        let stdout = child.stdout.take().expect("the server's stdout");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
+            .expect("the server's first line");
+        let address = line
+            .trim()
+            .rsplit_once("http://")
+            .map(|(_, address)| address.to_string())
+            .unwrap_or_else(|| panic!("the server did not start: {line:?}"));
+        (child, address)
     }
 
     /// A store with the shop program defined.
@@ -87,7 +132,11 @@ impl Shop {
         command
             .args(args)
             .current_dir(self.dir())
-            .env_remove("RNT_LOCK_WAIT_MS");
+            .env_remove("RNT_LOCK_WAIT_MS")
+            .env_remove("RNT_REQUIRE_SERVER");
+        if self.server.is_some() {
+            command.env("RNT_REQUIRE_SERVER", self.store());
+        }
         command
     }
 
