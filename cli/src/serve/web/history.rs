@@ -124,9 +124,8 @@ pub fn commit(server: &Server, reference: &str) -> anyhow::Result<Markup> {
         (counts_table("views", &views, &hex))
         @if let Some(text) = &program_diff { h2 { "Program" } pre { (text) } }
         h2 { "Tuples" }
-        @if !from_ref.is_empty() || parents.is_empty() {
-            (changes_list(&changes, Some(&diff_link(&from_ref, &hex))))
-        }
+        p { a href=(diff_link(&from_ref, &hex)) { "the diff of this commit" } ", base relations and views" }
+        (changes_list(&changes, Some(&diff_link(&from_ref, &hex))))
         h2 { "Relations at this commit" }
         (relations_table(&to, &hex)?)
     };
@@ -135,7 +134,12 @@ pub fn commit(server: &Server, reference: &str) -> anyhow::Result<Markup> {
 
 /// A link to the full diff of two states (an empty `from`: the empty state).
 fn diff_link(from: &str, to: &str) -> String {
-    format!("/diff{}", query(&[("from", from), ("to", to)]))
+    // `from=` stays when empty: the root commit's diff is from the empty state.
+    format!(
+        "/diff?from={}&to={}",
+        super::layout::escape_component(from),
+        super::layout::escape_component(to)
+    )
 }
 
 /// Inserted and deleted counts per relation, each linked to the relation at `at`.
