@@ -26,20 +26,17 @@ mod common;
 
 use common::catalogue::{self, Clocked};
 use common::reference::{self, Data};
-use common::{env_or, median, Rng};
+use common::{copy_folder, env_or, median, rnt, Rng};
 use rnt_db::change::parse_changes;
 use rnt_db::{CommitOutcome, Database, Value};
 use rnt_store::meter;
 use rnt_store::{open_store, MemoryStore, OpenMode};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
 use common::cost_report::{self as commit_cost, Samples, Variant};
-
-const RNT: &str = env!("CARGO_BIN_EXE_rnt");
 
 /// A program measured: its base relations, its views, what is imported, and whether its
 /// ticks step a clock.
@@ -67,38 +64,6 @@ const WORKLOADS: [Workload; 2] = [
         clocked: true,
     },
 ];
-
-/// Runs `rnt --store STORE args` in `dir`; panics on failure; returns stdout and wall ms.
-fn rnt(dir: &Path, store: &Path, args: &[&str]) -> (String, f64) {
-    let started = Instant::now();
-    let output = Command::new(RNT)
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let ms = started.elapsed().as_secs_f64() * 1e3;
-    assert!(
-        output.status.success(),
-        "rnt {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (String::from_utf8(output.stdout).unwrap(), ms)
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_folder(&entry.path(), &target);
-        } else if entry.file_name() != "lock" {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// The rows of `relation` in the data.
 fn rows(data: &Data, clocked: &Clocked, relation: &str) -> Vec<Vec<Value>> {

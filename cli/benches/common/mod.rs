@@ -7,6 +7,46 @@ pub mod catalogue;
 pub mod cost_report;
 pub mod reference;
 
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// The binary under measurement.
+pub const RNT: &str = env!("CARGO_BIN_EXE_rnt");
+
+/// Runs `rnt --store STORE args` in `dir`; panics on failure; returns stdout and wall ms.
+pub fn rnt(dir: &Path, store: &Path, args: &[&str]) -> (String, f64) {
+    let started = Instant::now();
+    let output = Command::new(RNT)
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    assert!(
+        output.status.success(),
+        "rnt {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (String::from_utf8(output.stdout).unwrap(), ms)
+}
+
+/// Copies a store folder (without its lock file).
+pub fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_folder(&entry.path(), &target);
+        } else if entry.file_name() != "lock" {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 /// xorshift64, seeded: the data and ticks are the same in every run.
 pub struct Rng(pub u64);
 
