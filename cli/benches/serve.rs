@@ -26,6 +26,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The allocator `rnt` itself uses, so the in-process commit is measured on equal terms.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A running `rnt serve` and its address.
 struct Server {
     child: Child,
