@@ -37,6 +37,7 @@
 
 #![warn(missing_docs)]
 
+mod alter;
 mod commit;
 mod database;
 mod define;
@@ -53,6 +54,7 @@ mod verify;
 mod why;
 pub mod witness;
 
+pub use alter::{Altered, KEY_DUPLICATES_LISTED_MAX};
 pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
 pub use database::{CommitTime, Database, TransferProgress};
 pub use diff::{key_columns, sort_changes, DiffScope, TupleChange};
@@ -75,6 +77,7 @@ pub use rnt_engine::explain::{
 };
 pub use rnt_engine::provenance::{Fact, Instance, Why, WindowRows, WHY_LIMIT_DEFAULT};
 pub use rnt_engine::Violation;
+pub use rnt_lang::alter::{parse_column_type, Alteration};
 pub use rnt_lang::change::{Change, ChangeError, ChangeSet, Sign};
 pub use rnt_lang::csv::CsvError;
 pub use rnt_lang::schema::{Attribute, RelationSchema};
