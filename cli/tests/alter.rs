@@ -362,3 +362,55 @@ fn an_alter_and_its_inverse_give_back_the_state() {
     shop.ok(&["alter", "sales", "rename-to", "orders"]);
     assert_eq!(shop.state(), state);
 }
+
+#[test]
+fn log_marks_alter_commits_and_diff_across_one_notes_it() {
+    let shop = shop();
+    shop.ok(&[
+        "alter",
+        "orders",
+        "add",
+        "note",
+        "str?",
+        "-m",
+        "notes for orders",
+    ]);
+    let log = shop.ok(&["log"]);
+    let first = log.lines().nth(1).expect("a commit line");
+    assert!(
+        first.contains("notes for orders") && first.ends_with("alter: orders"),
+        "{log}"
+    );
+    assert!(
+        !log.lines()
+            .nth(2)
+            .expect("the data commit")
+            .contains("alter:"),
+        "{log}"
+    );
+    assert!(shop.ok(&["log", "--graph"]).contains("[alter: orders]"));
+    let run = shop.run(&["diff", "HEAD~1", "HEAD"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("+orders(1, 7, 30, null)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(
+            "note: the schema of `orders` differs (rnt alter): relation orders(id: int, customer: int, amount: int) key(id). → relation orders(id: int, customer: int, amount: int, note: str?) key(id)."
+        ),
+        "{}",
+        run.stderr
+    );
+    // A define that only adds a view changes no schema: no mark.
+    shop.write(
+        "p2.rnt",
+        &format!(
+            "{}view all(i: int).\nall(i) :- orders(id: i).\n",
+            shop.ok(&["program"])
+        ),
+    );
+    shop.ok(&["define", "p2.rnt"]);
+    assert!(!shop.ok(&["log", "-n", "1"]).contains("alter:"));
+}

@@ -66,6 +66,7 @@ pub use history::remote::{
     CloneOutcome, FetchOutcome, PushKind, PushOutcome, RefUpdate, CLONE_REMOTE,
 };
 pub use history::resolve::Resolution;
+pub use history::schema::{schema_changes, SchemaChange};
 pub use import::{ImportMode, Imported, IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub use rnt_engine::budget::{check as check_memory_budget, memory_budget, set_memory_budget};
 pub use rnt_engine::delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};

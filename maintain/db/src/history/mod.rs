@@ -17,3 +17,4 @@ pub mod reflog_cut;
 pub mod refs;
 pub mod remote;
 pub mod resolve;
+pub mod schema;
