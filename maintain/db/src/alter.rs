@@ -45,7 +45,7 @@ pub struct Altered {
 
 /// Where each column of the new schema comes from.
 #[derive(Clone, Debug)]
-enum Source {
+pub(crate) enum Source {
     /// The old tuple's column at this position.
     Old(usize),
     /// A new column's fill.
@@ -316,7 +316,11 @@ fn fill(
 
 /// `tuple` of the old schema mapped into `new` by `sources`, each value read into its new
 /// column's type exactly (an int that does not fit a decimal column is refused).
-fn map_tuple(tuple: &Tuple, sources: &[Source], new: &RelationSchema) -> DbResult<Tuple> {
+pub(crate) fn map_tuple(
+    tuple: &Tuple,
+    sources: &[Source],
+    new: &RelationSchema,
+) -> DbResult<Tuple> {
     let mut out = Vec::with_capacity(sources.len());
     for (source, attribute) in sources.iter().zip(&new.attributes) {
         let value = match source {

@@ -10,6 +10,7 @@
 
 pub mod blame;
 pub mod branches;
+pub(crate) mod carry;
 pub mod graph;
 pub mod merge;
 pub mod reference;
