@@ -6,7 +6,7 @@
 //! - the state equals, by address, a fresh build of its program and base tuples;
 //! - every view that does not read the altered relation keeps its root;
 //! - an alter that keeps what rules can see (add, rename, rename-to, key, `T → T?`) leaves
-//!   every view's tuples as they were;
+//!   every view's tuples as they were, and (but for `T → T?`) its very tree;
 //! - every earlier commit still reads back exactly as it did.
 //!
 //! An alter or commit that is refused leaves the head where it was.
@@ -226,6 +226,10 @@ impl Run {
                 if before.program.relation(&name).map(|r| r.kind()) == Some(RelationKind::View) {
                     let now = self.db.tuples(&after, &name).expect("tuples");
                     assert_eq!(now, tuples, "{alteration} changed view {name}");
+                    if !matches!(alteration, Alteration::Type { .. }) {
+                        let root = |s: &Snapshot| s.entry(&name).map(|e| e.root);
+                        assert_eq!(root(&after), root(&before), "{alteration}: {name} rebuilt");
+                    }
                 }
             }
         }

@@ -2,8 +2,11 @@
 //! "Schema changes"). The program is rewritten with the relation (`rnt_lang::alter`), the
 //! relation's tuples are carried into the new schema, and the state is built as `define`
 //! builds one: relations and views that do not read the altered relation keep their
-//! trees (same addresses), every view that reads it is computed from scratch, and the
-//! denials that read it are judged.
+//! trees (same addresses). When every rule over the relation matches the same tuples one
+//! for one (an added or renamed column, a renamed relation, a key, a dropped column that
+//! merges no tuples), every view keeps its trees too: the rewritten rules derive exactly
+//! what the old ones did. Otherwise (a type, a dropped column that merged tuples) the
+//! views that read it are computed from scratch and the denials that read it judged.
 //!
 //! Each tuple `t` of the old schema becomes `map(t)`: for every column of the new schema,
 //! the old column it came from (by position across a rename) read into its new type
@@ -93,6 +96,14 @@ impl Database {
             merged = gone;
             replaced.entries.insert(new_name.to_string(), entry);
         }
+        // Every rule over the relation matches the same tuples, one for one, unless a
+        // type changed the values or a dropped column merged tuples (then its readers are
+        // computed anew).
+        replaced.views_see_the_same = match alteration {
+            Alteration::Type { .. } | Alteration::DropRelation => false,
+            Alteration::Drop { .. } => merged == 0,
+            _ => true,
+        };
         let clock = head.state.clock;
         let state = self.state_for_program_with(&head, &program, clock, &mut |_| {}, &replaced)?;
         if state == head.state {

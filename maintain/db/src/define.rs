@@ -107,6 +107,10 @@ impl Database {
             .filter(|(name, signature)| old_signatures.get(*name) != Some(*signature))
             .map(|(name, _)| name.clone())
             .collect();
+        if replaced.views_see_the_same {
+            // An alter that changes no tuple any rule sees: every view keeps its trees.
+            changed.clear();
+        }
         if clock != head.state.clock {
             // What reads the clock, directly or not, is computed at the new one.
             changed.extend(program.clocked_relations());
@@ -323,6 +327,9 @@ pub(crate) struct Replaced {
     pub(crate) entries: BTreeMap<String, RelationEntry>,
     /// Names of the head whose tuples may change schema or go.
     pub(crate) released: BTreeSet<String>,
+    /// Whether every rule matches exactly as it did (an added, renamed or dropped column
+    /// that merges no tuples, a renamed relation, a key): then no view is recomputed.
+    pub(crate) views_see_the_same: bool,
 }
 
 /// The derived relations of `program` that read one of `names`, directly or not
