@@ -18,7 +18,7 @@
 //! map every tuple of the relation went through on the altering side.*
 
 use crate::alter::{map_tuple, Source};
-use crate::history::schema::schema_changes;
+use crate::history::schema::all_schema_changes;
 use crate::snapshot::Snapshot;
 use crate::{Database, DbError, DbResult};
 use rnt_engine::eval::read::decode_stored;
@@ -27,7 +27,7 @@ use rnt_lang::schema::RelationSchema;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::tuple::encode_tuple;
 use rnt_lang::value::Value;
-use rnt_merkle::{Commit, Tree};
+use rnt_merkle::{Commit, State, Tree};
 use rnt_store::Address;
 use std::collections::BTreeMap;
 
@@ -101,7 +101,11 @@ impl Database {
             let Some(parent) = commit.parent_addresses().first().copied() else {
                 return Ok(None);
             };
-            if !self.schema_changes_of(&commit)?.is_empty() {
+            // Empty relations too: the other side may have given one tuples since.
+            let chunks = self.chunks.as_ref();
+            let before = State::read(chunks, &Commit::read(chunks, &parent)?.state_address())?;
+            let after = State::read(chunks, &commit.state_address())?;
+            if !all_schema_changes(&before, &after).is_empty() {
                 pairs.push((
                     self.snapshot_of_commit(parent)?,
                     self.snapshot_of_commit(at)?,
@@ -119,7 +123,7 @@ impl Database {
         before: &Snapshot,
         after: &Snapshot,
     ) -> DbResult<()> {
-        for change in schema_changes(&before.state, &after.state) {
+        for change in all_schema_changes(&before.state, &after.state) {
             let Some(mut carry) = carries.remove(&change.relation) else {
                 continue;
             };
@@ -152,8 +156,11 @@ impl Database {
         };
         let (n, m) = (old.arity(), new.arity());
         let sources: Vec<Source> = if m == n + 1 {
+            let Some(fill) = self.fill_of(after, &new)? else {
+                return Ok(None); // A default given to no tuple is kept nowhere.
+            };
             let mut sources: Vec<Source> = (0..n).map(Source::Old).collect();
-            sources.push(Source::Fill(self.fill_of(after, &new)?));
+            sources.push(Source::Fill(fill));
             sources
         } else if m + 1 == n {
             let by_name = |a: &rnt_lang::schema::Attribute| {
@@ -176,14 +183,20 @@ impl Database {
         Ok(Some((name, new, sources)))
     }
 
-    /// The value an added last column holds right after the alter (its fill), or null for
-    /// a relation that held no tuples then.
-    fn fill_of(&self, after: &Snapshot, schema: &RelationSchema) -> DbResult<Value> {
+    /// The value an added last column holds right after the alter (its fill): read from
+    /// a tuple, or null for a relation that held none then and a nullable column. `None`
+    /// when it held none and the column takes no null: the `--default` filled nothing and
+    /// is kept nowhere, so the fill cannot be known (the merge refuses what it would carry).
+    fn fill_of(&self, after: &Snapshot, schema: &RelationSchema) -> DbResult<Option<Value>> {
         let page = self.tuples_page(after, &schema.name, 0, Some(1))?;
-        Ok(page
-            .first()
-            .and_then(|t| t.last().cloned())
-            .unwrap_or(Value::Null))
+        let nullable = schema
+            .attributes
+            .last()
+            .is_some_and(|a| a.column_type().nullable);
+        Ok(match page.first().and_then(|t| t.last().cloned()) {
+            Some(value) => Some(value),
+            None => nullable.then_some(Value::Null),
+        })
     }
 
     /// `tree` (tuples of `carry.old_schema`) mapped into `carry.new_schema`: a set, so

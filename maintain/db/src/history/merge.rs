@@ -23,7 +23,7 @@ use crate::commit::NewCommit;
 use crate::history::carry::Carry;
 use crate::history::refs;
 use crate::history::resolve::{resolve_conflicts, Resolution};
-use crate::history::schema::{schema_changes, SchemaChange};
+use crate::history::schema::{all_schema_changes, SchemaChange};
 use crate::keys::KeyReader;
 use crate::snapshot::Snapshot;
 use crate::{CommitOutcome, CommitTimings, Database};
@@ -543,8 +543,8 @@ fn both_changed_the_program(
     theirs: &Snapshot,
     reference: &str,
 ) -> DbError {
-    let ours_altered = schema_changes(&base.state, &ours.state);
-    let theirs_altered = schema_changes(&base.state, &theirs.state);
+    let ours_altered = all_schema_changes(&base.state, &ours.state);
+    let theirs_altered = all_schema_changes(&base.state, &theirs.state);
     let both: Vec<String> = ours_altered
         .iter()
         .filter_map(|o| {

@@ -28,6 +28,18 @@ pub struct SchemaChange {
 /// The base relations that hold tuples in `before` and are declared otherwise, or not at
 /// all, in `after`, by name.
 pub fn schema_changes(before: &State, after: &State) -> Vec<SchemaChange> {
+    changes_among(before, after, true)
+}
+
+/// Every base relation of `before` declared otherwise, or not at all, in `after`, empty
+/// ones too (which `define` may also change).
+pub(crate) fn all_schema_changes(before: &State, after: &State) -> Vec<SchemaChange> {
+    changes_among(before, after, false)
+}
+
+/// The schema changes of the base relations of `before`, only those holding tuples when
+/// `holding_tuples_only`.
+fn changes_among(before: &State, after: &State, holding_tuples_only: bool) -> Vec<SchemaChange> {
     if before.program == after.program {
         return Vec::new();
     }
@@ -36,7 +48,8 @@ pub fn schema_changes(before: &State, after: &State) -> Vec<SchemaChange> {
     before
         .relations
         .iter()
-        .filter(|e| e.kind.is(RelationKind::Relation) && e.count.unwrap_or(0) > 0)
+        .filter(|e| e.kind.is(RelationKind::Relation))
+        .filter(|e| !holding_tuples_only || e.count.unwrap_or(0) > 0)
         .filter_map(|entry| {
             let was = old.get(&entry.name)?;
             let now = new.get(&entry.name);
