@@ -414,3 +414,69 @@ fn log_marks_alter_commits_and_diff_across_one_notes_it() {
     shop.ok(&["define", "p2.rnt"]);
     assert!(!shop.ok(&["log", "-n", "1"]).contains("alter:"));
 }
+
+#[test]
+fn every_form_refuses_an_unknown_relation_and_an_unknown_column() {
+    let shop = shop();
+    let forms: [&[&str]; 5] = [
+        &["drop", "nope"],
+        &["rename", "nope", "x"],
+        &["type", "nope", "int?"],
+        &["key", "id", "nope"],
+        &["key", "nope"],
+    ];
+    for form in forms {
+        let args = [&["orders"][..], form].concat();
+        refused(
+            &shop,
+            &args,
+            1,
+            &["`orders` has no column `nope`", "id, customer, amount"],
+        );
+    }
+    let forms: [&[&str]; 7] = [
+        &["add", "x", "int?"],
+        &["drop", "id"],
+        &["rename", "id", "x"],
+        &["rename-to", "x"],
+        &["type", "id", "int?"],
+        &["key", "--none"],
+        &["drop-relation"],
+    ];
+    for form in forms {
+        let args = [&["nope"][..], form].concat();
+        refused(&shop, &args, 1, &["unknown relation `nope`"]);
+    }
+}
+
+#[test]
+fn a_drop_recomputes_a_window_whose_ties_the_dropped_column_ordered() {
+    let shop = Shop::init();
+    shop.write(
+        "w.rnt",
+        "relation t(p: int, d: int, e: int, o: int).
+view w(p: int, e: int, n: int).
+w(p, e, n) :- t(p, _, e, o), n = row_number() over (partition p order o).
+",
+    );
+    shop.ok(&["define", "w.rnt"]);
+    shop.commit("data", &["+t(1, 1, 5, 0)", "+t(1, 2, 3, 0)"]);
+    // Tied on `o`: ordered by the remaining columns, `d` first.
+    assert_eq!(
+        shop.rows("w", None),
+        vec![
+            vec![json!(1), json!(3), json!(2)],
+            vec![json!(1), json!(5), json!(1)]
+        ]
+    );
+    shop.ok(&["alter", "t", "drop", "d"]);
+    // Now `e` breaks the tie.
+    assert_eq!(
+        shop.rows("w", None),
+        vec![
+            vec![json!(1), json!(3), json!(1)],
+            vec![json!(1), json!(5), json!(2)]
+        ]
+    );
+    verified(&shop);
+}

@@ -29,6 +29,7 @@ use rnt_lang::check::{compile, Program};
 use rnt_lang::conform::conform;
 use rnt_lang::diagnostic::{render_all, Source as Text};
 use rnt_lang::schema::RelationSchema;
+use rnt_lang::syntax::ast::Literal;
 use rnt_lang::tuple::{encode_tuple, Tuple};
 use rnt_lang::value::{ColumnType, Value};
 use rnt_merkle::{RelationEntry, Tree};
@@ -98,10 +99,12 @@ impl Database {
         }
         // Every rule over the relation matches the same tuples, one for one, unless a
         // type changed the values or a dropped column merged tuples (then its readers are
-        // computed anew).
+        // computed anew): its readers keep their trees, unread. A dropped column also
+        // changes the order of a window's ties (by the remaining columns), so a window
+        // over the relation is computed anew too.
         replaced.views_see_the_same = match alteration {
             Alteration::Type { .. } | Alteration::DropRelation => false,
-            Alteration::Drop { .. } => merged == 0,
+            Alteration::Drop { .. } => merged == 0 && !window_reads(&program, new_name),
             _ => true,
         };
         let clock = head.state.clock;
@@ -220,6 +223,18 @@ impl Database {
             duplicates[..listed].join("; ")
         )))
     }
+}
+
+/// Whether a rule with a window literal reads `relation` (its one positive atom).
+fn window_reads(program: &Program, relation: &str) -> bool {
+    program.relations.values().any(|r| {
+        r.is_windowed()
+            && r.rules.iter().any(|c| {
+                c.rule.body.iter().any(|literal| {
+                    matches!(literal, Literal::Positive(atom) if atom.relation.name == relation)
+                })
+            })
+    })
 }
 
 /// The head's program with `relation` altered, checked; a program the rewrite breaks

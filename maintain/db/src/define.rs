@@ -107,15 +107,18 @@ impl Database {
             .filter(|(name, signature)| old_signatures.get(*name) != Some(*signature))
             .map(|(name, _)| name.clone())
             .collect();
-        if replaced.views_see_the_same {
-            // An alter that changes no tuple any rule sees: every view keeps its trees.
-            changed.clear();
-        }
         if clock != head.state.clock {
             // What reads the clock, directly or not, is computed at the new one.
             changed.extend(program.clocked_relations());
         }
-        changed.extend(readers_of(program, replaced.entries.keys()));
+        if replaced.views_see_the_same {
+            // An alter that changes no tuple any rule sees: every view keeps its trees,
+            // unread (the rewritten rules match the same tuples, one for one).
+            debug_assert!(clock == head.state.clock, "an alter keeps the clock");
+            changed.clear();
+        } else {
+            changed.extend(readers_of(program, replaced.entries.keys()));
+        }
         let relations = self.relations_for(head, program, &changed, replaced)?;
         let plans = plan_program(program);
         let mut by_name: BTreeMap<String, RelationEntry> =
