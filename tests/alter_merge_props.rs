@@ -8,7 +8,7 @@
 //! and contents. Both branches altering one relation differently is refused with nothing
 //! written.
 //!
-//! Case count: `RNT_PROPTEST_CASES` (default 24).
+//! Case count: `RNT_PROPTEST_CASES` (default 64).
 
 mod common;
 
@@ -51,7 +51,7 @@ struct Map {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: common::cases(24),
+        cases: common::cases(64),
         .. ProptestConfig::default()
     })]
 

@@ -13,7 +13,7 @@
 //!
 //! An alter or commit that is refused leaves the head where it was.
 //!
-//! Case count: `RNT_PROPTEST_CASES` (default 24).
+//! Case count: `RNT_PROPTEST_CASES` (default 64).
 
 mod alter_naive;
 mod common;
@@ -77,7 +77,7 @@ fn step() -> impl Strategy<Value = Step> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: common::cases(24),
+        cases: common::cases(64),
         .. ProptestConfig::default()
     })]
 
