@@ -113,6 +113,7 @@ proptest! {
         let merged: Result<MergeOutcome, _> = db.merge(other, None);
         if let Err(e) = merged {
             prop_assert!(maps.values().any(|m| m.unknown_fill), "refused: {}", e);
+            prop_assert!(e.to_string().contains("kept nowhere"), "refused: {}", e);
             prop_assert_eq!(db.head().expect("head").commit, altering_head.commit);
             return Ok(());
         }

@@ -120,6 +120,29 @@ fn both_sides_altering_one_relation_differently_is_refused_naming_both() {
     assert_eq!(shop.head(), head);
 }
 
+#[test]
+fn a_default_given_to_an_empty_relation_cannot_be_carried_and_the_merge_is_refused() {
+    let shop = forked();
+    shop.commit("empty notes", &["-notes(1, \"a\")", "-notes(1, \"b\")"]);
+    shop.ok(&["branch", "other"]);
+    shop.ok(&["alter", "notes", "add", "k", "int", "--default", "3"]);
+    shop.ok(&["switch", "other"]);
+    shop.commit("a note", &["+notes(5, \"e\")"]);
+    shop.ok(&["switch", "main"]);
+    let head = shop.head();
+    let stderr = shop.fails(&["merge", "other"], 1);
+    assert_one_line_error(
+        &stderr,
+        &[
+            "`notes.k`",
+            "--default",
+            "kept nowhere",
+            "add `k` on the other branch",
+        ],
+    );
+    assert_eq!(shop.head(), head, "a refused merge moved HEAD");
+}
+
 /// The merged head's state equals, by address, the state of its program and base
 /// contents built from scratch in a new store (define, then one commit of every tuple).
 fn assert_merged_equals_a_fresh_build(shop: &Shop) {

@@ -54,6 +54,10 @@ pub(crate) enum Source {
     Old(usize),
     /// A new column's fill.
     Fill(Value),
+    /// A new column whose fill is known nowhere: added with `--default` to a relation
+    /// that held no tuples (a merge cannot carry a tuple into it; the alter never makes
+    /// one).
+    Unknown,
 }
 
 impl Database {
@@ -352,6 +356,12 @@ pub(crate) fn map_tuple(
         let value = match source {
             Source::Old(position) => tuple[*position].clone(),
             Source::Fill(value) => value.clone(),
+            Source::Unknown => {
+                return Err(DbError::user(format!(
+                    "cannot merge: tuples cannot be carried into `{0}.{1}`, added with --default while `{0}` held no tuples (a default is kept nowhere); add `{1}` on the other branch too, then merge",
+                    new.name, attribute.name
+                )))
+            }
         };
         let value = conform(value, attribute.column_type()).map_err(|e| {
             DbError::user(format!(

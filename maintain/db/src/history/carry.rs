@@ -156,11 +156,11 @@ impl Database {
         };
         let (n, m) = (old.arity(), new.arity());
         let sources: Vec<Source> = if m == n + 1 {
-            let Some(fill) = self.fill_of(after, &new)? else {
-                return Ok(None); // A default given to no tuple is kept nowhere.
-            };
             let mut sources: Vec<Source> = (0..n).map(Source::Old).collect();
-            sources.push(Source::Fill(fill));
+            sources.push(match self.fill_of(after, &new)? {
+                Some(fill) => Source::Fill(fill),
+                None => Source::Unknown, // A default given to no tuple is kept nowhere.
+            });
             sources
         } else if m + 1 == n {
             let by_name = |a: &rnt_lang::schema::Attribute| {
@@ -186,7 +186,8 @@ impl Database {
     /// The value an added last column holds right after the alter (its fill): read from
     /// a tuple, or null for a relation that held none then and a nullable column. `None`
     /// when it held none and the column takes no null: the `--default` filled nothing and
-    /// is kept nowhere, so the fill cannot be known (the merge refuses what it would carry).
+    /// is kept nowhere, so the fill cannot be known (a merge refuses to carry a tuple into
+    /// it, naming the column).
     fn fill_of(&self, after: &Snapshot, schema: &RelationSchema) -> DbResult<Option<Value>> {
         let page = self.tuples_page(after, &schema.name, 0, Some(1))?;
         let nullable = schema
@@ -247,6 +248,7 @@ fn compose(first: &[Source], second: &[Source]) -> Vec<Source> {
         .map(|source| match source {
             Source::Old(i) => first[*i].clone(),
             Source::Fill(value) => Source::Fill(value.clone()),
+            Source::Unknown => Source::Unknown,
         })
         .collect()
 }
