@@ -480,3 +480,54 @@ w(p, e, n) :- t(p, _, e, o), n = row_number() over (partition p order o).
     );
     verified(&shop);
 }
+
+#[test]
+fn a_default_is_written_as_a_change_file_writes_a_value() {
+    let shop = shop();
+    shop.ok(&[
+        "alter",
+        "customers",
+        "add",
+        "tag",
+        "str",
+        "--default",
+        "\"none\"",
+    ]);
+    shop.ok(&[
+        "alter",
+        "customers",
+        "add",
+        "rate",
+        "decimal(5, 2)",
+        "--default",
+        "12.50",
+    ]);
+    shop.ok(&[
+        "alter",
+        "customers",
+        "add",
+        "gone",
+        "int?",
+        "--default",
+        "null",
+    ]);
+    shop.ok(&["alter", "customers", "add", "neg", "int", "--default", "-3"]);
+    assert_eq!(
+        shop.rows("customers", None)[0],
+        vec![
+            json!(7),
+            json!("pro"),
+            json!("none"),
+            json!("12.50"),
+            Value::Null,
+            json!(-3)
+        ]
+    );
+    refused(
+        &shop,
+        &["customers", "add", "x", "int", "--default", "null"],
+        1,
+        &["null"],
+    );
+    verified(&shop);
+}
