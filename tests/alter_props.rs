@@ -4,6 +4,8 @@
 //! After every alter that applies:
 //! - `verify` passes (maintained == recomputed, by address);
 //! - the state equals, by address, a fresh build of its program and base tuples;
+//! - the altered relation holds its old tuples mapped (fill appended, dropped column
+//!   projected away, equal tuples merged, the rest as they were);
 //! - every view that does not read the altered relation keeps its root;
 //! - an alter that keeps what rules can see (add, rename, rename-to, key, `T → T?`) leaves
 //!   every view's tuples as they were, and (but for `T → T?`) its very tree;
@@ -242,6 +244,7 @@ impl Run {
             report.mismatches
         );
         self.assert_unrelated_roots_kept(&before, &after, &new_name, alteration);
+        self.assert_tuples_mapped(&before, &after, (relation, &new_name), alteration, default);
         if keeps_what_rules_see(alteration) {
             for (name, tuples) in contents(&self.db, &before) {
                 if before.program.relation(&name).map(|r| r.kind()) == Some(RelationKind::View) {
@@ -284,6 +287,56 @@ impl Run {
                 kept => kept,
             };
         }
+    }
+
+    /// The altered relation holds exactly its old tuples mapped as the alter says: an
+    /// added column's fill appended, a dropped column projected away (tuples that become
+    /// equal are one), the rest as they were (a widened value compared as the integer it
+    /// holds).
+    fn assert_tuples_mapped(
+        &self,
+        before: &Snapshot,
+        after: &Snapshot,
+        (old_name, new_name): (&str, &str),
+        alteration: &Alteration,
+        default: Option<&str>,
+    ) {
+        let rows = |snapshot: &Snapshot, name: &str| -> BTreeSet<alter_naive::Row> {
+            let tuples = self.db.tuples(snapshot, name).expect("tuples");
+            tuples.iter().map(alter_naive::row).collect()
+        };
+        let old = rows(before, old_name);
+        let expected: BTreeSet<alter_naive::Row> = match alteration {
+            Alteration::Add { .. } => {
+                let fill = default.map(|d| d.parse::<i64>().expect("an int default"));
+                old.into_iter()
+                    .map(|mut row| {
+                        row.push(fill);
+                        row
+                    })
+                    .collect()
+            }
+            Alteration::Drop { column } => {
+                let schema = before.schema(old_name).expect("a schema");
+                let at = schema
+                    .attributes
+                    .iter()
+                    .position(|a| &a.name == column)
+                    .expect("the dropped column");
+                old.into_iter()
+                    .map(|mut row| {
+                        row.remove(at);
+                        row
+                    })
+                    .collect()
+            }
+            _ => old,
+        };
+        assert_eq!(
+            rows(after, new_name),
+            expected,
+            "{alteration}: `{new_name}` does not hold its old tuples mapped"
+        );
     }
 
     /// Every view holds what the naive evaluator computes from the base tuples.

@@ -4,9 +4,11 @@
 //! builds one: relations and views that do not read the altered relation keep their
 //! trees (same addresses). When every rule over the relation matches the same tuples one
 //! for one (an added or renamed column, a renamed relation, a key, a dropped column that
-//! merges no tuples), every view keeps its trees too: the rewritten rules derive exactly
-//! what the old ones did. Otherwise (a type, a dropped column that merged tuples) the
-//! views that read it are computed from scratch and the denials that read it judged.
+//! merges no tuples), every view keeps its trees too, unread: the rewritten rules derive
+//! exactly what the old ones did. A dropped column that merges tuples is first made a
+//! delta (the merged-away tuples deleted, the views maintained from it), then merges
+//! nothing. Otherwise (a type, a drop under a window) the views that read the relation
+//! are computed from scratch and the denials that read it judged.
 //!
 //! Each tuple `t` of the old schema becomes `map(t)`: for every column of the new schema,
 //! the old column it came from (by position across a rename) read into its new type
@@ -21,6 +23,7 @@ use crate::commit::NewCommit;
 use crate::define::Replaced;
 use crate::snapshot::Snapshot;
 use crate::{CommitOutcome, CommitTimings, Database, DbError, DbResult};
+use rnt_engine::delta::base::BaseEdit;
 use rnt_engine::eval::read::decode_stored;
 use rnt_lang::alter::{is_widening, rewrite, Alteration};
 use rnt_lang::canonical::canonical_text;
@@ -32,8 +35,9 @@ use rnt_lang::schema::RelationSchema;
 use rnt_lang::syntax::ast::Literal;
 use rnt_lang::tuple::{encode_tuple, Tuple};
 use rnt_lang::value::{ColumnType, Value};
-use rnt_merkle::{RelationEntry, Tree};
-use std::collections::BTreeMap;
+use rnt_merkle::{Edit, RelationEntry, Tree};
+use rnt_store::Address;
+use std::collections::{BTreeMap, HashSet};
 
 /// The most duplicate keys a refused key change lists.
 pub const KEY_DUPLICATES_LISTED_MAX: usize = 10;
@@ -94,25 +98,37 @@ impl Database {
         let new_schema = program.relation(new_name).map(|r| r.declaration.schema());
         let mut replaced = Replaced::default();
         replaced.released.insert(relation.to_string());
-        let mut merged = 0;
+        let windowed = window_reads(&program, new_name);
+        let (start, mut merged) = match (&new_schema, alteration) {
+            (Some(new), Alteration::Drop { .. }) if !windowed => {
+                self.merge_away_first(&head, &old_schema, new, alteration)?
+            }
+            _ => (head.clone(), 0),
+        };
+        let mut merged_by_the_drop = 0;
         if let Some(new_schema) = &new_schema {
             let (entry, gone) =
-                self.altered_entry(&head, &old_schema, new_schema, alteration, default)?;
-            merged = gone;
+                self.altered_entry(&start, &old_schema, new_schema, alteration, default)?;
+            merged_by_the_drop = gone;
             replaced.entries.insert(new_name.to_string(), entry);
         }
+        debug_assert!(
+            windowed || merged_by_the_drop == 0,
+            "the tuples a drop merges were deleted first"
+        );
+        merged += merged_by_the_drop;
         // Every rule over the relation matches the same tuples, one for one, unless a
-        // type changed the values or a dropped column merged tuples (then its readers are
-        // computed anew): its readers keep their trees, unread. A dropped column also
-        // changes the order of a window's ties (by the remaining columns), so a window
-        // over the relation is computed anew too.
+        // type changed the values (then its readers are computed anew): its readers keep
+        // their trees, unread. A drop merges nothing by now. A dropped column also changes
+        // the order of a window's ties (by the remaining columns), so a window over the
+        // relation is computed anew.
         replaced.views_see_the_same = match alteration {
             Alteration::Type { .. } | Alteration::DropRelation => false,
-            Alteration::Drop { .. } => merged == 0 && !window_reads(&program, new_name),
+            Alteration::Drop { .. } => merged_by_the_drop == 0 && !windowed,
             _ => true,
         };
         let clock = head.state.clock;
-        let state = self.state_for_program_with(&head, &program, clock, &mut |_| {}, &replaced)?;
+        let state = self.state_for_program_with(&start, &program, clock, &mut |_| {}, &replaced)?;
         if state == head.state {
             return Ok(Altered {
                 outcome: CommitOutcome::NothingToCommit,
@@ -130,6 +146,60 @@ impl Database {
         };
         let outcome = self.write_commit(&head, new)?;
         Ok(Altered { outcome, merged })
+    }
+
+    /// A drop that merges tuples made a delta first, so that the views over the relation
+    /// are maintained from it (docs/design.md, "Schema changes"): of each group of tuples
+    /// the drop makes equal, all but the first (in key order) are deleted from `head` as a
+    /// commit deletes them, and the relation's readers maintained from that delta (denials
+    /// judged). The drop then merges nothing and every view keeps its trees. Returns the
+    /// state to alter (not committed) and how many tuples were deleted.
+    ///
+    /// *Invariant: no rule reads the dropped column (the rewrite refused it), so each rule
+    /// matches the group's kept tuple exactly as it matches their merged tuple after it.*
+    fn merge_away_first(
+        &self,
+        head: &Snapshot,
+        old: &RelationSchema,
+        new: &RelationSchema,
+        alteration: &Alteration,
+    ) -> DbResult<(Snapshot, u64)> {
+        let entry = head.require(&old.name)?;
+        let tree = match entry.tree() {
+            Some(tree) if old.key_columns().is_none() => tree,
+            // A keyed relation keeps its key columns: its tuples stay distinct.
+            _ => return Ok((head.clone(), 0)),
+        };
+        let sources = sources(old, new, alteration, None, true)?;
+        let (old_types, types) = (old.types(), new.types());
+        let mut kept: HashSet<Vec<u8>> = HashSet::new();
+        let mut deletes: Vec<Edit> = Vec::new();
+        for item in tree.entries(&self.nodes) {
+            let (key, _) = item?;
+            let tuple = decode_stored(&key, &old_types, &old.name)?;
+            let mapped = map_tuple(&tuple, &sources, new)?;
+            let encoded = encode_tuple(&mapped, &types)
+                .map_err(|e| DbError::user(format!("`{}`: {e}", new.name)))?;
+            if !kept.insert(encoded) {
+                deletes.push((key, None));
+            }
+        }
+        if deletes.is_empty() {
+            return Ok((head.clone(), 0));
+        }
+        let gone = deletes.len() as u64;
+        let edits = vec![(old.name.clone(), BaseEdit::Edits(deletes))];
+        let step = self
+            .maintain(head, edits, head.state.clock, self.nodes.counters())?
+            .ok_or_else(|| DbError::internal("deleting stored tuples changed nothing"))?;
+        let state = step.state;
+        let snapshot = Snapshot {
+            commit: head.commit,
+            state_address: Address::of(&state.encode()),
+            state,
+            program: head.program.clone(),
+        };
+        Ok((snapshot, gone))
     }
 
     /// The entry of the altered relation under its new schema, and how many tuples merged.
