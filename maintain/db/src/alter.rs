@@ -51,6 +51,16 @@ pub struct Altered {
     pub merged: u64,
 }
 
+/// One alter of one relation: its schema before and after, the change, and an added
+/// column's default.
+#[derive(Clone, Copy)]
+struct Altering<'a> {
+    old: &'a RelationSchema,
+    new: &'a RelationSchema,
+    alteration: &'a Alteration,
+    default: Option<&'a str>,
+}
+
 /// Where each column of the new schema comes from.
 #[derive(Clone, Debug)]
 pub(crate) enum Source {
@@ -99,16 +109,21 @@ impl Database {
         let mut replaced = Replaced::default();
         replaced.released.insert(relation.to_string());
         let windowed = window_reads(&program, new_name);
-        let (start, mut merged) = match (&new_schema, alteration) {
+        let (start, mut merged, mapped) = match (&new_schema, alteration) {
             (Some(new), Alteration::Drop { .. }) if !windowed => {
                 self.merge_away_first(&head, &old_schema, new, alteration)?
             }
-            _ => (head.clone(), 0),
+            _ => (head.clone(), 0, None),
         };
         let mut merged_by_the_drop = 0;
         if let Some(new_schema) = &new_schema {
-            let (entry, gone) =
-                self.altered_entry(&start, &old_schema, new_schema, alteration, default)?;
+            let relation = Altering {
+                old: &old_schema,
+                new: new_schema,
+                alteration,
+                default,
+            };
+            let (entry, gone) = self.altered_entry(&start, &relation, mapped)?;
             merged_by_the_drop = gone;
             replaced.entries.insert(new_name.to_string(), entry);
         }
@@ -153,7 +168,8 @@ impl Database {
     /// the drop makes equal, all but the first (in key order) are deleted from `head` as a
     /// commit deletes them, and the relation's readers maintained from that delta (denials
     /// judged). The drop then merges nothing and every view keeps its trees. Returns the
-    /// state to alter (not committed) and how many tuples were deleted.
+    /// state to alter (not committed), how many tuples were deleted, and the relation's
+    /// tuples in the new schema (encoded, unsorted) when it read them (a keyless one).
     ///
     /// *Invariant: no rule reads the dropped column (the rewrite refused it), so each rule
     /// matches the group's kept tuple exactly as it matches their merged tuple after it.*
@@ -163,12 +179,12 @@ impl Database {
         old: &RelationSchema,
         new: &RelationSchema,
         alteration: &Alteration,
-    ) -> DbResult<(Snapshot, u64)> {
+    ) -> DbResult<(Snapshot, u64, Option<Vec<Vec<u8>>>)> {
         let entry = head.require(&old.name)?;
         let tree = match entry.tree() {
             Some(tree) if old.key_columns().is_none() => tree,
             // A keyed relation keeps its key columns: its tuples stay distinct.
-            _ => return Ok((head.clone(), 0)),
+            _ => return Ok((head.clone(), 0, None)),
         };
         let sources = sources(old, new, alteration, None, true)?;
         let (old_types, types) = (old.types(), new.types());
@@ -184,8 +200,9 @@ impl Database {
                 deletes.push((key, None));
             }
         }
+        let mapped = Some(kept.into_iter().collect());
         if deletes.is_empty() {
-            return Ok((head.clone(), 0));
+            return Ok((head.clone(), 0, mapped));
         }
         let gone = deletes.len() as u64;
         let edits = vec![(old.name.clone(), BaseEdit::Edits(deletes))];
@@ -199,18 +216,23 @@ impl Database {
             state,
             program: head.program.clone(),
         };
-        Ok((snapshot, gone))
+        Ok((snapshot, gone, mapped))
     }
 
     /// The entry of the altered relation under its new schema, and how many tuples merged.
+    /// `mapped`: its tuples in the new schema, when they were read already.
     fn altered_entry(
         &self,
         head: &Snapshot,
-        old: &RelationSchema,
-        new: &RelationSchema,
-        alteration: &Alteration,
-        default: Option<&str>,
+        relation: &Altering<'_>,
+        mapped: Option<Vec<Vec<u8>>>,
     ) -> DbResult<(RelationEntry, u64)> {
+        let Altering {
+            old,
+            new,
+            alteration,
+            default,
+        } = *relation;
         let entry = head.require(&old.name)?;
         let mut entry = RelationEntry {
             name: new.name.clone(),
@@ -227,22 +249,10 @@ impl Database {
             // The tuples keep their bytes: same tree, same indexes.
             return Ok((entry, 0));
         }
-        let holds_tuples = entry.count != Some(0);
-        let sources = sources(old, new, alteration, default, holds_tuples)?;
-        let tree = entry.tree().ok_or_else(|| {
-            DbError::internal(format!("base relation `{}` has no tree", old.name))
-        })?;
-        let types = new.types();
-        let old_types = old.types();
-        let mut keys: Vec<Vec<u8>> = Vec::new();
-        for item in tree.entries(&self.nodes) {
-            let (key, _) = item?;
-            let tuple = decode_stored(&key, &old_types, &old.name)?;
-            let mapped = map_tuple(&tuple, &sources, new)?;
-            let encoded = encode_tuple(&mapped, &types)
-                .map_err(|e| DbError::user(format!("`{}`: {e}", new.name)))?;
-            keys.push(encoded);
-        }
+        let mut keys = match mapped {
+            Some(keys) => keys,
+            None => self.mapped_keys(&entry, old, new, alteration, default)?,
+        };
         let before = keys.len() as u64;
         keys.sort_unstable();
         keys.dedup();
@@ -257,6 +267,33 @@ impl Database {
         // Its indexes are built anew for the new tuples.
         entry.aux = Vec::new();
         Ok((entry, merged))
+    }
+
+    /// The tuples of `entry` (of schema `old`) mapped into `new`, encoded, in its order.
+    fn mapped_keys(
+        &self,
+        entry: &RelationEntry,
+        old: &RelationSchema,
+        new: &RelationSchema,
+        alteration: &Alteration,
+        default: Option<&str>,
+    ) -> DbResult<Vec<Vec<u8>>> {
+        let holds_tuples = entry.count != Some(0);
+        let sources = sources(old, new, alteration, default, holds_tuples)?;
+        let tree = entry.tree().ok_or_else(|| {
+            DbError::internal(format!("base relation `{}` has no tree", old.name))
+        })?;
+        let (old_types, types) = (old.types(), new.types());
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for item in tree.entries(&self.nodes) {
+            let (key, _) = item?;
+            let tuple = decode_stored(&key, &old_types, &old.name)?;
+            let mapped = map_tuple(&tuple, &sources, new)?;
+            let encoded = encode_tuple(&mapped, &types)
+                .map_err(|e| DbError::user(format!("`{}`: {e}", new.name)))?;
+            keys.push(encoded);
+        }
+        Ok(keys)
     }
 
     /// Refuses a key that some key values of the relation's tuples (under `new`, whose key
