@@ -37,7 +37,7 @@ use rnt_lang::tuple::{encode_tuple, Tuple};
 use rnt_lang::value::{ColumnType, Value};
 use rnt_merkle::{Edit, RelationEntry, Tree};
 use rnt_store::Address;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 /// The most duplicate keys a refused key change lists.
 pub const KEY_DUPLICATES_LISTED_MAX: usize = 10;
@@ -169,7 +169,7 @@ impl Database {
     /// commit deletes them, and the relation's readers maintained from that delta (denials
     /// judged). The drop then merges nothing and every view keeps its trees. Returns the
     /// state to alter (not committed), how many tuples were deleted, and the relation's
-    /// tuples in the new schema (encoded, unsorted) when it read them (a keyless one).
+    /// tuples in the new schema (encoded, sorted) when it read them (a keyless one).
     ///
     /// *Invariant: no rule reads the dropped column (the rewrite refused it), so each rule
     /// matches the group's kept tuple exactly as it matches their merged tuple after it.*
@@ -188,19 +188,28 @@ impl Database {
         };
         let sources = sources(old, new, alteration, None, true)?;
         let (old_types, types) = (old.types(), new.types());
-        let mut kept: HashSet<Vec<u8>> = HashSet::new();
-        let mut deletes: Vec<Edit> = Vec::new();
+        // (new key, old key), sorted: each group's first is its least old key.
+        let mut pairs: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
         for item in tree.entries(&self.nodes) {
             let (key, _) = item?;
             let tuple = decode_stored(&key, &old_types, &old.name)?;
             let mapped = map_tuple(&tuple, &sources, new)?;
             let encoded = encode_tuple(&mapped, &types)
                 .map_err(|e| DbError::user(format!("`{}`: {e}", new.name)))?;
-            if !kept.insert(encoded) {
+            pairs.push((encoded, key));
+        }
+        pairs.sort_unstable();
+        let mut kept: Vec<Vec<u8>> = Vec::with_capacity(pairs.len());
+        let mut deletes: Vec<Edit> = Vec::new();
+        for (encoded, key) in pairs {
+            if kept.last() == Some(&encoded) {
                 deletes.push((key, None));
+            } else {
+                kept.push(encoded);
             }
         }
-        let mapped = Some(kept.into_iter().collect());
+        deletes.sort_unstable();
+        let mapped = Some(kept);
         if deletes.is_empty() {
             return Ok((head.clone(), 0, mapped));
         }
