@@ -61,6 +61,28 @@ struct Altering<'a> {
     default: Option<&'a str>,
 }
 
+/// What [`Database::merge_away_first`] did before a drop.
+struct MergedAway {
+    /// The state to alter (not committed): the head, less the merged-away tuples.
+    start: Snapshot,
+    /// How many tuples were deleted.
+    deleted: u64,
+    /// The relation's tuples in the new schema (encoded, sorted), when they were read (a
+    /// keyless relation).
+    mapped: Option<Vec<Vec<u8>>>,
+}
+
+impl MergedAway {
+    /// Nothing done: alter `head` as it is.
+    fn nothing(head: &Snapshot) -> MergedAway {
+        MergedAway {
+            start: head.clone(),
+            deleted: 0,
+            mapped: None,
+        }
+    }
+}
+
 /// Where each column of the new schema comes from.
 #[derive(Clone, Debug)]
 pub(crate) enum Source {
@@ -109,11 +131,15 @@ impl Database {
         let mut replaced = Replaced::default();
         replaced.released.insert(relation.to_string());
         let windowed = window_reads(&program, new_name);
-        let (start, mut merged, mapped) = match (&new_schema, alteration) {
+        let MergedAway {
+            start,
+            deleted: mut merged,
+            mapped,
+        } = match (&new_schema, alteration) {
             (Some(new), Alteration::Drop { .. }) if !windowed => {
                 self.merge_away_first(&head, &old_schema, new, alteration)?
             }
-            _ => (head.clone(), 0, None),
+            _ => MergedAway::nothing(&head),
         };
         let mut merged_by_the_drop = 0;
         if let Some(new_schema) = &new_schema {
@@ -167,9 +193,7 @@ impl Database {
     /// are maintained from it (docs/design.md, "Schema changes"): of each group of tuples
     /// the drop makes equal, all but the first (in key order) are deleted from `head` as a
     /// commit deletes them, and the relation's readers maintained from that delta (denials
-    /// judged). The drop then merges nothing and every view keeps its trees. Returns the
-    /// state to alter (not committed), how many tuples were deleted, and the relation's
-    /// tuples in the new schema (encoded, sorted) when it read them (a keyless one).
+    /// judged). The drop then merges nothing and every view keeps its trees.
     ///
     /// *Invariant: no rule reads the dropped column (the rewrite refused it), so each rule
     /// matches the group's kept tuple exactly as it matches their merged tuple after it.*
@@ -179,12 +203,12 @@ impl Database {
         old: &RelationSchema,
         new: &RelationSchema,
         alteration: &Alteration,
-    ) -> DbResult<(Snapshot, u64, Option<Vec<Vec<u8>>>)> {
+    ) -> DbResult<MergedAway> {
         let entry = head.require(&old.name)?;
         let tree = match entry.tree() {
             Some(tree) if old.key_columns().is_none() => tree,
             // A keyed relation keeps its key columns: its tuples stay distinct.
-            _ => return Ok((head.clone(), 0, None)),
+            _ => return Ok(MergedAway::nothing(head)),
         };
         let sources = sources(old, new, alteration, None, true)?;
         let (old_types, types) = (old.types(), new.types());
@@ -211,7 +235,10 @@ impl Database {
         deletes.sort_unstable();
         let mapped = Some(kept);
         if deletes.is_empty() {
-            return Ok((head.clone(), 0, mapped));
+            return Ok(MergedAway {
+                mapped,
+                ..MergedAway::nothing(head)
+            });
         }
         let gone = deletes.len() as u64;
         let edits = vec![(old.name.clone(), BaseEdit::Edits(deletes))];
@@ -225,7 +252,11 @@ impl Database {
             state,
             program: head.program.clone(),
         };
-        Ok((snapshot, gone, mapped))
+        Ok(MergedAway {
+            start: snapshot,
+            deleted: gone,
+            mapped,
+        })
     }
 
     /// The entry of the altered relation under its new schema, and how many tuples merged.
