@@ -531,3 +531,16 @@ fn a_default_is_written_as_a_change_file_writes_a_value() {
     );
     verified(&shop);
 }
+
+#[test]
+fn a_new_name_must_be_a_name() {
+    let shop = shop();
+    for bad in ["x y", "9x", "x-y", "_", ""] {
+        let needle = format!("`{bad}` is not a name");
+        refused(&shop, &["orders", "add", bad, "int?"], 1, &[&needle]);
+        refused(&shop, &["orders", "rename", "amount", bad], 1, &[&needle]);
+        refused(&shop, &["orders", "rename-to", bad], 1, &[&needle]);
+    }
+    shop.ok(&["alter", "orders", "rename", "amount", "_amount2"]);
+    verified(&shop);
+}

@@ -126,6 +126,9 @@ pub fn rewrite(
             declaration.kind
         )));
     }
+    if let Some(name) = new_name(alteration) {
+        refuse_bad_name(name)?;
+    }
     match alteration {
         Alteration::Add {
             column,
@@ -195,6 +198,35 @@ pub fn rewrite(
         }
     }
     Ok(out)
+}
+
+/// The name an alteration gives (an added or renamed column, a renamed relation).
+fn new_name(alteration: &Alteration) -> Option<&str> {
+    match alteration {
+        Alteration::Add { column, .. } => Some(column),
+        Alteration::Rename { new, .. } | Alteration::RenameTo { new } => Some(new),
+        Alteration::Drop { .. }
+        | Alteration::Type { .. }
+        | Alteration::Key { .. }
+        | Alteration::DropRelation => None,
+    }
+}
+
+/// Refuses what the language would not read as a name: `[A-Za-z_][A-Za-z0-9_]*`, not `_`
+/// alone (the wildcard).
+fn refuse_bad_name(name: &str) -> Result<(), AlterError> {
+    let mut chars = name.chars();
+    let first = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let rest = chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if first && rest && name != "_" {
+        return Ok(());
+    }
+    Err(AlterError(format!(
+        "`{}` is not a name: a name is a letter or `_`, then letters, digits and `_`",
+        crate::diagnostic::clip(name)
+    )))
 }
 
 /// The most column widenings one type change makes through the program: each widens a
