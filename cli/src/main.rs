@@ -75,6 +75,9 @@ enum Command {
     Init(cmd::init::InitArgs),
     /// Set or change the program (declarations and rules); makes a commit.
     Define(cmd::define::DefineArgs),
+    /// Change a base relation's schema in place (add, drop, rename, rename-to, type, key,
+    /// drop-relation), the program rewritten with it; one commit.
+    Alter(cmd::alter::AlterArgs),
     /// Commit a set of changes: `+orders(1, 7, 30)` inserts, `-orders(1, 7, 25)` deletes,
     /// `~orders(id: 1, amount: 25)` updates by key.
     Commit(cmd::commit::CommitArgs),
@@ -184,6 +187,7 @@ pub(crate) fn run_with(
     match command {
         Command::Init(args) => cmd::init::run(&context, args, out),
         Command::Define(args) => cmd::define::run(&context, args, out),
+        Command::Alter(args) => cmd::alter::run(&context, args, out),
         Command::Commit(args) => cmd::commit::run(&context, args, out),
         Command::Import(args) => cmd::import::run(&context, args, out),
         Command::Log(args) => cmd::log::run(&context, args, out),

@@ -253,6 +253,34 @@ fn cases(shop: &Shop, h: &str) -> Vec<(&'static str, Vec<String>)> {
             &["blame", "orders", "--at", h],
         ]),
     );
+    add(
+        "alter",
+        owned(&[
+            &["alter", h, "add", "x", "int?"],
+            // Not names (a valid one would apply and change the store under later cases).
+            &["alter", "orders", "add", &format!("{h}-"), "int?"],
+            &["alter", "orders", "add", "x", h],
+            &["alter", "orders", "add", "x", "int", "--default", h],
+            &[
+                "alter",
+                "orders",
+                "add",
+                "x",
+                "str",
+                "--default",
+                &format!("\"{h}"),
+            ],
+            &["alter", "orders", "drop", h],
+            &["alter", "orders", "rename", h, "x"],
+            &["alter", "orders", "rename", "amount", &format!("{h}-")],
+            &["alter", "orders", "rename-to", &format!("{h}-")],
+            &["alter", "orders", "type", h, "int?"],
+            &["alter", "orders", "type", "amount", h],
+            &["alter", "orders", "key", h],
+            &["alter", "-m", h, "orders", "add", "x", "int"],
+            &["alter", "orders", h],
+        ]),
+    );
     add("reflog", owned(&[&["reflog", "-n", h]]));
     add(
         "remote",

@@ -73,6 +73,12 @@ fn the_readme_real_data_walk_through_runs_as_written() {
     assert!(ran >= 10, "the walk-through shrank to {ran} rnt commands");
 }
 
+#[test]
+fn the_readme_alter_walk_through_runs_as_written() {
+    let ran = run_walk_through("## Schema changes: `rnt alter`", "shop");
+    assert!(ran >= 10, "the walk-through shrank to {ran} rnt commands");
+}
+
 /// Runs the block under `heading` in a copy of `examples/EXAMPLE`; returns how many `rnt`
 /// lines ran.
 fn run_walk_through(heading: &str, example: &str) -> usize {

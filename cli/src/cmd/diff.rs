@@ -94,9 +94,25 @@ pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Re
         // The changes are on stdout already; flush them so the note follows them on a
         // terminal that shows both streams.
         out.flush()?;
+        for change in rnt_db::schema_changes(&from.state, &to.state) {
+            context.note(&schema_change_note(&change));
+        }
         context.note(PROGRAM_DIFFERS_NOTE);
     }
     Ok(())
+}
+
+/// The note on stderr for a base relation whose schema differs between the two states
+/// (an `rnt alter` between them): its declarations before and after.
+fn schema_change_note(change: &rnt_db::SchemaChange) -> String {
+    let after = change
+        .after
+        .as_deref()
+        .unwrap_or("(no relation of that name)");
+    format!(
+        "note: the schema of `{}` differs (rnt alter): {} → {after}",
+        change.relation, change.before
+    )
 }
 
 /// The state to go to and the relation, from the words after REF: `REF TO [REL]` as

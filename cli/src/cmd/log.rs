@@ -87,6 +87,14 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
         ),
         false => None,
     };
+    // The relations each commit altered (`rnt alter`), marked in the table and the graph.
+    let altered = match args.format {
+        ReportFormat::Table => log
+            .iter()
+            .map(|(_, commit)| altered_relations(&db, commit))
+            .collect::<anyhow::Result<Vec<_>>>()?,
+        ReportFormat::Json => Vec::new(),
+    };
     match args.format {
         ReportFormat::Json => {
             let entries = log
@@ -102,8 +110,10 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
         ReportFormat::Table if no_commits => writeln!(out, "no commits yet")?,
         // Every commit was filtered out (`--relation`, `-n 0`): like git, print nothing.
         ReportFormat::Table if log.is_empty() => {}
-        ReportFormat::Table if args.graph => write_graph(out, &db, &log, views.as_deref())?,
-        ReportFormat::Table => write_log_table(out, &log, &clocks, views.as_deref())?,
+        ReportFormat::Table if args.graph => {
+            write_graph(out, &db, &log, &altered, views.as_deref())?
+        }
+        ReportFormat::Table => write_log_table(out, &log, &clocks, &altered, views.as_deref())?,
     }
     Ok(())
 }
@@ -114,6 +124,7 @@ fn write_log_table(
     out: &mut dyn Write,
     log: &[(Address, Commit)],
     clocks: &[Option<i64>],
+    altered: &[String],
     views: Option<&[Vec<ChangeCount>]>,
 ) -> anyhow::Result<()> {
     let clocked = clocks.iter().any(Option::is_some);
@@ -131,7 +142,11 @@ fn write_log_table(
                 row.push(clock.map_or("-".to_string(), |c| c.to_string()));
             }
             row.push(first_line(&commit.message));
-            row.push(change_summary(&commit.changes));
+            row.push(match (commit.changes.is_empty(), altered[i].is_empty()) {
+                (_, true) => change_summary(&commit.changes),
+                (true, false) => altered[i].clone(),
+                (false, false) => format!("{}, {}", change_summary(&commit.changes), altered[i]),
+            });
             if let Some(views) = views {
                 row.push(change_summary(&views[i]));
             }
@@ -157,6 +172,7 @@ fn write_graph(
     out: &mut dyn Write,
     db: &Database,
     log: &[(Address, Commit)],
+    altered: &[String],
     views: Option<&[Vec<ChangeCount>]>,
 ) -> anyhow::Result<()> {
     let decorations = decorations(db)?;
@@ -182,6 +198,9 @@ fn write_graph(
         );
         if !commit.changes.is_empty() {
             text.push_str(&format!("  [{}]", change_summary(&commit.changes)));
+        }
+        if !altered[i].is_empty() {
+            text.push_str(&format!("  [{}]", altered[i]));
         }
         if let Some(views) = views.filter(|v| !v[i].is_empty()) {
             text.push_str(&format!("  [views: {}]", change_summary(&views[i])));
@@ -399,6 +418,16 @@ fn stat_json(stat: &rnt_merkle::OperatorStat) -> Json {
         ("nodes_read", Json::UInt(stat.nodes_read)),
         ("nodes_written", Json::UInt(stat.nodes_written)),
     ])
+}
+
+/// The mark of a commit that altered base relations (`alter: orders`), empty for others.
+fn altered_relations(db: &Database, commit: &Commit) -> anyhow::Result<String> {
+    let changes = db.schema_changes_of(commit)?;
+    if changes.is_empty() {
+        return Ok(String::new());
+    }
+    let names: Vec<&str> = changes.iter().map(|c| c.relation.as_str()).collect();
+    Ok(format!("alter: {}", names.join(", ")))
 }
 
 /// A message's first line, marked with `…` when more lines follow.

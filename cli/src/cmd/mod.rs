@@ -1,6 +1,7 @@
 //! One module per subcommand. Each has an `Args` struct (clap) and a `run` function that
 //! writes its output to the writer it is given and returns errors for `main` to report.
 
+pub mod alter;
 pub mod blame;
 pub mod branch;
 pub mod clone;

@@ -79,7 +79,8 @@ pub fn route(command: &Command) -> Route {
         | Command::Switch(_)
         | Command::Reset(_)
         | Command::Revert(_)
-        | Command::Merge(_) => Route::Write,
+        | Command::Merge(_)
+        | Command::Alter(_) => Route::Write,
         Command::Init(_)
         | Command::Import(_)
         | Command::Fsck(_)

@@ -131,7 +131,7 @@ verified: 2 materialized views equal their recomputation (order_plan, plan_total
 
 # The key of a relation that holds tuples cannot change.
 $ rnt define rekeyed.rnt
-! error: cannot change the key of relation `customers`: it holds 4 tuples (migrations are not supported yet)
+! error: cannot change the key of relation `customers`: it holds 4 tuples; `define` keeps base tuples as they are, use `rnt alter customers key COLUMN… (or key --none)`
 [exit 1]
 
 $ rnt log --format json -n 2

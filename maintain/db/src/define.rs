@@ -86,6 +86,20 @@ impl Database {
         clock: Option<i64>,
         progress: &mut dyn FnMut(&str),
     ) -> DbResult<State> {
+        self.state_for_program_with(head, program, clock, progress, &Replaced::default())
+    }
+
+    /// [`Database::state_for_program`] with the base relations of `replaced` given their
+    /// new entries (an alter's): each may change schema or go although it holds tuples,
+    /// and every view that reads one, directly or not, is computed from scratch.
+    pub(crate) fn state_for_program_with(
+        &self,
+        head: &Snapshot,
+        program: &Program,
+        clock: Option<i64>,
+        progress: &mut dyn FnMut(&str),
+        replaced: &Replaced,
+    ) -> DbResult<State> {
         let old_signatures = signatures(&head.program)?;
         let new_signatures = signatures(program)?;
         let mut changed: BTreeSet<String> = new_signatures
@@ -97,7 +111,15 @@ impl Database {
             // What reads the clock, directly or not, is computed at the new one.
             changed.extend(program.clocked_relations());
         }
-        let relations = self.relations_for(head, program, &changed)?;
+        if replaced.views_see_the_same {
+            // An alter that changes no tuple any rule sees: every view keeps its trees,
+            // unread (the rewritten rules match the same tuples, one for one).
+            debug_assert!(clock == head.state.clock, "an alter keeps the clock");
+            changed.clear();
+        } else {
+            changed.extend(readers_of(program, replaced.entries.keys()));
+        }
+        let relations = self.relations_for(head, program, &changed, replaced)?;
         let plans = plan_program(program);
         let mut by_name: BTreeMap<String, RelationEntry> =
             relations.into_iter().map(|r| (r.name.clone(), r)).collect();
@@ -127,10 +149,12 @@ impl Database {
         head: &Snapshot,
         program: &Program,
         changed: &BTreeSet<String>,
+        replaced: &Replaced,
     ) -> DbResult<Vec<RelationEntry>> {
         for old in &head.state.relations {
             let count = old.count.unwrap_or(0);
-            if !old.kind.is(RelationKind::Relation) || count == 0 {
+            let released = replaced.released.contains(&old.name);
+            if !old.kind.is(RelationKind::Relation) || count == 0 || released {
                 continue;
             }
             let keeps = program.relation(&old.name).is_some_and(|r| {
@@ -146,16 +170,22 @@ impl Database {
                     }
                     _ => false,
                 };
-                let what = if only_the_key {
-                    "change the key of"
+                let name = &old.name;
+                let (what, command) = if only_the_key {
+                    (
+                        "change the key of",
+                        format!("rnt alter {name} key COLUMN… (or key --none)"),
+                    )
                 } else if new_schema.is_some() {
-                    "change the schema of"
+                    (
+                        "change the schema of",
+                        format!("rnt alter {name} add|drop|rename|type …"),
+                    )
                 } else {
-                    "drop"
+                    ("drop", format!("rnt alter {name} drop-relation"))
                 };
                 return Err(DbError::user(format!(
-                    "cannot {what} relation `{}`: it holds {count} tuples (migrations are not supported yet)",
-                    old.name
+                    "cannot {what} relation `{name}`: it holds {count} tuples; `define` keeps base tuples as they are, use `{command}`"
                 )));
             }
         }
@@ -169,7 +199,7 @@ impl Database {
                 let same_view = kind == RelationKind::View && !changed.contains(name);
                 old.kind.is(kind) && (same_base || same_view)
             });
-            let entry = match kept {
+            let entry = match replaced.entries.get(name).or(kept) {
                 Some(old) => old.clone(),
                 None if kind.is_stored() => {
                     let tree = match empty_tree {
@@ -266,7 +296,10 @@ fn signatures(program: &Program) -> DbResult<BTreeMap<String, String>> {
             text.push('\n');
             for rule in program.rules_of(member) {
                 for literal in &rule.rule.body {
-                    if let Literal::Positive(atom) | Literal::Negative { atom, .. } = literal {
+                    if let Literal::Positive(atom)
+                    | Literal::Negative { atom, .. }
+                    | Literal::Optional { atom, .. } = literal
+                    {
                         if !members.contains(atom.relation.name.as_str()) {
                             reads.insert(atom.relation.name.as_str());
                         }
@@ -286,4 +319,42 @@ fn signatures(program: &Program) -> DbResult<BTreeMap<String, String>> {
         }
     }
     Ok(out)
+}
+
+/// Base relations an alter gives new entries (`entries`, by name), and the names of the
+/// head's base relations whose tuples may leave or change schema (`released`: the altered
+/// relation, under its old name).
+#[derive(Debug, Default)]
+pub(crate) struct Replaced {
+    /// The new entries, by name in the new program.
+    pub(crate) entries: BTreeMap<String, RelationEntry>,
+    /// Names of the head whose tuples may change schema or go.
+    pub(crate) released: BTreeSet<String>,
+    /// Whether every rule matches exactly as it did (an added, renamed or dropped column
+    /// that merges no tuples, a renamed relation, a key): then no view is recomputed.
+    pub(crate) views_see_the_same: bool,
+}
+
+/// The derived relations of `program` that read one of `names`, directly or not
+/// (positively, under `not`, or `optional`), in stratum order.
+fn readers_of<'n>(program: &Program, names: impl Iterator<Item = &'n String>) -> BTreeSet<String> {
+    let mut reached: BTreeSet<String> = names.cloned().collect();
+    let mut readers = BTreeSet::new();
+    for stratum in program.strata.iter() {
+        let reads = stratum.relations.iter().any(|member| {
+            program.rules_of(member).iter().any(|rule| {
+                rule.rule.body.iter().any(|literal| match literal {
+                    Literal::Positive(atom)
+                    | Literal::Negative { atom, .. }
+                    | Literal::Optional { atom, .. } => reached.contains(&atom.relation.name),
+                    _ => false,
+                })
+            })
+        });
+        if reads {
+            reached.extend(stratum.relations.iter().cloned());
+            readers.extend(stratum.relations.iter().cloned());
+        }
+    }
+    readers
 }

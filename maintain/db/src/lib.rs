@@ -37,6 +37,7 @@
 
 #![warn(missing_docs)]
 
+mod alter;
 mod commit;
 mod database;
 mod define;
@@ -53,6 +54,7 @@ mod verify;
 mod why;
 pub mod witness;
 
+pub use alter::{Altered, KEY_DUPLICATES_LISTED_MAX};
 pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
 pub use database::{CommitTime, Database, TransferProgress};
 pub use diff::{key_columns, sort_changes, DiffScope, TupleChange};
@@ -64,6 +66,7 @@ pub use history::remote::{
     CloneOutcome, FetchOutcome, PushKind, PushOutcome, RefUpdate, CLONE_REMOTE,
 };
 pub use history::resolve::Resolution;
+pub use history::schema::{schema_changes, SchemaChange};
 pub use import::{ImportMode, Imported, IMPORT_BATCH_ROWS, IMPORT_STEP_ROWS};
 pub use rnt_engine::budget::{check as check_memory_budget, memory_budget, set_memory_budget};
 pub use rnt_engine::delta::{RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
@@ -75,6 +78,7 @@ pub use rnt_engine::explain::{
 };
 pub use rnt_engine::provenance::{Fact, Instance, Why, WindowRows, WHY_LIMIT_DEFAULT};
 pub use rnt_engine::Violation;
+pub use rnt_lang::alter::{parse_column_type, Alteration};
 pub use rnt_lang::change::{Change, ChangeError, ChangeSet, Sign};
 pub use rnt_lang::csv::CsvError;
 pub use rnt_lang::schema::{Attribute, RelationSchema};

@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alter;
 pub mod canonical;
 pub mod change;
 pub mod check;

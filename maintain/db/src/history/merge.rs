@@ -20,8 +20,10 @@
 //! and program built any other way; a refused merge writes no ref.*
 
 use crate::commit::NewCommit;
+use crate::history::carry::Carry;
 use crate::history::refs;
 use crate::history::resolve::{resolve_conflicts, Resolution};
+use crate::history::schema::{all_schema_changes, SchemaChange};
 use crate::keys::KeyReader;
 use crate::snapshot::Snapshot;
 use crate::{CommitOutcome, CommitTimings, Database};
@@ -36,7 +38,7 @@ use rnt_lang::tuple::{encode_tuple, format_tuple, Tuple};
 use rnt_lang::value::Value;
 use rnt_merkle::{ChangeCount, Commit, DiffEntry, Edit, State, Tree};
 use rnt_store::Address;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 /// What `merge` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -244,11 +246,8 @@ impl Database {
             None => Snapshot::empty()?,
         };
         let theirs_snapshot = self.snapshot_of_commit(theirs)?;
-        let program_from = program_side(&base, head, &theirs_snapshot).ok_or_else(|| {
-            DbError::user(format!(
-                "cannot merge `{reference}`: both branches changed the program since their merge base, differently (compare them with `rnt diff --program HEAD {reference}`; make the programs equal on one side, then merge)"
-            ))
-        })?;
+        let program_from = program_side(&base, head, &theirs_snapshot)
+            .ok_or_else(|| both_changed_the_program(&base, head, &theirs_snapshot, reference))?;
         // The merged contents are O + (T − B) − (B − T), which equals T + (O − B) − (B − O):
         // start from the side whose program the merge keeps and apply the other side's
         // changes since the base, so the program never changes under the data. Either way
@@ -264,7 +263,22 @@ impl Database {
             ),
             true => (head.clone(), theirs_snapshot),
         };
-        let merged = self.merged_base_edits(&start, &base, &other, start_is_ours, reference)?;
+        // The alters the kept program made since the base carry the other side's changes.
+        let altered_tip = if start_is_ours {
+            head.commit
+        } else {
+            Some(theirs)
+        };
+        let carries = match program_from {
+            Some(_) => self.carries(altered_tip, base_commit)?,
+            None => BTreeMap::new(),
+        };
+        let sides = Sides {
+            start: &start,
+            base: &base,
+            other: &other,
+        };
+        let merged = self.merged_base_edits(sides, &carries, start_is_ours, reference)?;
         Ok(PreparedMerge {
             start,
             other,
@@ -305,12 +319,12 @@ impl Database {
     /// (`start_is_ours` says which side `start` is, for the conflicts' labels).
     fn merged_base_edits(
         &self,
-        start: &Snapshot,
-        base: &Snapshot,
-        other: &Snapshot,
+        sides: Sides<'_>,
+        carries: &BTreeMap<String, Carry>,
         start_is_ours: bool,
         reference: &str,
     ) -> DbResult<MergedBase> {
+        let Sides { start, base, other } = sides;
         let mut edits = Vec::new();
         let mut conflicts = Vec::new();
         let empty = Tree::empty(&self.nodes)?;
@@ -331,7 +345,8 @@ impl Database {
                 .entry(name)
                 .is_some_and(|e| e.kind.is(RelationKind::Relation))
                 && start.schema(name) == schema;
-            if !kept && tree_in(other, name, &schema) != tree_in(base, name, &schema) {
+            let carried = carries.values().any(|c| c.old_name == *name);
+            if !kept && !carried && tree_in(other, name, &schema) != tree_in(base, name, &schema) {
                 return Err(DbError::user(format!(
                     "cannot merge `{reference}`: relation `{name}` changed on one side, while the program the merge keeps drops it or gives it another schema"
                 )));
@@ -343,8 +358,21 @@ impl Database {
             }
             let name = &entry.name;
             let schema = start.schema(name);
-            let base_tree = tree_in(base, name, &schema);
-            let other_tree = tree_in(other, name, &schema);
+            let (base_tree, other_tree) = match carries.get(name) {
+                Some(carry) => {
+                    let old = Some(carry.old_schema.clone());
+                    let base_tree = tree_in(base, &carry.old_name, &old);
+                    let other_tree = tree_in(other, &carry.old_name, &old);
+                    if base_tree == other_tree {
+                        continue;
+                    }
+                    (
+                        self.carried_tree(carry, &base_tree)?,
+                        self.carried_tree(carry, &other_tree)?,
+                    )
+                }
+                None => (tree_in(base, name, &schema), tree_in(other, name, &schema)),
+            };
             if base_tree == other_tree {
                 continue;
             }
@@ -496,6 +524,49 @@ fn program_side(
     } else {
         None
     }
+}
+
+/// The three states of a merge's base relations: the side merged into (whose program
+/// the merge keeps), the merge base, and the other side.
+#[derive(Clone, Copy)]
+struct Sides<'s> {
+    start: &'s Snapshot,
+    base: &'s Snapshot,
+    other: &'s Snapshot,
+}
+
+/// The refusal of a merge whose two sides changed the program differently: naming the
+/// relations both altered, with each side's declaration, when they did.
+fn both_changed_the_program(
+    base: &Snapshot,
+    ours: &Snapshot,
+    theirs: &Snapshot,
+    reference: &str,
+) -> DbError {
+    let ours_altered = all_schema_changes(&base.state, &ours.state);
+    let theirs_altered = all_schema_changes(&base.state, &theirs.state);
+    let both: Vec<String> = ours_altered
+        .iter()
+        .filter_map(|o| {
+            let t = theirs_altered.iter().find(|t| t.relation == o.relation)?;
+            let side = |c: &SchemaChange| c.after.clone().unwrap_or_else(|| "dropped".into());
+            Some(format!(
+                "`{}`: ours {}, theirs ({reference}) {}",
+                o.relation,
+                side(o),
+                side(t)
+            ))
+        })
+        .collect();
+    if !both.is_empty() {
+        return DbError::user(format!(
+            "cannot merge `{reference}`: both branches altered the same relation since their merge base, differently ({}); alter one side to match the other, then merge",
+            both.join("; ")
+        ));
+    }
+    DbError::user(format!(
+        "cannot merge `{reference}`: both branches changed the program since their merge base, differently (compare them with `rnt diff --program HEAD {reference}`; make the programs equal on one side, then merge)"
+    ))
 }
 
 /// The refusal of a merge with key conflicts: exit 4, every conflicting key listed.

@@ -10,6 +10,7 @@
 
 pub mod blame;
 pub mod branches;
+pub(crate) mod carry;
 pub mod graph;
 pub mod merge;
 pub mod reference;
@@ -17,3 +18,4 @@ pub mod reflog_cut;
 pub mod refs;
 pub mod remote;
 pub mod resolve;
+pub mod schema;
