@@ -133,10 +133,10 @@ pub fn run(context: &Context, args: AlterArgs, out: &mut dyn Write) -> anyhow::R
                 committed_line(&commit, &state, &changes, Some(&message))
             )?;
             if altered.merged > 0 {
-                eprintln!(
+                context.note(&format!(
                     "{} tuples merged: `{relation}` has no key, and they became equal without the dropped column",
                     altered.merged
-                );
+                ));
             }
         }
         CommitOutcome::NothingToCommit => {
