@@ -460,3 +460,68 @@ fn on_a_terminal_the_prompt_keeps_a_history_the_arrow_keys_recall() {
     assert_eq!(second.matches("(1 tuple)").count(), 1, "{second}");
     assert!(second.contains("n\r\n2\r\n"), "{second}");
 }
+
+#[test]
+fn alter_table_is_one_rnt_alter_each_with_views_kept_current() {
+    let shop = shop();
+    shop.ok(&[
+        "sql",
+        "CREATE MATERIALIZED VIEW big AS SELECT id, amount FROM orders WHERE amount > 10",
+    ]);
+    let before = shop.log().len();
+    for statement in [
+        "ALTER TABLE orders ADD COLUMN qty INT NOT NULL DEFAULT 1",
+        "ALTER TABLE orders ADD note TEXT",
+        "ALTER TABLE orders RENAME COLUMN note TO remark",
+        "ALTER TABLE orders ALTER COLUMN amount TYPE DECIMAL(12, 2)",
+        "ALTER TABLE orders DROP COLUMN remark",
+        "ALTER TABLE orders RENAME TO purchases",
+    ] {
+        let out = shop.ok(&["sql", statement]);
+        assert!(out.contains("ALTER TABLE"), "{statement}: {out}");
+    }
+    assert_eq!(shop.log().len(), before + 6, "one commit each");
+    shop.ok(&["verify"]);
+    let rows = shop.ok(&["sql", "SELECT id, qty FROM purchases ORDER BY id"]);
+    assert!(rows.contains("10    1\n11    1\n"), "{rows}");
+    let big = shop.ok(&["sql", "SELECT * FROM big ORDER BY id"]);
+    assert!(
+        big.contains("10   30.50") && big.contains("11   20.00"),
+        "{big}"
+    );
+    // After the alters the view is maintained as before.
+    shop.ok(&["sql", "INSERT INTO purchases VALUES (14, 2, 99, 3)"]);
+    assert!(shop
+        .ok(&["sql", "SELECT id FROM big ORDER BY id"])
+        .contains("14"));
+    shop.ok(&["verify"]);
+    // Refusals name the cause; HEAD stays.
+    let head = shop.head();
+    for (statement, needle) in [
+        (
+            "ALTER TABLE purchases ALTER COLUMN qty SET NOT NULL",
+            "narrowing",
+        ),
+        ("ALTER TABLE purchases DROP COLUMN amount", "reads it"),
+        (
+            "ALTER TABLE purchases ADD a INT, ADD b INT",
+            "more than one operation",
+        ),
+        ("ALTER TABLE nope ADD a INT", "unknown table `nope`"),
+        (
+            "ALTER TABLE purchases RENAME COLUMN nope TO x",
+            "no column `nope`",
+        ),
+    ] {
+        let run = shop.run(&["sql", statement]);
+        assert_eq!(run.code, 1, "{statement}: {}", run.stderr);
+        assert!(run.stderr.contains(needle), "{statement}: {}", run.stderr);
+    }
+    shop.ok(&["sql", "CREATE TABLE bag (x INT)"]);
+    let head_bag = shop.head();
+    let run = shop.run(&["sql", "ALTER TABLE bag ADD COLUMN y INT"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("_count"), "{}", run.stderr);
+    assert_eq!(shop.head(), head_bag);
+    assert_ne!(head, head_bag);
+}

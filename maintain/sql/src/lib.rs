@@ -22,6 +22,7 @@
 //! The crate knows the language and the database's API, not the engine.
 
 mod aggregate;
+mod alter_table;
 mod as_of;
 mod body;
 pub mod catalog;

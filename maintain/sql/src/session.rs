@@ -201,14 +201,37 @@ impl<'d> Session<'d> {
                 if_exists,
                 ..
             } => self.drop(*object_type, dropped, *cascade, *if_exists, statement),
-            Statement::AlterTable(_) => Err(SqlError::unsupported(
-                "ALTER TABLE (yet: `rnt alter` is the issue that brings it)",
-            )),
+            Statement::AlterTable(alter) => self.alter_table(alter, statement),
             other => Err(SqlError::unsupported(format!(
                 "the statement `{}`",
                 crate::expr::clip(other)
             ))),
         }
+    }
+
+    /// ALTER TABLE: one `rnt alter`, one commit (`alter_table.rs`).
+    fn alter_table(
+        &self,
+        alter: &sqlparser::ast::AlterTable,
+        statement: &Statement,
+    ) -> SqlResult<Outcome> {
+        let head = self.head_outside_transaction("ALTER TABLE")?;
+        let planned = crate::alter_table::plan(alter, &Catalog::of(&head.program))?;
+        let message = self.message_for(statement);
+        let altered = self.db.alter(
+            &planned.relation,
+            &planned.alteration,
+            planned.default.as_deref(),
+            &message,
+        )?;
+        Ok(match altered.outcome {
+            CommitOutcome::Committed { commit, state, .. } => Outcome::Committed {
+                commit,
+                state,
+                what: "ALTER TABLE".into(),
+            },
+            CommitOutcome::NothingToCommit => Outcome::NothingToCommit,
+        })
     }
 
     /// CREATE ASSERTION: a denial holding the query's rows.
