@@ -18,6 +18,7 @@ mod entry;
 pub mod forward;
 mod gate;
 mod invoke;
+mod pg;
 mod subscribe;
 mod web;
 
@@ -49,7 +50,8 @@ pub struct ServeArgs {
     /// The HTTP address (port 0: any free port; the first line printed names it).
     #[arg(long, value_name = "ADDR", default_value = HTTP_DEFAULT)]
     http: String,
-    /// The Postgres protocol address (not supported yet).
+    /// The Postgres protocol address (port 0: any free port; the second line printed
+    /// names it).
     #[arg(long, value_name = "ADDR")]
     pg: Option<String>,
     /// Tokens, one a line: `read TOKEN` or `write TOKEN`; every request must then carry one
@@ -80,19 +82,16 @@ pub fn run(context: &Context, args: ServeArgs, out: &mut dyn Write) -> anyhow::R
     if context.served.is_some() {
         return Err(DbError::user("`rnt serve` cannot run inside a server").into());
     }
-    if let Some(pg) = &args.pg {
-        return Err(DbError::user(format!(
-            "not supported yet: the Postgres protocol (--pg {pg}); use --http"
-        ))
-        .into());
-    }
-    let address: SocketAddr = args.http.parse().map_err(|_| {
-        DbError::user(format!(
-            "`{}` is not an address to listen on (write IP:PORT, e.g. {HTTP_DEFAULT})",
-            rnt_db::diagnostic::clip(&args.http)
-        ))
-    })?;
+    let address = socket_address(&args.http, "--http")?;
+    let pg = args
+        .pg
+        .as_deref()
+        .map(|pg| socket_address(pg, "--pg"))
+        .transpose()?;
     let tokens = Tokens::for_address(address, args.token_file.as_deref())?;
+    if let Some(pg) = pg {
+        Tokens::for_address(pg, args.token_file.as_deref())?;
+    }
     // A panic in one request is a bug to report, not a reason to stop serving the others.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("error: internal error: {info} (this is a bug in rnt; please report it)");
@@ -115,13 +114,25 @@ pub fn run(context: &Context, args: ServeArgs, out: &mut dyn Write) -> anyhow::R
         .enable_all()
         .build()
         .context("cannot start the server's runtime")?;
-    runtime.block_on(serve(server, address, out))
+    runtime.block_on(serve(server, address, pg, out))
+}
+
+/// An address to listen on, from option `option`'s text.
+fn socket_address(text: &str, option: &str) -> anyhow::Result<SocketAddr> {
+    text.parse().map_err(|_| {
+        DbError::user(format!(
+            "{option}: `{}` is not an address to listen on (write IP:PORT, e.g. {HTTP_DEFAULT})",
+            rnt_db::diagnostic::clip(text)
+        ))
+        .into()
+    })
 }
 
 /// Binds, records the server in the store, answers until a signal, then removes the record.
 async fn serve(
     server: Arc<Server>,
     address: SocketAddr,
+    pg_address: Option<SocketAddr>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(address)
@@ -130,6 +141,11 @@ async fn serve(
     let bound = listener.local_addr()?;
     let entry = entry::Entry::record(&server, bound)?;
     writeln!(out, "serving {} at http://{bound}", server.store.display())?;
+    if let Some(pg_address) = pg_address {
+        let token = entry.as_ref().map(|e| e.token.clone());
+        let pg_bound = pg::listen(Arc::clone(&server), pg_address, token)?;
+        writeln!(out, "postgres at {pg_bound}")?;
+    }
     out.flush()?;
     let app = api::router(Arc::clone(&server), entry.as_ref().map(|e| e.token.clone()));
     let served = axum::serve(listener, app)

@@ -42,7 +42,7 @@ mod query;
 mod scope;
 mod select;
 pub mod session;
-mod split;
+pub mod split;
 mod top;
 mod types;
 mod view_limit;

@@ -84,6 +84,12 @@ impl<'d> Session<'d> {
         self
     }
 
+    /// From now on, queries read the state `reference` names (`None`: the head again), as
+    /// `SET rnt.at` asks over the Postgres protocol.
+    pub fn set_at(&mut self, reference: Option<String>) {
+        self.at = reference;
+    }
+
     /// Whether a transaction is open.
     pub fn in_transaction(&self) -> bool {
         self.transaction.is_some()

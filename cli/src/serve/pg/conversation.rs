@@ -1,0 +1,468 @@
+//! One connection's conversation after startup: simple queries (`Q`, statements split at
+//! `;`, each answered in turn) and the extended protocol (`P`arse, `B`ind, `D`escribe,
+//! `E`xecute, `S`ync, `C`lose, `H` flush). Statements run in one `rnt_sql::Session` per
+//! connection, so `BEGIN … COMMIT` spans messages; a statement that may write runs as the
+//! server's one writer (`gate`). After an error in the extended protocol, messages are
+//! skipped until `Sync`, as Postgres does.
+
+use super::values;
+use super::wire::{self, Message, Reader};
+use crate::serve::access::Access;
+use crate::serve::Server;
+use rnt_sql::error::SqlErrorKind;
+use rnt_sql::{Outcome, Session, SqlError};
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::net::TcpStream;
+
+/// A parsed statement: its text and its parameters' type OIDs.
+struct Prepared {
+    sql: String,
+    oids: Vec<i32>,
+}
+
+/// A bound statement, and its outcome once run (a Describe of a query runs it).
+struct Portal {
+    sql: String,
+    ran: Option<Vec<Outcome>>,
+}
+
+/// An error as Postgres reports it: its SQLSTATE and message.
+pub struct Failure {
+    code: &'static str,
+    message: String,
+}
+
+impl Failure {
+    fn new(code: &'static str, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// An rnt SQL error with its SQLSTATE.
+    fn of(error: &SqlError, text: &str) -> Failure {
+        let message = error.render(text);
+        let code = match error.kind {
+            SqlErrorKind::Parse => "42601",
+            SqlErrorKind::Bind => "42000",
+            SqlErrorKind::Unsupported => "0A000",
+            SqlErrorKind::Constraint | SqlErrorKind::Db(2) => "23000",
+            SqlErrorKind::Db(_) if message.contains("moved while") => "40001",
+            SqlErrorKind::Db(3) => "XX001",
+            SqlErrorKind::Db(70) => "XX000",
+            SqlErrorKind::Db(_) => "22000",
+        };
+        Failure { code, message }
+    }
+}
+
+/// An `ErrorResponse`.
+pub fn error_message(code: &str, message: &str) -> Message {
+    Message::new(b'E')
+        .byte(b'S')
+        .string("ERROR")
+        .byte(b'V')
+        .string("ERROR")
+        .byte(b'C')
+        .string(code)
+        .byte(b'M')
+        .string(message)
+        .byte(0)
+}
+
+/// The state of one connection.
+pub struct Conversation<'s> {
+    server: &'s Server,
+    access: Access,
+    prepared: BTreeMap<String, Prepared>,
+    portals: BTreeMap<String, Portal>,
+}
+
+impl<'s> Conversation<'s> {
+    pub fn new(server: &'s Server, access: Access) -> Conversation<'s> {
+        Conversation {
+            server,
+            access,
+            prepared: BTreeMap::new(),
+            portals: BTreeMap::new(),
+        }
+    }
+
+    /// Answers messages until the client says goodbye or the connection breaks.
+    pub fn run(mut self, stream: TcpStream) -> std::io::Result<()> {
+        let db = self.server.db.clone();
+        let mut session = Session::new(&db);
+        let mut input = stream.try_clone()?;
+        let mut out = BufWriter::new(stream);
+        ready(&mut out, &session)?;
+        let mut failed = false;
+        loop {
+            let (kind, body) = wire::read_message(&mut input)?;
+            let answered = match kind {
+                b'X' => return Ok(()),
+                b'S' => {
+                    failed = false;
+                    self.portals.remove("");
+                    ready(&mut out, &session)?;
+                    continue;
+                }
+                b'H' => {
+                    out.flush()?;
+                    continue;
+                }
+                _ if failed => continue,
+                b'Q' => {
+                    let text = Reader::new(&body).string()?;
+                    self.simple_query(&mut out, &mut session, &text)?;
+                    ready(&mut out, &session)?;
+                    continue;
+                }
+                b'P' => self.parse(&body).map(|()| vec![Message::new(b'1')]),
+                b'B' => self.bind(&body).map(|()| vec![Message::new(b'2')]),
+                b'D' => self.describe(&mut session, &body),
+                b'E' => self.execute(&mut session, &body),
+                b'C' => self.close(&body).map(|()| vec![Message::new(b'3')]),
+                other => Err(Failure::new(
+                    "08P01",
+                    format!("unexpected message type `{}`", char::from(other)),
+                )),
+            };
+            match answered {
+                Ok(messages) => {
+                    for message in messages {
+                        message.write_to(&mut out)?;
+                    }
+                }
+                Err(failure) => {
+                    error_message(failure.code, &failure.message).write_to(&mut out)?;
+                    failed = true;
+                }
+            }
+        }
+    }
+
+    /// A simple query: each statement answered in turn; the first error ends it.
+    fn simple_query(
+        &self,
+        out: &mut impl Write,
+        session: &mut Session,
+        text: &str,
+    ) -> std::io::Result<()> {
+        let pieces = rnt_sql::split::statements(text);
+        if pieces.is_empty() {
+            return Message::new(b'I').write_to(out);
+        }
+        for piece in pieces {
+            match self.run_statement(session, &piece.text) {
+                Ok(outcomes) => {
+                    for outcome in &outcomes {
+                        for message in answer(outcome, &piece.text, true) {
+                            message.write_to(out)?;
+                        }
+                    }
+                }
+                Err(failure) => {
+                    return error_message(failure.code, &failure.message).write_to(out);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one statement: `SET rnt.at` here, a read as it is, anything else as the
+    /// server's one writer (refused for a read-only token or server).
+    fn run_statement(&self, session: &mut Session, text: &str) -> Result<Vec<Outcome>, Failure> {
+        if let Some(outcome) = set_statement(session, text)? {
+            return Ok(vec![outcome]);
+        }
+        let run = |session: &mut Session| {
+            session
+                .run(text)
+                .map_err(|(_, error)| Failure::of(&error, text))
+        };
+        if is_read(text) {
+            return run(session);
+        }
+        if self.access == Access::Read || self.server.read_only {
+            return Err(Failure::new(
+                "42501",
+                "this connection may only read (a read token, or rnt serve --read-only)",
+            ));
+        }
+        self.server
+            .gate
+            .write(&self.server.db, || run(session))
+            .map_err(|e| Failure::new("40001", crate::output::one_line(&e.to_string())))?
+    }
+
+    fn parse(&mut self, body: &[u8]) -> Result<(), Failure> {
+        let mut reader = Reader::new(body);
+        let bad = |e: std::io::Error| Failure::new("08P01", e.to_string());
+        let name = reader.string().map_err(bad)?;
+        let sql = reader.string().map_err(bad)?;
+        let count = reader.count().map_err(bad)?;
+        let oids = (0..count)
+            .map(|_| reader.i32())
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(bad)?;
+        self.prepared.insert(name, Prepared { sql, oids });
+        Ok(())
+    }
+
+    fn bind(&mut self, body: &[u8]) -> Result<(), Failure> {
+        let mut reader = Reader::new(body);
+        let bad = |e: std::io::Error| Failure::new("08P01", e.to_string());
+        let portal = reader.string().map_err(bad)?;
+        let statement = reader.string().map_err(bad)?;
+        let formats = (0..reader.count().map_err(bad)?)
+            .map(|_| reader.i16())
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(bad)?;
+        let prepared = self
+            .prepared
+            .get(&statement)
+            .ok_or_else(|| Failure::new("26000", format!("no prepared statement `{statement}`")))?;
+        let count = reader.count().map_err(bad)?;
+        let mut parameters = Vec::with_capacity(count);
+        for index in 0..count {
+            let value = reader.value().map_err(bad)?;
+            // No codes: all text; one: for every parameter; else one each.
+            let format = match formats.len() {
+                0 => 0,
+                1 => formats[0],
+                _ => formats.get(index).copied().unwrap_or(0),
+            };
+            let oid = prepared.oids.get(index).copied().unwrap_or(0);
+            let text = value
+                .map(|bytes| values::parameter_text(bytes, format, oid))
+                .transpose()
+                .map_err(|message| Failure::new("22P03", message))?;
+            parameters.push(text);
+        }
+        let results = (0..reader.count().map_err(bad)?)
+            .map(|_| reader.i16())
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(bad)?;
+        if results.iter().any(|&f| f != 0) {
+            return Err(Failure::new(
+                "0A000",
+                "binary results are not supported (ask for text)",
+            ));
+        }
+        let sql = values::bind(&prepared.sql, &parameters, &prepared.oids)
+            .map_err(|message| Failure::new("22023", message))?;
+        self.portals.insert(portal, Portal { sql, ran: None });
+        Ok(())
+    }
+
+    fn describe(&mut self, session: &mut Session, body: &[u8]) -> Result<Vec<Message>, Failure> {
+        let mut reader = Reader::new(body);
+        let bad = |e: std::io::Error| Failure::new("08P01", e.to_string());
+        let what = reader.take(1).map_err(bad)?[0];
+        let name = reader.string().map_err(bad)?;
+        if what == b'S' {
+            let prepared = self
+                .prepared
+                .get(&name)
+                .ok_or_else(|| Failure::new("26000", format!("no prepared statement `{name}`")))?;
+            let count = parameter_count(&prepared.sql);
+            let mut description = Message::new(b't').i16(i16::try_from(count).unwrap_or(i16::MAX));
+            for index in 0..count {
+                description = description.i32(prepared.oids.get(index).copied().unwrap_or(25));
+            }
+            // Rows are described when a portal is (a query runs then).
+            return Ok(vec![description, Message::new(b'n')]);
+        }
+        let sql = self
+            .portals
+            .get(&name)
+            .map(|p| p.sql.clone())
+            .ok_or_else(|| Failure::new("34000", format!("no portal `{name}`")))?;
+        if !is_read(&sql) {
+            return Ok(vec![Message::new(b'n')]);
+        }
+        let outcomes = self.run_statement(session, &sql)?;
+        let description = match outcomes.first() {
+            Some(Outcome::Rows { schema, .. }) => row_description(schema),
+            _ => Message::new(b'n'),
+        };
+        if let Some(portal) = self.portals.get_mut(&name) {
+            portal.ran = Some(outcomes);
+        }
+        Ok(vec![description])
+    }
+
+    fn execute(&mut self, session: &mut Session, body: &[u8]) -> Result<Vec<Message>, Failure> {
+        let mut reader = Reader::new(body);
+        let name = reader
+            .string()
+            .map_err(|e| Failure::new("08P01", e.to_string()))?;
+        let portal = self
+            .portals
+            .get_mut(&name)
+            .ok_or_else(|| Failure::new("34000", format!("no portal `{name}`")))?;
+        let sql = portal.sql.clone();
+        let outcomes = match portal.ran.take() {
+            Some(outcomes) => outcomes,
+            None => self.run_statement(session, &sql)?,
+        };
+        Ok(outcomes
+            .iter()
+            .flat_map(|outcome| answer(outcome, &sql, false))
+            .collect())
+    }
+
+    fn close(&mut self, body: &[u8]) -> Result<(), Failure> {
+        let mut reader = Reader::new(body);
+        let bad = |e: std::io::Error| Failure::new("08P01", e.to_string());
+        let what = reader.take(1).map_err(bad)?[0];
+        let name = reader.string().map_err(bad)?;
+        match what {
+            b'S' => self.prepared.remove(&name).map(|_| ()),
+            _ => self.portals.remove(&name).map(|_| ()),
+        };
+        Ok(())
+    }
+}
+
+/// `ReadyForQuery`, with the transaction status, and a flush.
+fn ready(out: &mut impl Write, session: &Session) -> std::io::Result<()> {
+    let status = if session.in_transaction() { b'T' } else { b'I' };
+    Message::new(b'Z').byte(status).write_to(out)?;
+    out.flush()
+}
+
+/// The messages answering one outcome (`describe`: a query's RowDescription first, as the
+/// simple protocol sends it).
+fn answer(outcome: &Outcome, text: &str, describe: bool) -> Vec<Message> {
+    let mut messages = Vec::new();
+    match outcome {
+        Outcome::Rows { schema, rows } => {
+            if describe {
+                messages.push(row_description(schema));
+            }
+            for row in rows {
+                let mut data = Message::new(b'D').i16(i16::try_from(row.len()).unwrap_or(i16::MAX));
+                for value in row {
+                    data = data.value(values::text(value).as_deref().map(str::as_bytes));
+                }
+                messages.push(data);
+            }
+            messages.push(Message::new(b'C').string(&format!("SELECT {}", rows.len())));
+        }
+        Outcome::Committed { what, .. } => messages.push(Message::new(b'C').string(what)),
+        Outcome::NothingToCommit | Outcome::Note(_) => {
+            messages.push(Message::new(b'C').string(&command_tag(text)));
+        }
+    }
+    messages
+}
+
+/// A RowDescription of a query's columns (text format).
+fn row_description(schema: &rnt_db::RelationSchema) -> Message {
+    let types = schema.types();
+    let names: Vec<&str> = schema.attribute_names().collect();
+    let mut message = Message::new(b'T').i16(i16::try_from(names.len()).unwrap_or(i16::MAX));
+    for (name, column) in names.iter().zip(&types) {
+        message = message
+            .string(name)
+            .i32(0)
+            .i16(0)
+            .i32(values::type_oid(column.ty))
+            .i16(-1)
+            .i32(-1)
+            .i16(0);
+    }
+    message
+}
+
+/// The command tag of a statement that made no commit: its first words.
+fn command_tag(text: &str) -> String {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .take(2)
+        .map(str::to_ascii_uppercase)
+        .collect();
+    match words.first().map(String::as_str) {
+        Some("CREATE" | "DROP" | "ALTER") => words.join(" "),
+        Some("START") => "BEGIN".to_string(),
+        Some(word) => word.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Whether a statement only reads (runs outside the writers' gate).
+fn is_read(text: &str) -> bool {
+    let first = text
+        .split(|c: char| c.is_whitespace() || c == '(')
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    matches!(
+        first.as_str(),
+        "SELECT" | "WITH" | "VALUES" | "TABLE" | "BEGIN" | "START" | "ROLLBACK" | "SHOW"
+    )
+}
+
+/// The highest `$n` in a statement.
+fn parameter_count(sql: &str) -> usize {
+    let mut highest = 0;
+    let bytes = sql.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'$' {
+            let digits: String = bytes[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .map(|&c| char::from(c))
+                .collect();
+            highest = highest.max(digits.parse().unwrap_or(0));
+        }
+    }
+    highest
+}
+
+/// `SET rnt.at = 'REF'` (or `TO`), `RESET rnt.at`, `SET rnt.at TO DEFAULT`; other `SET`s
+/// are accepted and ignored (drivers set their encoding and date style).
+fn set_statement(session: &mut Session, text: &str) -> Result<Option<Outcome>, Failure> {
+    let trimmed = text.trim();
+    let upper = trimmed.to_ascii_uppercase();
+    if upper.starts_with("RESET RNT.AT") {
+        session.set_at(None);
+        return Ok(Some(Outcome::Note("RESET".into())));
+    }
+    if !upper.starts_with("SET ") {
+        return Ok(None);
+    }
+    let rest = trimmed[4..].trim_start();
+    let Some(value) = rest
+        .strip_prefix("rnt.at")
+        .or_else(|| rest.strip_prefix("RNT.AT"))
+    else {
+        return Ok(Some(Outcome::Note("SET".into())));
+    };
+    let value = value.trim_start();
+    let value = value
+        .strip_prefix('=')
+        .or_else(|| {
+            value
+                .get(..2)
+                .filter(|t| t.eq_ignore_ascii_case("to"))
+                .map(|_| &value[2..])
+        })
+        .ok_or_else(|| Failure::new("42601", "write SET rnt.at = 'REF'"))?
+        .trim();
+    if value.eq_ignore_ascii_case("default") {
+        session.set_at(None);
+    } else {
+        let reference = value
+            .strip_prefix('\'')
+            .and_then(|v| v.strip_suffix('\''))
+            .ok_or_else(|| {
+                Failure::new("42601", "write SET rnt.at = 'REF' (a quoted reference)")
+            })?;
+        session.set_at(Some(reference.replace("''", "'")));
+    }
+    Ok(Some(Outcome::Note("SET".into())))
+}

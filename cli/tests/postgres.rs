@@ -1,0 +1,359 @@
+//! The Postgres protocol of `rnt serve --pg`, with real clients: Debian's `psql` (the simple
+//! protocol) and `psycopg` from PyPI (the extended protocol: parameters, prepared
+//! statements). DDL and DML are commits, `BEGIN … COMMIT` is one, a refused statement
+//! carries SQLSTATE 23000 and leaves HEAD where it was, `AS OF` and `SET rnt.at` read the
+//! past, tokens are passwords, and malformed messages never stop the server.
+//!
+//! `.ci/run` installs both clients; without them the tests fail saying so, unless
+//! `RNT_SKIP_PG_CLIENT_TESTS=1` skips them (loudly).
+
+mod common;
+
+use common::Shop;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Output};
+use std::time::Duration;
+
+/// A server with the Postgres protocol, stopped at the end of the test.
+struct Served {
+    shop: Shop,
+    server: Child,
+    port: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+fn skip(client: &str) -> bool {
+    if std::env::var_os("RNT_SKIP_PG_CLIENT_TESTS").is_some() {
+        eprintln!("SKIPPED: the {client} test (RNT_SKIP_PG_CLIENT_TESTS is set)");
+        return true;
+    }
+    false
+}
+
+/// A store served with `--pg 127.0.0.1:0` (and `extra`), files written first.
+fn served(files: &[(&str, &str)], extra: &[&str]) -> Served {
+    let shop = Shop::bare();
+    for (name, text) in files {
+        shop.write(name, text);
+    }
+    shop.ok(&["init"]);
+    let mut args = vec!["serve", "--http", "127.0.0.1:0", "--pg", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    let mut server = shop
+        .command(&args)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn rnt serve");
+    let mut reader = std::io::BufReader::new(server.stdout.take().unwrap());
+    let mut port = String::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+        if let Some(address) = line.trim().strip_prefix("postgres at ") {
+            port = address.rsplit_once(':').unwrap().1.to_string();
+        }
+    }
+    assert!(!port.is_empty(), "the server named no Postgres address");
+    Served { shop, server, port }
+}
+
+/// Runs `psql` with `commands` (one `-c` each), stopping at the first error.
+fn psql(served: &Served, password: Option<&str>, commands: &[&str]) -> Output {
+    let mut command = Command::new("psql");
+    command
+        .args([
+            "-X",
+            "-q",
+            "-A",
+            "-t",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &served.port,
+            "-U",
+            "u",
+            "-d",
+            "d",
+        ])
+        .args(["-v", "ON_ERROR_STOP=1", "-v", "VERBOSITY=verbose"])
+        .env_remove("PGPASSWORD");
+    if let Some(password) = password {
+        command.env("PGPASSWORD", password);
+    }
+    for c in commands {
+        command.args(["-c", c]);
+    }
+    command
+        .output()
+        .expect("psql runs (install Debian's postgresql-client)")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn psql_runs_ddl_and_dml_as_commits_and_a_refusal_carries_23000() {
+    if skip("psql") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let ok = psql(
+        &s,
+        None,
+        &[
+            "CREATE TABLE orders (id INT PRIMARY KEY, amount DECIMAL(10, 2) NOT NULL)",
+            "CREATE MATERIALIZED VIEW big AS SELECT id FROM orders WHERE amount > 10",
+            "INSERT INTO orders VALUES (1, 30.50), (2, 5)",
+        ],
+    );
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    assert_eq!(s.shop.log().len(), 3, "one commit per statement");
+    let head = s.shop.head();
+    let refused = psql(&s, None, &["INSERT INTO orders VALUES (1, 1)"]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains("23000"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert_eq!(s.shop.head(), head, "a refused statement commits nothing");
+    let syntax = psql(&s, None, &["SELEC 1"]);
+    assert!(
+        text(&syntax.stderr).contains("42601"),
+        "{}",
+        text(&syntax.stderr)
+    );
+    // BEGIN … COMMIT is one commit.
+    let transaction = psql(
+        &s,
+        None,
+        &[
+            "BEGIN",
+            "INSERT INTO orders VALUES (3, 12)",
+            "INSERT INTO orders VALUES (4, 1)",
+            "COMMIT",
+        ],
+    );
+    assert!(
+        transaction.status.success(),
+        "{}",
+        text(&transaction.stderr)
+    );
+    assert_eq!(s.shop.log().len(), 4);
+    let rows = psql(&s, None, &["SELECT id FROM big ORDER BY id"]);
+    assert_eq!(text(&rows.stdout), "1\n3\n");
+    // The past: AS OF, and SET rnt.at for every query after it.
+    let first = s.shop.log()[1]["commit"].as_str().unwrap().to_string();
+    let past = psql(
+        &s,
+        None,
+        &[&format!("SELECT count(*) FROM orders AS OF '{first}'")],
+    );
+    assert_eq!(text(&past.stdout), "2\n", "{}", text(&past.stderr));
+    let set = psql(
+        &s,
+        None,
+        &[
+            &format!("SET rnt.at = '{first}'"),
+            "SELECT count(*) FROM orders",
+        ],
+    );
+    assert_eq!(text(&set.stdout), "2\n", "{}", text(&set.stderr));
+    s.shop.ok(&["verify"]);
+}
+
+#[test]
+fn a_token_is_the_password() {
+    if skip("psql") {
+        return;
+    }
+    let s = served(
+        &[(
+            "tokens",
+            "read rrrrrrrrrrrrrrrrrrrr\nwrite wwwwwwwwwwwwwwwwwwww\n",
+        )],
+        &["--token-file", "tokens"],
+    );
+    let none = psql(&s, None, &["SELECT 1"]);
+    assert!(!none.status.success());
+    let wrong = psql(&s, Some("wrong-password-xxxxxx"), &["SELECT 1"]);
+    // psql shows a failed connection's message (the SQLSTATE is 28P01).
+    assert!(
+        text(&wrong.stderr).contains("password authentication failed"),
+        "{}",
+        text(&wrong.stderr)
+    );
+    let write = psql(
+        &s,
+        Some("wwwwwwwwwwwwwwwwwwww"),
+        &["CREATE TABLE t (x INT PRIMARY KEY)"],
+    );
+    assert!(write.status.success(), "{}", text(&write.stderr));
+    let read = psql(
+        &s,
+        Some("rrrrrrrrrrrrrrrrrrrr"),
+        &["SELECT count(*) FROM t"],
+    );
+    assert_eq!(text(&read.stdout), "0\n", "{}", text(&read.stderr));
+    let head = s.shop.head();
+    let denied = psql(
+        &s,
+        Some("rrrrrrrrrrrrrrrrrrrr"),
+        &["INSERT INTO t VALUES (1)"],
+    );
+    assert!(
+        text(&denied.stderr).contains("42501"),
+        "{}",
+        text(&denied.stderr)
+    );
+    assert_eq!(s.shop.head(), head);
+}
+
+const PSYCOPG_SCRIPT: &str = r#"
+import sys
+from decimal import Decimal
+import psycopg
+port = int(sys.argv[1])
+with psycopg.connect(host="127.0.0.1", port=port, user="u", dbname="d", autocommit=True) as conn:
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE orders (id INT PRIMARY KEY, amount DECIMAL(10, 2) NOT NULL, note TEXT)")
+    cur.execute("INSERT INTO orders VALUES (%s, %s, %s)", (1, Decimal("30.50"), "it's"))
+    cur.execute("INSERT INTO orders VALUES (%s, %s, %s)", (2, Decimal("5"), None))
+    cur.execute("SELECT id, amount, note FROM orders WHERE id = %s", (1,))
+    print("row", cur.fetchall())
+    try:
+        cur.execute("INSERT INTO orders VALUES (%s, %s, %s)", (1, Decimal("1"), "x"))
+    except psycopg.Error as error:
+        print("refused", error.sqlstate)
+    for _ in range(6):
+        cur.execute("SELECT count(*) FROM orders WHERE amount > %s", (Decimal("1"),), prepare=True)
+    print("prepared", cur.fetchall())
+with psycopg.connect(host="127.0.0.1", port=port, user="u", dbname="d") as conn:
+    with conn.transaction():
+        conn.execute("INSERT INTO orders VALUES (3, 1, 'a')")
+        conn.execute("INSERT INTO orders VALUES (4, 1, 'b')")
+    print("count", conn.execute("SELECT count(*) FROM orders").fetchall())
+"#;
+
+#[test]
+fn psycopg_binds_parameters_prepares_statements_and_commits_a_transaction_once() {
+    if skip("psycopg") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let script = s.shop.write("client.py", PSYCOPG_SCRIPT);
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg(&s.port)
+        .output()
+        .expect("python3");
+    let out = text(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}{} (install psycopg: pip install 'psycopg[binary]')",
+        out,
+        text(&run.stderr)
+    );
+    assert!(
+        out.contains("row [(1, Decimal('30.50'), \"it's\")]"),
+        "{out}"
+    );
+    assert!(out.contains("refused 23000"), "{out}");
+    assert!(out.contains("prepared [(2,)]"), "{out}");
+    assert!(out.contains("count [(4,)]"), "{out}");
+    // CREATE, two INSERTs, one transaction: four commits.
+    assert_eq!(s.shop.log().len(), 4);
+    s.shop.ok(&["verify"]);
+}
+
+/// A small deterministic generator (xorshift64*).
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+/// A startup packet for protocol 3.0.
+fn startup() -> Vec<u8> {
+    let mut body = 196_608i32.to_be_bytes().to_vec();
+    body.extend_from_slice(b"user\0u\0database\0d\0\0");
+    let mut packet = i32::try_from(body.len() + 4)
+        .unwrap()
+        .to_be_bytes()
+        .to_vec();
+    packet.extend_from_slice(&body);
+    packet
+}
+
+#[test]
+fn malformed_postgres_messages_drop_only_their_connection() {
+    let s = served(&[], &[]);
+    let messages = std::env::var("RNT_SERVE_PG_FUZZ")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300u64);
+    let kinds = [
+        b'Q', b'P', b'B', b'D', b'E', b'S', b'C', b'H', b'p', b'Z', 0, 0xff,
+    ];
+    let mut state = 0x51_7cc1_b727_220a_u64;
+    for round in 0..messages {
+        let mut bytes = if round % 5 == 0 {
+            Vec::new()
+        } else {
+            startup()
+        };
+        for _ in 0..1 + next(&mut state) % 4 {
+            let kind = kinds[usize::try_from(next(&mut state) % kinds.len() as u64).unwrap()];
+            let length = match next(&mut state) % 4 {
+                0 => -1i32,
+                1 => i32::MAX,
+                _ => i32::try_from(next(&mut state) % 40).unwrap(),
+            };
+            bytes.push(kind);
+            bytes.extend_from_slice(&length.to_be_bytes());
+            for _ in 0..next(&mut state) % 48 {
+                bytes.push(u8::try_from(next(&mut state) % 256).unwrap());
+            }
+        }
+        let mut stream = TcpStream::connect(format!("127.0.0.1:{}", s.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let _ = stream.write_all(&bytes);
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        let mut answer = Vec::new();
+        // An answer, or the connection dropped (a reset when bytes were left unread):
+        // never a hang.
+        if let Err(error) = stream.read_to_end(&mut answer) {
+            assert!(
+                !matches!(
+                    error.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                "no answer within 20 s to {bytes:?}"
+            );
+        }
+    }
+    // Still serving, and nothing was written.
+    let mut stream = TcpStream::connect(format!("127.0.0.1:{}", s.port)).unwrap();
+    stream.write_all(&startup()).unwrap();
+    let mut query = vec![b'Q'];
+    let sql = b"SELECT 1 AS one\0";
+    query.extend_from_slice(&i32::try_from(sql.len() + 4).unwrap().to_be_bytes());
+    query.extend_from_slice(sql);
+    stream.write_all(&query).unwrap();
+    stream.write_all(&[b'X', 0, 0, 0, 4]).unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    assert!(answer.windows(3).any(|w| w == b"one"), "{answer:?}");
+    assert!(s.shop.log().is_empty());
+}
