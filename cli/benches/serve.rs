@@ -9,7 +9,8 @@
 //! - **HTTP**: `POST /api/commit` to a second server;
 //! - **in-process**: one warm `Database` on a durable pack store in this process.
 //!
-//! Then the latency of `GET /api/status` alone and under 64 concurrent readers (p50, p99).
+//! Then the latency of `GET /api/status` and of a one-row `SELECT` over Postgres, alone and
+//! under 64 concurrent readers (p50, p99).
 //! `cargo bench -p rnt-cli --bench serve`; knobs `RNT_BENCH_SCALE` (default 1),
 //! `RNT_BENCH_TICKS` (default 20), `RNT_BENCH_READERS` (64), `RNT_BENCH_READ_SECONDS` (5).
 
@@ -44,20 +45,108 @@ impl Drop for Server {
 }
 
 fn serve(dir: &Path, store: &Path) -> Server {
+    serve_with(dir, store, &[]).0
+}
+
+/// A server with `extra` options; the Postgres address too when `--pg` is among them.
+fn serve_with(dir: &Path, store: &Path, extra: &[&str]) -> (Server, Option<String>) {
     let mut child = Command::new(RNT)
         .arg("--store")
         .arg(store)
         .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
         .current_dir(dir)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    lines.read_line(&mut line).unwrap();
     let address = line.trim().rsplit_once("http://").unwrap().1.to_string();
-    Server { child, address }
+    let pg = extra.contains(&"--pg").then(|| {
+        let mut line = String::new();
+        lines.read_line(&mut line).unwrap();
+        line.trim().trim_start_matches("postgres at ").to_string()
+    });
+    (Server { child, address }, pg)
+}
+
+/// A Postgres connection speaking the simple protocol, for the latency measurement.
+struct PgConnection {
+    stream: BufReader<TcpStream>,
+}
+
+impl PgConnection {
+    fn open(address: &str) -> PgConnection {
+        let mut stream = TcpStream::connect(address).unwrap();
+        stream.set_nodelay(true).unwrap();
+        let mut body = 196_608i32.to_be_bytes().to_vec();
+        body.extend_from_slice(b"user\0bench\0database\0rnt\0\0");
+        stream
+            .write_all(&i32::try_from(body.len() + 4).unwrap().to_be_bytes())
+            .unwrap();
+        stream.write_all(&body).unwrap();
+        let mut connection = PgConnection {
+            stream: BufReader::new(stream),
+        };
+        connection.until_ready();
+        connection
+    }
+
+    /// Reads messages up to ReadyForQuery; returns the data rows seen.
+    fn until_ready(&mut self) -> usize {
+        let mut rows = 0;
+        loop {
+            let mut head = [0u8; 5];
+            self.stream.read_exact(&mut head).unwrap();
+            let length = i32::from_be_bytes([head[1], head[2], head[3], head[4]]);
+            let mut body = vec![0u8; usize::try_from(length).unwrap() - 4];
+            self.stream.read_exact(&mut body).unwrap();
+            match head[0] {
+                b'D' => rows += 1,
+                b'E' => panic!("{}", String::from_utf8_lossy(&body)),
+                b'Z' => return rows,
+                _ => {}
+            }
+        }
+    }
+
+    fn query(&mut self, sql: &str) -> usize {
+        let mut message = vec![b'Q'];
+        message.extend_from_slice(&i32::try_from(sql.len() + 5).unwrap().to_be_bytes());
+        message.extend_from_slice(sql.as_bytes());
+        message.push(0);
+        self.stream.get_mut().write_all(&message).unwrap();
+        self.until_ready()
+    }
+}
+
+/// Latencies (ms) of a one-row `SELECT` over Postgres from `readers` connections.
+fn select_latencies(address: &str, readers: usize, seconds: u64) -> Vec<f64> {
+    let end = Instant::now() + Duration::from_secs(seconds);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..readers)
+            .map(|reader| {
+                scope.spawn(move || {
+                    let mut connection = PgConnection::open(address);
+                    let mut times = Vec::new();
+                    let mut id = reader;
+                    while Instant::now() < end {
+                        let started = Instant::now();
+                        let sql = format!("SELECT plan FROM customers WHERE id = {}", id % 1000);
+                        assert_eq!(connection.query(&sql), 1);
+                        times.push(started.elapsed().as_secs_f64() * 1e3);
+                        id += 7;
+                    }
+                    times
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
 }
 
 /// One HTTP request; the status code and body.
@@ -176,7 +265,8 @@ fn main() {
             copy
         })
         .collect();
-    let served = serve(dir, &copies[0]);
+    let (served, pg) = serve_with(dir, &copies[0], &["--pg", "127.0.0.1:0"]);
+    let pg = pg.expect("the Postgres address");
     let http_server = serve(dir, &copies[1]);
     let process = Database::new(
         open_store(
@@ -262,6 +352,17 @@ fn main() {
     let loaded = status_latencies(&served.address, readers, seconds);
     println!(
         "GET /api/status: alone p50 {:.2} ms p99 {:.2} ms; {readers} readers p50 {:.2} ms p99 {:.2} ms ({} requests, {:.0}/s)",
+        percentile(alone.clone(), 0.5),
+        percentile(alone, 0.99),
+        percentile(loaded.clone(), 0.5),
+        percentile(loaded.clone(), 0.99),
+        loaded.len(),
+        loaded.len() as f64 / seconds as f64
+    );
+    let alone = select_latencies(&pg, 1, seconds.min(2));
+    let loaded = select_latencies(&pg, readers, seconds);
+    println!(
+        "one-row SELECT over Postgres: alone p50 {:.2} ms p99 {:.2} ms; {readers} connections p50 {:.2} ms p99 {:.2} ms ({} queries, {:.0}/s)",
         percentile(alone.clone(), 0.5),
         percentile(alone, 0.99),
         percentile(loaded.clone(), 0.5),

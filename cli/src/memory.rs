@@ -134,11 +134,36 @@ fn default_budget() -> usize {
 pub fn install_budget(option: Option<&str>) -> Result<(), String> {
     let from_env = std::env::var(MEMORY_BUDGET_ENV).ok();
     let limit = match option.or(from_env.as_deref()) {
-        Some(text) => parse_size(text)?,
+        Some(text) => {
+            let limit = parse_size(text)?;
+            if limit > 0 {
+                purge_freed_pages_at_once();
+            }
+            limit
+        }
         None => default_budget(),
     };
     rnt_db::set_memory_budget(held_bytes, limit);
     Ok(())
+}
+
+/// mimalloc's `mi_option_purge_delay` (the 16th option of `mi_option_e` in both its v2 and
+/// v3 headers, between `mi_option_eager_commit_delay` = 14 and `mi_option_use_numa_nodes`
+/// = 16, which `libmimalloc-sys` names; it does not name this one).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Makes mimalloc give freed pages back to the system at once rather than after its
+/// default delay: the budget counts the resident set, and with the delay, pages freed by
+/// one import step were still resident while the next filled new ones (a 600,000-row
+/// import at 128 MiB held 126–136 MiB; with this, it stays under). Only under a budget
+/// the user set: it costs time (~20 % on that import).
+fn purge_freed_pages_at_once() {
+    // SAFETY: `mi_option_set` only stores an option value; mimalloc reads options at any
+    // time, from any thread.
+    #[allow(unsafe_code)]
+    unsafe {
+        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+    }
 }
 
 #[cfg(test)]

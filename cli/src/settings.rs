@@ -29,10 +29,23 @@ fn import_step_rows(budget: usize) -> usize {
     }
 }
 
+/// The node cache under a memory budget of `budget` bytes (0: none): a quarter of it, the
+/// library's default at most. Without this, a 256 MiB cache could fill a 128 MiB budget on
+/// its own during a long import.
+fn node_cache_bytes(budget: usize) -> usize {
+    match budget {
+        0 => rnt_merkle::NODE_CACHE_BYTES_DEFAULT,
+        bytes => (bytes / 4).min(rnt_merkle::NODE_CACHE_BYTES_DEFAULT),
+    }
+}
+
 /// A database over `chunks`, configured from the environment (and the memory budget
 /// installed from it).
 pub fn database(chunks: Arc<dyn ChunkStore>) -> Database {
-    let db = Database::new(chunks).with_import_step_rows(import_step_rows(rnt_db::memory_budget()));
+    let budget = rnt_db::memory_budget();
+    let db = Database::new(chunks)
+        .with_import_step_rows(import_step_rows(budget))
+        .with_node_cache_bytes(node_cache_bytes(budget));
     match std::env::var(COMMIT_TIME_ENV)
         .ok()
         .and_then(|v| v.trim().parse::<i64>().ok())
@@ -45,6 +58,16 @@ pub fn database(chunks: Arc<dyn ChunkStore>) -> Database {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_node_cache_takes_a_quarter_of_the_budget_at_most() {
+        assert_eq!(node_cache_bytes(0), rnt_merkle::NODE_CACHE_BYTES_DEFAULT);
+        assert_eq!(node_cache_bytes(128 << 20), 32 << 20);
+        assert_eq!(
+            node_cache_bytes(64 << 30),
+            rnt_merkle::NODE_CACHE_BYTES_DEFAULT
+        );
+    }
 
     #[test]
     fn an_import_step_fits_a_quarter_of_the_budget() {

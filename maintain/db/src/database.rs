@@ -73,6 +73,14 @@ impl Database {
         }
     }
 
+    /// This database with a node cache of at most about `bytes` (a fresh, empty cache): the
+    /// CLI keeps it within a quarter of the memory budget.
+    #[must_use]
+    pub fn with_node_cache_bytes(mut self, bytes: usize) -> Database {
+        self.nodes = NodeStore::with_cache_bytes(self.chunks.clone(), bytes);
+        self
+    }
+
     /// This database, recording `time()` as the time of each new commit and reflog entry
     /// instead of the system clock: the CLI fixes it for reproducible commit ids
     /// (`RNT_COMMIT_TIME`), tests for reproducible histories.
