@@ -544,3 +544,26 @@ fn a_new_name_must_be_a_name() {
     shop.ok(&["alter", "orders", "rename", "amount", "_amount2"]);
     verified(&shop);
 }
+
+#[test]
+fn log_marks_an_alter_of_a_relation_that_holds_no_tuples() {
+    let shop = Shop::init();
+    shop.write(
+        "p.rnt",
+        "relation empty(id: int).\nrelation other(x: int).\n",
+    );
+    shop.ok(&["define", "p.rnt"]);
+    shop.commit("data", &["+other(1)"]);
+    shop.ok(&["alter", "empty", "add", "note", "str?", "-m", "widen it"]);
+    let log = shop.ok(&["log"]);
+    let first = log.lines().nth(1).expect("a commit line");
+    assert!(first.ends_with("alter: empty"), "{log}");
+    shop.ok(&["alter", "empty", "rename-to", "renamed", "-m", "rename it"]);
+    let log = shop.ok(&["log"]);
+    assert!(
+        log.lines().nth(1).unwrap().ends_with("alter: empty"),
+        "{log}"
+    );
+    // A commit of tuples alone is no schema change.
+    assert!(!log.lines().nth(3).unwrap().contains("alter:"), "{log}");
+}

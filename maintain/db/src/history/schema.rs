@@ -77,7 +77,9 @@ fn base_declarations(program: &str) -> BTreeMap<String, String> {
 
 impl Database {
     /// The schema changes `commit` made, from its first parent's state (none for a root
-    /// commit).
+    /// commit): every base relation declared otherwise or dropped, empty ones too, so an
+    /// alter of a relation that held no tuples is marked as well (a `define` may change an
+    /// empty relation's declaration: that is marked too, as the schema change it is).
     pub fn schema_changes_of(&self, commit: &Commit) -> DbResult<Vec<SchemaChange>> {
         let Some(parent) = commit.parent_addresses().first().copied() else {
             return Ok(Vec::new());
@@ -86,6 +88,6 @@ impl Database {
         let parent = Commit::read(chunks, &parent)?;
         let before = State::read(chunks, &parent.state_address())?;
         let after = State::read(chunks, &commit.state_address())?;
-        Ok(schema_changes(&before, &after))
+        Ok(all_schema_changes(&before, &after))
     }
 }
