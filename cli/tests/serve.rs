@@ -699,3 +699,50 @@ fn a_server_killed_mid_commit_keeps_every_acknowledged_commit() {
     s.shop.ok(&["--no-server", "fsck"]);
     s.shop.ok(&["verify"]);
 }
+
+#[test]
+fn on_an_s3_store_commands_go_through_the_server_too() {
+    let Some(url) = rnt_store_testkit::s3::fresh_location("serve") else {
+        return;
+    };
+    let shop = Shop::bare();
+    shop.ok(&["--store", &url, "init"]);
+    shop.write("p.rnt", PROGRAM);
+    shop.ok(&["--store", &url, "define", "p.rnt"]);
+    let (server, address) = shop.serve(&["--store", &url]);
+    let mut server = server;
+    shop.ok(&[
+        "--store",
+        &url,
+        "commit",
+        "-m",
+        "through",
+        "+orders(1, 7, 30)",
+    ]);
+    let status = get(&address, "/api/status").json();
+    assert_eq!(status["relations"][0]["count"], 1, "{status}");
+    // Proof that commands go through it: with the server stopped (SIGSTOP), a command
+    // waits for it, while --no-server answers at once.
+    signal(&server, "STOP");
+    let mut waiting = shop
+        .command(&["--store", &url, "status"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        waiting.try_wait().unwrap().is_none(),
+        "the command did not wait for the server"
+    );
+    shop.ok(&["--store", &url, "--no-server", "status"]);
+    signal(&server, "CONT");
+    assert!(waiting.wait().unwrap().success());
+    // SIGTERM takes the entry away: commands run here again, and a clone names no server.
+    signal(&server, "TERM");
+    assert!(server.wait().unwrap().success());
+    shop.ok(&["--store", &url, "commit", "-m", "here", "+orders(2, 7, 5)"]);
+    let log: Vec<serde_json::Value> =
+        serde_json::from_str(&shop.ok(&["--store", &url, "log", "--format", "json"])).unwrap();
+    let messages: Vec<&str> = log.iter().map(|c| c["message"].as_str().unwrap()).collect();
+    assert_eq!(messages, ["here", "through", "define p.rnt"]);
+}

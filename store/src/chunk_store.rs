@@ -134,6 +134,26 @@ pub trait ChunkStore: Send + Sync {
         self.flush()
     }
 
+    /// A small side object of the store named `name`, outside its chunks and refs (so no
+    /// transfer copies it): `rnt serve`'s entry on an object store. `None`: absent, or a
+    /// backend that keeps none.
+    fn read_note(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {
+        let _ = name;
+        Ok(None)
+    }
+
+    /// Writes side object `name` (replacing it); `false` from a backend that keeps none.
+    fn write_note(&self, name: &str, bytes: &[u8]) -> StoreResult<bool> {
+        let _ = (name, bytes);
+        Ok(false)
+    }
+
+    /// Removes side object `name`, if there is one.
+    fn remove_note(&self, name: &str) -> StoreResult<()> {
+        let _ = name;
+        Ok(())
+    }
+
     /// Bytes the store occupies on disk (`None` for a store that is not on disk).
     fn bytes_on_disk(&self) -> StoreResult<Option<u64>> {
         Ok(None)

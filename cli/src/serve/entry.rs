@@ -1,20 +1,33 @@
-//! The entry a running server leaves in the store folder (`server`): its HTTP address, the
-//! write token the store's own users present (the folder is theirs), and whether it takes
-//! writes. `rnt` commands on the store read it to go through the server; an entry whose
-//! server does not answer is ignored, so a killed server never gets in the way.
+//! The entry a running server leaves in the store (`server`: a file in a store folder, a
+//! side object `notes/server` under an object store's prefix): its HTTP address, the write
+//! token the store's own users present (the store is theirs), and whether it takes writes.
+//! `rnt` commands on the store read it to go through the server; an entry whose server does
+//! not answer is ignored, so a killed server never gets in the way. No transfer copies it:
+//! a clone never names the original's server.
 
 use super::Server;
 use crate::output::Json;
 use rnt_db::DbError;
+use rnt_store::ChunkStore;
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The entry's file name in the store folder.
 pub const ENTRY_FILE: &str = "server";
 
+/// Where an entry is kept.
+#[derive(Clone)]
+enum Place {
+    /// A file in a store folder.
+    File(PathBuf),
+    /// A side object of an object store.
+    Note(Arc<dyn ChunkStore>),
+}
+
 /// A running server, as its entry names it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Entry {
     /// Where it listens for HTTP.
     pub http: SocketAddr,
@@ -22,19 +35,19 @@ pub struct Entry {
     pub token: String,
     /// Whether it refuses writes.
     pub read_only: bool,
-    /// The file that holds the entry.
-    path: PathBuf,
+    /// Where the entry is kept.
+    place: Place,
 }
 
 impl Entry {
     /// Records `server`, listening at `http`, in its store folder (an object store has no
     /// folder to hold it: `None`). Refuses when another server answers for the store.
     pub fn record(server: &Server, http: SocketAddr) -> anyhow::Result<Option<Entry>> {
-        if crate::store_open::object_store_url(&server.store).is_some() {
-            return Ok(None);
-        }
-        let path = server.store.join(ENTRY_FILE);
-        if let Some(other) = Entry::read(&server.store) {
+        let place = match crate::store_open::object_store_url(&server.store) {
+            Some(_) => Place::Note(Arc::clone(server.db.chunks())),
+            None => Place::File(server.store.join(ENTRY_FILE)),
+        };
+        if let Some(other) = Entry::read_at(&place) {
             if other.answers() {
                 return Err(DbError::user(format!(
                     "a server already serves this store at http://{}",
@@ -47,22 +60,35 @@ impl Entry {
             http,
             token: fresh_token(),
             read_only: server.read_only,
-            path,
+            place,
         };
-        entry.write()?;
+        if !entry.write()? {
+            return Ok(None);
+        }
         Ok(Some(entry))
     }
 
     /// The entry in store folder `store`, if there is one that reads.
     pub fn read(store: &Path) -> Option<Entry> {
-        let path = store.join(ENTRY_FILE);
-        let text = std::fs::read_to_string(&path).ok()?;
-        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        Entry::read_at(&Place::File(store.join(ENTRY_FILE)))
+    }
+
+    /// The entry of an object store, if there is one that reads.
+    pub fn read_note(chunks: Arc<dyn ChunkStore>) -> Option<Entry> {
+        Entry::read_at(&Place::Note(chunks))
+    }
+
+    fn read_at(place: &Place) -> Option<Entry> {
+        let bytes = match place {
+            Place::File(path) => std::fs::read(path).ok()?,
+            Place::Note(chunks) => chunks.read_note(ENTRY_FILE).ok()??,
+        };
+        let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
         Some(Entry {
             http: value.get("http")?.as_str()?.parse().ok()?,
             token: value.get("token")?.as_str()?.to_string(),
             read_only: value.get("read_only")?.as_bool()?,
-            path,
+            place: place.clone(),
         })
     }
 
@@ -72,15 +98,24 @@ impl Entry {
             .is_ok()
     }
 
-    /// Writes the entry: a temporary file, readable by its owner only, renamed into place.
-    fn write(&self) -> anyhow::Result<()> {
+    /// Writes the entry: in a folder, a temporary file readable by its owner only, renamed
+    /// into place; on an object store, the side object. `false`: the store keeps none.
+    fn write(&self) -> anyhow::Result<bool> {
         let json = Json::object([
             ("http", Json::Str(self.http.to_string())),
             ("token", Json::Str(self.token.clone())),
             ("read_only", Json::Bool(self.read_only)),
             ("pid", Json::UInt(u64::from(std::process::id()))),
         ]);
-        let temporary = self.path.with_extension("tmp");
+        let path = match &self.place {
+            Place::Note(chunks) => {
+                return Ok(chunks
+                    .write_note(ENTRY_FILE, json.pretty().as_bytes())
+                    .map_err(DbError::from)?)
+            }
+            Place::File(path) => path,
+        };
+        let temporary = path.with_extension("tmp");
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
@@ -89,14 +124,24 @@ impl Entry {
             .open(&temporary)
             .map_err(|e| DbError::user(format!("cannot write {}: {e}", temporary.display())))?;
         file.write_all(json.pretty().as_bytes())?;
-        std::fs::rename(&temporary, &self.path)?;
-        Ok(())
+        std::fs::rename(&temporary, path)?;
+        Ok(true)
     }
 
     /// Removes the entry, if it is still this server's.
     pub fn remove(&self) {
-        if Entry::read(self.path.parent().unwrap_or(Path::new("."))).as_ref() == Some(self) {
-            let _ = std::fs::remove_file(&self.path);
+        let still_ours = Entry::read_at(&self.place)
+            .is_some_and(|e| e.http == self.http && e.token == self.token);
+        if !still_ours {
+            return;
+        }
+        match &self.place {
+            Place::File(path) => {
+                let _ = std::fs::remove_file(path);
+            }
+            Place::Note(chunks) => {
+                let _ = chunks.remove_note(ENTRY_FILE);
+            }
         }
     }
 }

@@ -61,7 +61,7 @@ enum Unsent {
     /// No server answers for the store.
     NoServer(PathBuf),
     /// The command runs here (an input the client cannot read reports itself here; a
-    /// read-only server takes no writes; an object store holds no entry).
+    /// read-only server takes no writes).
     Here,
 }
 
@@ -69,10 +69,14 @@ enum Unsent {
 fn send(cli: &Cli) -> Result<u8, Unsent> {
     let route = route(&cli.command);
     let store = crate::store_open::locate(cli.store.as_deref()).map_err(|_| Unsent::Here)?;
-    if crate::store_open::object_store_url(&store).is_some() {
-        return Err(Unsent::Here);
-    }
-    let entry = Entry::read(&store).ok_or_else(|| Unsent::NoServer(store.clone()))?;
+    let entry = match crate::store_open::object_store_url(&store) {
+        // One request for the entry; a store that cannot be opened reports itself here.
+        Some(_) => crate::store_open::open_at(&store, false)
+            .ok()
+            .and_then(|db| Entry::read_note(std::sync::Arc::clone(db.chunks()))),
+        None => Entry::read(&store),
+    };
+    let entry = entry.ok_or_else(|| Unsent::NoServer(store.clone()))?;
     if route == Route::Write && entry.read_only {
         return Err(Unsent::Here);
     }

@@ -114,7 +114,13 @@ pub fn run(context: &Context, args: ServeArgs, out: &mut dyn Write) -> anyhow::R
         .enable_all()
         .build()
         .context("cannot start the server's runtime")?;
-    runtime.block_on(serve(server, address, pg, out))
+    // This handle outlives the runtime, so the server (and an object store's client, which
+    // owns a runtime of its own) is dropped outside any async context.
+    let keep = Arc::clone(&server);
+    let served = runtime.block_on(serve(server, address, pg, out));
+    drop(runtime);
+    drop(keep);
+    served
 }
 
 /// An address to listen on, from option `option`'s text.
@@ -139,7 +145,12 @@ async fn serve(
         .await
         .map_err(|e| DbError::user(format!("cannot listen on {address}: {e}")))?;
     let bound = listener.local_addr()?;
-    let entry = entry::Entry::record(&server, bound)?;
+    // The entry is written (and removed) off the async threads: an object store's client
+    // blocks on a runtime of its own.
+    let recording = Arc::clone(&server);
+    let entry = tokio::task::spawn_blocking(move || entry::Entry::record(&recording, bound))
+        .await
+        .context("recording the server in the store")??;
     writeln!(out, "serving {} at http://{bound}", server.store.display())?;
     if let Some(pg_address) = pg_address {
         let token = entry.as_ref().map(|e| e.token.clone());
@@ -152,7 +163,7 @@ async fn serve(
         .with_graceful_shutdown(shutdown_signal())
         .await;
     if let Some(entry) = entry {
-        entry.remove();
+        let _ = tokio::task::spawn_blocking(move || entry.remove()).await;
     }
     served.context("the server stopped")?;
     Ok(())

@@ -80,6 +80,12 @@ impl Connection {
             .join(format!("{name}.{}", kind.extension()).as_str())
     }
 
+    /// Side object `name`: `PREFIX/notes/NAME` (outside packs and manifests, so no
+    /// transfer or listing of packs meets it).
+    pub fn note_path(&self, name: &str) -> ObjectPath {
+        ObjectPath::from(format!("{}/notes/{name}", self.prefix.trim_matches('/')))
+    }
+
     /// The whole object at `path`.
     pub fn get_whole(&self, path: &ObjectPath) -> object_store::Result<Vec<u8>> {
         self.block_on(async {

@@ -184,6 +184,34 @@ impl PackPlace for ObjectPlace {
         Ok(())
     }
 
+    fn read_note(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {
+        let connection = &self.connection;
+        match connection.get_whole(&connection.note_path(name)) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(error) => Err(connection.error(&format!("reading the note {name}"), &error)),
+        }
+    }
+
+    fn write_note(&self, name: &str, bytes: &[u8]) -> StoreResult<bool> {
+        let connection = &self.connection;
+        let path = connection.note_path(name);
+        let put = connection
+            .objects
+            .put(&path, PutPayload::from(bytes.to_vec()));
+        connection
+            .block_on(put)
+            .map_err(|error| connection.error(&format!("writing the note {name}"), &error))?;
+        Ok(true)
+    }
+
+    fn remove_note(&self, name: &str) -> StoreResult<()> {
+        let connection = &self.connection;
+        let path = connection.note_path(name);
+        let _ = connection.block_on(connection.objects.delete(&path));
+        Ok(())
+    }
+
     fn describe(&self) -> String {
         format!("object store {}", self.connection.location)
     }

@@ -66,6 +66,21 @@ impl<P: CollectGarbage> ChunkStore for Packs<P> {
         Ok(())
     }
 
+    fn read_note(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {
+        check_ref_name(name)?;
+        self.place().read_note(name)
+    }
+
+    fn write_note(&self, name: &str, bytes: &[u8]) -> StoreResult<bool> {
+        check_ref_name(name)?;
+        self.place().write_note(name, bytes)
+    }
+
+    fn remove_note(&self, name: &str) -> StoreResult<()> {
+        check_ref_name(name)?;
+        self.place().remove_note(name)
+    }
+
     fn get_ref(&self, name: &str) -> StoreResult<Option<Address>> {
         check_ref_name(name)?;
         self.refresh(false)?;

@@ -154,6 +154,25 @@ pub trait PackPlace: Send + Sync + Sized + 'static {
     /// (nothing for a place that holds nothing).
     fn let_go_of_writing(&self) {}
 
+    /// Side object `name` ([`crate::ChunkStore::read_note`]); a place that keeps none
+    /// answers `None`.
+    fn read_note(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {
+        let _ = name;
+        Ok(None)
+    }
+
+    /// Writes side object `name`; `false` from a place that keeps none.
+    fn write_note(&self, name: &str, bytes: &[u8]) -> StoreResult<bool> {
+        let _ = (name, bytes);
+        Ok(false)
+    }
+
+    /// Removes side object `name`.
+    fn remove_note(&self, name: &str) -> StoreResult<()> {
+        let _ = name;
+        Ok(())
+    }
+
     /// Opens one file of the sealed pack `meta`. `Damaged` carries a whole sentence.
     fn open_file(&self, meta: &PackMeta, kind: FileKind) -> Result<Self::File, ReadError>;
 
