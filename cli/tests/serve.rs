@@ -746,3 +746,22 @@ fn on_an_s3_store_commands_go_through_the_server_too() {
     let messages: Vec<&str> = log.iter().map(|c| c["message"].as_str().unwrap()).collect();
     assert_eq!(messages, ["here", "through", "define p.rnt"]);
 }
+
+#[test]
+fn a_subscription_follows_the_branch_it_names() {
+    let s = served(&[]);
+    let from = s.shop.head().unwrap();
+    s.shop.ok(&["branch", "side"]);
+    s.shop.commit("on main", &["+orders(5, 9, 1)"]);
+    s.shop.ok(&["switch", "side"]);
+    s.shop.commit("on side", &["+orders(6, 8, 2)"]);
+    let side = s.shop.head().unwrap();
+    s.shop.ok(&["switch", "main"]);
+    let mut stream = subscribe(&s.address, "per_customer", &format!("{from}&branch=side"));
+    let events = read_events(&mut stream, 1);
+    assert_eq!(events[0].0, side);
+    assert_eq!(
+        events[0].1["changes"],
+        serde_json::json!([["+", [8, 2, 1]]])
+    );
+}
