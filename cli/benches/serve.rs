@@ -45,7 +45,7 @@ impl Drop for Server {
 }
 
 fn serve(dir: &Path, store: &Path) -> Server {
-    serve_with(dir, store, &[]).0
+    serve_with(dir, store, &["--pg", "127.0.0.1:0"]).0
 }
 
 /// A server with `extra` options; the Postgres address too when `--pg` is among them.

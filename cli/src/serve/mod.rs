@@ -37,6 +37,9 @@ use std::sync::Arc;
 /// The address the HTTP server binds by default.
 pub const HTTP_DEFAULT: &str = "127.0.0.1:7878";
 
+/// The address the Postgres protocol binds by default (when it is free: see `run`).
+pub const PG_DEFAULT: &str = "127.0.0.1:5433";
+
 /// The stack of each thread that runs a command (evaluation recurses per link of a chain
 /// of ephemeral relations; reserved, not used, until a computation goes that deep).
 const COMMAND_STACK_BYTES: usize = 256 << 20;
@@ -51,7 +54,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR", default_value = HTTP_DEFAULT)]
     http: String,
     /// The Postgres protocol address (port 0: any free port; the second line printed
-    /// names it).
+    /// names it). Default 127.0.0.1:5433, skipped with a note when that port is taken.
     #[arg(long, value_name = "ADDR")]
     pg: Option<String>,
     /// Tokens, one a line: `read TOKEN` or `write TOKEN`; every request must then carry one
@@ -83,15 +86,12 @@ pub fn run(context: &Context, args: ServeArgs, out: &mut dyn Write) -> anyhow::R
         return Err(DbError::user("`rnt serve` cannot run inside a server").into());
     }
     let address = socket_address(&args.http, "--http")?;
-    let pg = args
-        .pg
-        .as_deref()
-        .map(|pg| socket_address(pg, "--pg"))
-        .transpose()?;
+    let pg = Pg {
+        address: socket_address(args.pg.as_deref().unwrap_or(PG_DEFAULT), "--pg")?,
+        asked: args.pg.is_some(),
+    };
     let tokens = Tokens::for_address(address, args.token_file.as_deref())?;
-    if let Some(pg) = pg {
-        Tokens::for_address(pg, args.token_file.as_deref())?;
-    }
+    Tokens::for_address(pg.address, args.token_file.as_deref())?;
     // A panic in one request is a bug to report, not a reason to stop serving the others.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("error: internal error: {info} (this is a bug in rnt; please report it)");
@@ -123,6 +123,14 @@ pub fn run(context: &Context, args: ServeArgs, out: &mut dyn Write) -> anyhow::R
     served
 }
 
+/// Where the Postgres protocol listens, and whether `--pg` asked for it (the default
+/// address, when taken, is skipped with a note; an address asked for must be had).
+#[derive(Clone, Copy)]
+struct Pg {
+    address: SocketAddr,
+    asked: bool,
+}
+
 /// An address to listen on, from option `option`'s text.
 fn socket_address(text: &str, option: &str) -> anyhow::Result<SocketAddr> {
     text.parse().map_err(|_| {
@@ -138,7 +146,7 @@ fn socket_address(text: &str, option: &str) -> anyhow::Result<SocketAddr> {
 async fn serve(
     server: Arc<Server>,
     address: SocketAddr,
-    pg_address: Option<SocketAddr>,
+    pg: Pg,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(address)
@@ -152,10 +160,19 @@ async fn serve(
         .await
         .context("recording the server in the store")??;
     writeln!(out, "serving {} at http://{bound}", server.store.display())?;
-    if let Some(pg_address) = pg_address {
-        let token = entry.as_ref().map(|e| e.token.clone());
-        let pg_bound = pg::listen(Arc::clone(&server), pg_address, token)?;
-        writeln!(out, "postgres at {pg_bound}")?;
+    let token = entry.as_ref().map(|e| e.token.clone());
+    match pg::listen(Arc::clone(&server), pg.address, token) {
+        Ok(bound) => writeln!(out, "postgres at {bound}")?,
+        Err(error) if !pg.asked => eprintln!(
+            "note: Postgres not served: {} (give --pg ADDR)",
+            crate::output::one_line(&error.to_string())
+        ),
+        Err(error) => {
+            if let Some(entry) = entry {
+                let _ = tokio::task::spawn_blocking(move || entry.remove()).await;
+            }
+            return Err(error);
+        }
     }
     out.flush()?;
     let app = api::router(Arc::clone(&server), entry.as_ref().map(|e| e.token.clone()));

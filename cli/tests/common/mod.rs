@@ -81,6 +81,10 @@ impl Shop {
     /// the address it listens on, once it does.
     pub fn serve(&self, extra: &[&str]) -> (Child, String) {
         let mut args = vec!["serve", "--http", "127.0.0.1:0"];
+        if !extra.contains(&"--pg") {
+            // Not the default port: tests run side by side.
+            args.extend(["--pg", "127.0.0.1:0"]);
+        }
         args.extend_from_slice(extra);
         let mut child = self
             .command(&args)
