@@ -80,14 +80,7 @@ pub fn run(context: &Context, args: MergeArgs, out: &mut dyn Write) -> anyhow::R
     }
     let resolution = match (&args.resolve, args.ours, args.theirs) {
         (Some(path), _, _) => {
-            let text = context.read_input(path).and_then(|bytes| {
-                String::from_utf8(bytes).map_err(|_| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "stream did not contain valid UTF-8",
-                    )
-                })
-            });
+            let text = context.read_input_text(path);
             let text = text.map_err(|e| {
                 rnt_db::DbError::user(format!("cannot read {}: {e}", path.display()))
             })?;

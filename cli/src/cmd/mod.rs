@@ -89,6 +89,17 @@ impl Context {
         }
     }
 
+    /// The input file `path` names, as text: fails as `std::fs::read_to_string` does on
+    /// bytes that are not UTF-8.
+    pub fn read_input_text(&self, path: &std::path::Path) -> std::io::Result<String> {
+        String::from_utf8(self.read_input(path)?).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            )
+        })
+    }
+
     /// Prints a note on standard error (inside `rnt serve`: sent back to the client's).
     pub fn note(&self, line: &str) {
         match &self.served {

@@ -94,8 +94,7 @@ pub fn run(context: &Context, args: SqlArgs, out: &mut dyn Write) -> anyhow::Res
     let text = match (&args.sql, &args.file) {
         (Some(sql), _) => sql.clone(),
         (None, Some(file)) => context
-            .read_input(file)
-            .and_then(utf8_text)
+            .read_input_text(file)
             .with_context(|| format!("cannot read {}", file.display()))?,
         (None, None) => return prompt(&db, &args, out),
     };
@@ -146,16 +145,6 @@ fn write_outcome(out: &mut dyn Write, outcome: &Outcome, format: Format) -> anyh
         Outcome::Note(note) => writeln!(out, "{note}")?,
     }
     Ok(())
-}
-
-/// `bytes` as text, failing as `std::fs::read_to_string` does on bytes that are not UTF-8.
-fn utf8_text(bytes: Vec<u8>) -> std::io::Result<String> {
-    String::from_utf8(bytes).map_err(|_| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
-        )
-    })
 }
 
 /// Where the prompt's lines come from: a line editor with history on a terminal, standard
