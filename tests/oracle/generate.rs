@@ -888,14 +888,14 @@ pub(crate) fn mutate_program(ch: &mut Choices, program: &Program) -> Program {
                 }
             }
             2 => {
-                // A rule over relations declared earlier and outside its stratum: the
-                // program stays stratified.
+                // A rule over relations declared earlier that do not read `rel` (not in
+                // its stratum, and not closing a new cycle through it, which a rule read
+                // by `not` or `optional` would make unstratified): the program stays
+                // stratified.
                 let reads = p.reads();
                 let sources: Vec<usize> = (0..rel)
                     .filter(|&s| {
-                        p.rels[s].kind != Kind::Denial
-                            && p.rels[s].ints_only()
-                            && !(reads[rel][s] && reads[s][rel])
+                        p.rels[s].kind != Kind::Denial && p.rels[s].ints_only() && !reads[s][rel]
                     })
                     .collect();
                 // A relation with str columns takes no int rule (a `concat` view whose

@@ -151,7 +151,12 @@ impl Maintainer<'_> {
             };
             for tuples in sources_of_candidates {
                 for tuple in tuples.tuples() {
-                    if let Some(bindings) = bind_atom(atom, tuple, plan.variables) {
+                    // A negation of a null holds in every state (`not r(x)` with `x` null
+                    // matches nothing): no tuple flips it. (The plan prebinds the atom's
+                    // variables, and a prebound null would stand for itself in the rest.)
+                    if let Some(bindings) = bind_atom(atom, tuple, plan.variables)
+                        .filter(|bindings| !binds_a_null(atom, bindings))
+                    {
                         candidates.insert(bindings);
                     }
                 }
@@ -283,6 +288,14 @@ pub(super) fn bind_atom(
         }
     }
     Some(bindings)
+}
+
+/// Whether `bindings` give one of `atom`'s variables a null.
+fn binds_a_null(atom: &Atom, bindings: &[Option<Value>]) -> bool {
+    atom.terms.iter().any(|term| match &term.kind {
+        TermKind::Var(v) => bindings[v.index()].as_ref().is_some_and(Value::is_null),
+        _ => false,
+    })
 }
 
 /// The read pattern of an atom under bindings.

@@ -176,7 +176,7 @@ impl Maintainer<'_> {
 
 /// The bindings a tuple of the input gives the rule's variables through the input atom's
 /// columns, or `None` when the tuple does not match the atom (a constant or a repeated
-/// variable differs).
+/// variable differs, or a repeated variable meets a null).
 pub(super) fn bind(
     columns: &[Column],
     tuple: &[Value],
@@ -187,7 +187,10 @@ pub(super) fn bind(
         match column {
             Column::Const(c) if c != value => return None,
             Column::Bind(v) => row[v.index()] = Some(value.clone()),
-            Column::Same(v) if row[v.index()].as_ref() != Some(value) => return None,
+            // A repeated variable is a join: a null never matches there.
+            Column::Same(v) if value.is_null() || row[v.index()].as_ref() != Some(value) => {
+                return None
+            }
             _ => {}
         }
     }

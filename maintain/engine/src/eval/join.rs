@@ -7,6 +7,7 @@ use crate::eval::plan::{AtomRead, Column, HeadColumn, RulePlan, Step};
 use crate::eval::read::{Flow, Relations};
 use crate::{EngineError, EngineResult};
 use rnt_lang::check::{seconds_of, ClockUse};
+use rnt_lang::syntax::ast::VarId;
 use rnt_lang::tuple::Tuple;
 use rnt_lang::value::Value;
 use std::cell::RefCell;
@@ -66,7 +67,7 @@ fn exec(
         Step::Assign { variable, value } => {
             let computed = eval_expr(value, bindings, &plan.source)?;
             match &bindings[variable.index()] {
-                Some(existing) => *existing == computed,
+                Some(existing) => assigned_value_matches(plan, *variable, existing, &computed),
                 None => {
                     bindings[variable.index()] = Some(computed);
                     let flow = exec(plan, step + 1, sources, bindings, weight, emit);
@@ -87,6 +88,21 @@ fn exec(
     } else {
         Ok(Flow::Continue)
     }
+}
+
+/// Whether an assignment to an already-bound variable holds: the variable's value equals
+/// the computed one. A variable bound by a read of this plan (a delta term's driver, or a
+/// join the plan put first) makes the check a join, and a null never matches there:
+/// evaluation, which may run the assignment first, then finds no match for the read. A
+/// prebound variable (`RulePlan::prebound`: a window's partition, an ephemeral read's or
+/// a rederivation's head column) holds a value that stands for itself, null included.
+fn assigned_value_matches(
+    plan: &RulePlan,
+    variable: VarId,
+    existing: &Value,
+    computed: &Value,
+) -> bool {
+    existing == computed && (!existing.is_null() || plan.prebound.contains(&variable))
 }
 
 /// A join step: `read` through its source with the bound columns given, the rest of the

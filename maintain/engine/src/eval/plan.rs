@@ -146,10 +146,11 @@ pub struct RulePlan {
     pub literals: usize,
     /// Variables bound before the first step (ephemeral reads pre-bind head columns).
     pub prebound: Vec<VarId>,
-    /// Prebound variables whose null stands for itself, not for a join: a rederivation
-    /// binds a head variable to the tuple's value, and where the rule reads that variable
-    /// in one atom column only, that column held the null in the derivation (a variable
-    /// read in two columns is a join, and a null never matches there).
+    /// Prebound variables whose null stands for itself, not for a join: a plan for a head
+    /// pattern (an ephemeral read, a rederivation, an instance of `rnt why`) binds a head
+    /// variable to the tuple's value, and where the rule reads that variable in one atom
+    /// column only, that column held the null in the derivation (a variable read in two
+    /// columns is a join, and a null never matches there).
     pub null_safe: Vec<VarId>,
     /// The steps in order.
     pub steps: Vec<Step>,

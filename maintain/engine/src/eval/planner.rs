@@ -11,6 +11,7 @@
 use crate::eval::plan::{
     AtomRead, Column, HeadColumn, RulePlan, RunningIndex, Step, TopK, WindowPlan,
 };
+use crate::eval::plans::with_null_safe_head;
 use rnt_lang::canonical::{literal_text, rule_text, window_text};
 use rnt_lang::check::CheckedRule;
 use rnt_lang::syntax::ast::WindowFn;
@@ -65,7 +66,9 @@ fn plan_with(
     plan_avoiding(checked, prebound, first, skip, &|_| false)
 }
 
-/// Plans `rule` for a read of its head with every column in `bound` known, preferring,
+/// Plans `rule` for a read of its head with every column in `bound` known (a null there
+/// stands for itself where the body reads it in one column: see [`with_null_safe_head`]),
+/// preferring,
 /// among atoms with equally many bound columns, those whose relation `avoid` rejects last:
 /// DRed's rederivation avoids scanning the large recursive relation itself.
 pub fn plan_for_head_pattern_avoiding(
@@ -83,7 +86,7 @@ pub fn plan_for_head_pattern_avoiding(
             _ => None,
         })
         .collect();
-    plan_avoiding(rule, &prebound, None, None, avoid)
+    with_null_safe_head(plan_avoiding(rule, &prebound, None, None, avoid))
 }
 
 fn plan_avoiding(

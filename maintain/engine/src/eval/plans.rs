@@ -235,7 +235,6 @@ fn rederivation_reads(plans: &mut ProgramPlans, program: &Program) -> Vec<ReadSh
                 .rules
                 .iter()
                 .map(|rule| plan_for_head_pattern_avoiding(rule, &all, &|r| members.contains(r)))
-                .map(with_null_safe_head)
                 .collect();
             for plan in &rederive {
                 work.extend(plan.reads().map(ReadShape::of));
@@ -248,7 +247,9 @@ fn rederivation_reads(plans: &mut ProgramPlans, program: &Program) -> Vec<ReadSh
 
 /// `plan` (every head column bound) with its head variables that the body reads in one
 /// atom column at most marked null-safe: a null there is the value the derivation had.
-/// DRed's rederivations and `rnt why`'s instances are planned so.
+/// Every plan for a head pattern is so (`plan_for_head_pattern_avoiding`): an ephemeral
+/// relation's read with a null bound (a window's partition), DRed's rederivations and `rnt
+/// why`'s instances.
 pub fn with_null_safe_head(mut plan: RulePlan) -> RulePlan {
     let columns_reading = |v: VarId| {
         plan.steps

@@ -7,7 +7,6 @@ use super::{named_bindings, Instance, Provenance};
 use crate::eval::join::{project, run_plan};
 use crate::eval::plan::{HeadColumn, RulePlan};
 use crate::eval::planner::plan_for_head_pattern_avoiding;
-use crate::eval::plans::with_null_safe_head;
 use crate::eval::read::index_permutation;
 use crate::eval::read::{Flow, Relations, Visit};
 use crate::EngineResult;
@@ -170,9 +169,7 @@ impl Provenance<'_> {
             .map(|(column, _)| column)
             .collect();
         let avoid = self.unserved(rule, &bound);
-        let plan = with_null_safe_head(plan_for_head_pattern_avoiding(rule, &bound, &|r| {
-            avoid.contains(r)
-        }));
+        let plan = plan_for_head_pattern_avoiding(rule, &bound, &|r| avoid.contains(r));
         let Some(mut bindings) = bound_head(&plan, tuple, &bound) else {
             return Ok((Vec::new(), false));
         };
