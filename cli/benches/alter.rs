@@ -24,36 +24,16 @@ use rnt_merkle::{Node, State};
 use rnt_store::{open_store, Address, Chunk, ChunkStore, GcReport, OpenMode, StoreResult};
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 /// The relations that do not read `orders`.
 const UNRELATED: [&str; 3] = ["customers", "edge", "reach"];
 
-const RNT: &str = env!("CARGO_BIN_EXE_rnt");
-
 /// Runs `rnt --store STORE args` in `dir`; panics on failure; returns its wall time (s) and
 /// its standard output.
 fn rnt(dir: &Path, store: &Path, args: &[&str]) -> (f64, String) {
-    let started = Instant::now();
-    let output = Command::new(RNT)
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let seconds = started.elapsed().as_secs_f64();
-    assert!(
-        output.status.success(),
-        "rnt {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (
-        seconds,
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+    let (stdout, ms) = common::rnt(dir, store, args);
+    (ms / 1e3, stdout)
 }
 
 /// The roots of the relations that do not read `orders`, from `rnt status --format json`.

@@ -18,10 +18,6 @@ mod common;
 use common::{env_or, median, Rng};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
-
-const RNT: &str = env!("CARGO_BIN_EXE_rnt");
 
 const BASE: &str = "relation orders(id: int, customer: int, amount: int).
 relation customers(id: int, plan: str).
@@ -40,24 +36,8 @@ const PLANS: [&str; 5] = ["free", "basic", "pro", "team", "enterprise"];
 /// Runs `rnt --store STORE args` in `dir`; panics on failure; returns its wall time (s) and
 /// its standard output.
 fn rnt(dir: &Path, store: &Path, args: &[&str]) -> (f64, String) {
-    let started = Instant::now();
-    let output = Command::new(RNT)
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let seconds = started.elapsed().as_secs_f64();
-    assert!(
-        output.status.success(),
-        "rnt {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (
-        seconds,
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+    let (stdout, ms) = common::rnt(dir, store, args);
+    (ms / 1e3, stdout)
 }
 
 fn write_orders(path: &Path, orders: &[(u64, u64, u64)]) {

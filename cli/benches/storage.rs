@@ -44,21 +44,7 @@ plan_total(p, sum(a), count()) :- orders(_, c, a), customers(c, p).
 
 /// Runs `rnt --store STORE args` in `dir`; panics on failure; returns its wall time (ms).
 fn rnt(dir: &Path, store: &Path, args: &[&str]) -> f64 {
-    let started = Instant::now();
-    let output = Command::new(RNT)
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let ms = started.elapsed().as_secs_f64() * 1e3;
-    assert!(
-        output.status.success(),
-        "rnt {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    ms
+    common::rnt(dir, store, args).1
 }
 
 fn copy_folder(from: &Path, to: &Path) {

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::Shop;
+use common::{Rng, Shop};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Output};
@@ -274,14 +274,6 @@ fn psycopg_binds_parameters_prepares_statements_and_commits_a_transaction_once()
     s.shop.ok(&["verify"]);
 }
 
-/// A small deterministic generator (xorshift64*).
-fn next(state: &mut u64) -> u64 {
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-}
-
 /// A startup packet for protocol 3.0.
 fn startup() -> Vec<u8> {
     let mut body = 196_608i32.to_be_bytes().to_vec();
@@ -304,24 +296,24 @@ fn malformed_postgres_messages_drop_only_their_connection() {
     let kinds = [
         b'Q', b'P', b'B', b'D', b'E', b'S', b'C', b'H', b'p', b'Z', 0, 0xff,
     ];
-    let mut state = 0x51_7cc1_b727_220a_u64;
+    let mut rng = Rng(0x51_7cc1_b727_220a);
     for round in 0..messages {
         let mut bytes = if round % 5 == 0 {
             Vec::new()
         } else {
             startup()
         };
-        for _ in 0..1 + next(&mut state) % 4 {
-            let kind = kinds[usize::try_from(next(&mut state) % kinds.len() as u64).unwrap()];
-            let length = match next(&mut state) % 4 {
+        for _ in 0..1 + rng.next() % 4 {
+            let kind = kinds[rng.index(kinds.len())];
+            let length = match rng.next() % 4 {
                 0 => -1i32,
                 1 => i32::MAX,
-                _ => i32::try_from(next(&mut state) % 40).unwrap(),
+                _ => i32::try_from(rng.next() % 40).unwrap(),
             };
             bytes.push(kind);
             bytes.extend_from_slice(&length.to_be_bytes());
-            for _ in 0..next(&mut state) % 48 {
-                bytes.push(u8::try_from(next(&mut state) % 256).unwrap());
+            for _ in 0..rng.next() % 48 {
+                bytes.push(u8::try_from(rng.next() % 256).unwrap());
             }
         }
         let mut stream = TcpStream::connect(format!("127.0.0.1:{}", s.port)).unwrap();

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::Shop;
+use common::{Rng, Shop};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -460,28 +460,8 @@ fn a_cli_writer_beside_the_server_is_safe_and_a_dead_servers_entry_is_ignored() 
     assert_eq!(s.shop.log()[0]["message"], "after");
 }
 
-/// A small deterministic generator (xorshift64*).
-struct Noise(u64);
-
-impl Noise {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap()
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
-
 /// One malformed or odd request.
-fn noisy_request(noise: &mut Noise) -> Vec<u8> {
+fn noisy_request(noise: &mut Rng) -> Vec<u8> {
     let methods = ["GET", "POST", "PUT", "DELETE", "BREW", "", "GET /"];
     let paths = [
         "/",
@@ -516,11 +496,11 @@ fn noisy_request(noise: &mut Noise) -> Vec<u8> {
     ];
     let mut out = format!(
         "{} {} HTTP/1.1\r\nHost: x\r\n",
-        noise.pick(&methods),
-        noise.pick(&paths)
+        methods[noise.index(methods.len())],
+        paths[noise.index(paths.len())]
     )
     .into_bytes();
-    let body = bodies[noise.below(bodies.len())];
+    let body = bodies[noise.index(bodies.len())];
     match noise.below(5) {
         0 => out.extend_from_slice(format!("Content-Length: {}\r\n", body.len() + 10).as_bytes()),
         1 => out.extend_from_slice(b"Content-Length: -1\r\n"),
@@ -533,7 +513,7 @@ fn noisy_request(noise: &mut Noise) -> Vec<u8> {
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(body);
     if noise.below(4) == 0 {
-        let cut = noise.below(out.len().max(1));
+        let cut = noise.index(out.len().max(1));
         out.truncate(cut);
         for _ in 0..noise.below(40) {
             out.push(u8::try_from(noise.below(256)).unwrap());
@@ -546,7 +526,7 @@ fn noisy_request(noise: &mut Noise) -> Vec<u8> {
 fn malformed_requests_never_stop_the_server_nor_change_the_store_unasked() {
     let s = served(&[]);
     let requests = env_count("RNT_SERVE_FUZZ_REQUESTS", 300);
-    let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
+    let mut noise = Rng(0x9e37_79b9_7f4a_7c15);
     for _ in 0..requests {
         let bytes = noisy_request(&mut noise);
         let mut stream = TcpStream::connect(&s.address).expect("the server still listens");
@@ -644,7 +624,7 @@ fn a_server_killed_mid_commit_keeps_every_acknowledged_commit() {
     let mut s = served(&[]);
     let kills = env_count("RNT_SERVE_KILLS", 4);
     let mut acknowledged = Vec::new();
-    let mut noise = Noise(0x1234_5678_9abc_def1);
+    let mut noise = Rng(0x1234_5678_9abc_def1);
     for round in 0..kills {
         let address = s.address.clone();
         let committer = std::thread::spawn(move || {

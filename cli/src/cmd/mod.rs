@@ -55,6 +55,18 @@ pub fn snapshot_at(db: &Database, at: Option<&str>) -> anyhow::Result<Snapshot> 
     })
 }
 
+/// The bytes of the input file `path` names, read in this process (`-`: standard input).
+/// A client of `rnt serve` reads its inputs so before it sends the command.
+pub fn read_local_input(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path)
+    }
+}
+
 impl Context {
     /// Finds and opens the store for reading (no lock: never waits for a writer); inside
     /// `rnt serve`, the server's warm database.
@@ -80,12 +92,7 @@ impl Context {
     pub fn read_input(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
         match &self.served {
             Some(served) => served.input(path),
-            None if path.as_os_str() == "-" => {
-                let mut bytes = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-                Ok(bytes)
-            }
-            None => std::fs::read(path),
+            None => read_local_input(path),
         }
     }
 

@@ -117,13 +117,7 @@ fn read_inputs(command: &Command) -> Option<std::collections::BTreeMap<String, V
     };
     let mut inputs = std::collections::BTreeMap::new();
     for file in files {
-        let bytes = if file.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            std::io::stdin().lock().read_to_end(&mut bytes).ok()?;
-            bytes
-        } else {
-            std::fs::read(&file).ok()?
-        };
+        let bytes = crate::cmd::read_local_input(&file).ok()?;
         inputs.insert(file.to_string_lossy().into_owned(), bytes);
     }
     Some(inputs)
