@@ -3,7 +3,8 @@
 //! against an int variable (an int meeting a decimal), arithmetic (`d + 0.25`, `d * 3`,
 //! `t + 3` days, `abs`, `coalesce`, `year month day`), and then a projection, an aggregate
 //! (`sum avg min max count count_distinct` over decimals and dates, grouped by an int, a
-//! date or nothing) or a window ordered by a decimal or a date (nulls last). The head's
+//! date or nothing) or a window ordered by a decimal or a date (nulls last), a running
+//! `sum` of the decimal among its functions. The head's
 //! columns are typed after what they take; nothing else reads the relation.
 
 use crate::*;
@@ -246,11 +247,18 @@ fn windowed_head(
     if ch.percent(30) {
         order.push((if by == d { t } else { d }, ch.percent(40)));
     }
-    let (function, arg, base) = match ch.below(5) {
+    let (function, arg, base) = match ch.below(6) {
         0 => (WinFn::RowNumber, None, Base::Int),
         1 => (WinFn::Rank, None, Base::Int),
         2 => (WinFn::DenseRank, None, Base::Int),
         3 if nulls => (WinFn::Lag(1, NULL), Some(d), Base::Dec(6, DEC_SCALE)),
+        // A running sum of the decimal: a decimal(38, 2), over rows that hold a value.
+        4 => {
+            if nulls {
+                lits.push(Lit::IsNull(d, true));
+            }
+            (WinFn::Sum, Some(d), Base::Dec(38, DEC_SCALE))
+        }
         _ => (WinFn::Lead(1, 0), Some(k), Base::Int),
     };
     lits.push(Lit::Win(Window {

@@ -299,7 +299,7 @@ loop(i, n) :- loop(i, _), n = row_number() over (order i).
             5 | v(i, s) :- plans(p, i, _), s = sum(p) over (order i).
               |                            ^
 
-            error: type mismatch: `sum` needs an int, but `p` is str
+            error: type mismatch: `sum` needs a number (int or decimal), but `p` is str
              --> test.rnt:5:36
               |
             5 | v(i, s) :- plans(p, i, _), s = sum(p) over (order i).
@@ -369,4 +369,37 @@ fn an_empty_partition_list_is_one_partition() {
         canonical("order i desc")
     );
     assert_eq!(canonical("partition"), canonical(""));
+}
+
+/// A running `sum` of a decimal is a decimal(38, s) at the argument's scale, as the
+/// aggregate `sum` is: a head column of that type takes it, an int column refuses it, and a
+/// nullable argument still needs its rows filtered.
+#[test]
+fn a_running_sum_of_a_decimal_is_a_decimal_at_its_scale() {
+    let program = |head: &str, filter: &str| {
+        format!(
+            "relation pay(id: int, c: int, a: decimal(8, 2), b: decimal(8, 2)?).\n\
+             view v(i: int, t: {head}).\n\
+             v(i, t) :- pay(i, c, a, b){filter}, t = sum(a) over (partition c order i).\n\
+             view w(i: int, t: decimal(38, 2)).\n\
+             w(i, t) :- pay(i, c, _, b), b is not null, t = sum(b) over (order i).\n"
+        )
+    };
+    assert!(compile(&program("decimal(38, 2)", "")).is_ok());
+    let refused = |head: &str| {
+        let text = program(head, "");
+        let diagnostics = compile(&text).expect_err("an int column refuses a decimal sum");
+        render_all(&diagnostics, &Source::new("test.rnt", text.as_str()))
+    };
+    let int_head = refused("int");
+    assert!(
+        int_head.contains("is decimal(38, 2) here") || int_head.contains("decimal(38, 2)"),
+        "{int_head}"
+    );
+    let unfiltered = "relation pay(id: int, b: decimal(8, 2)?).\n\
+                      view w(i: int, t: decimal(38, 2)).\n\
+                      w(i, t) :- pay(i, b), t = sum(b) over (order i).\n";
+    let diagnostics = compile(unfiltered).expect_err("a nullable argument is refused");
+    let rendered = render_all(&diagnostics, &Source::new("test.rnt", unfiltered));
+    assert!(rendered.contains("may be null"), "{rendered}");
 }

@@ -361,12 +361,22 @@ fn lower_call(expr: Expr, scope: &Scope, body: &mut Body) -> SqlResult<Call> {
         ("sum", [Some(x)]) => {
             running_frame(spec, "sum")?;
             let (v, ty) = lower(x, body)?;
-            if ty.is_some_and(|t| t != Type::Int) {
-                return Err(SqlError::unsupported(format!(
-                    "a running `sum` of `{}`, which is not an INT (a running sum is of ints)",
-                    expr::clip(x)
-                )));
-            }
+            // DuckDB's running SUM of a DECIMAL(p, s) is a DECIMAL(38, s); of an INT, an
+            // int here (exact, where DuckDB widens to HUGEINT).
+            let ty = match ty {
+                Some(Type::Decimal { scale, .. }) => Some(Type::Decimal {
+                    precision: 38,
+                    scale,
+                }),
+                None | Some(Type::Int) => ty,
+                Some(other) => {
+                    return Err(SqlError::unsupported(format!(
+                        "a running `sum` of `{}`, which is {other}, not a number (INT or \
+                         DECIMAL)",
+                        expr::clip(x)
+                    )))
+                }
+            };
             nullable = expr_may_be_null(x, scope);
             ("sum", Some(v), Vec::new(), ty)
         }

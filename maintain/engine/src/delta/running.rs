@@ -32,7 +32,7 @@ use crate::eval::plan::{AtomRead, RulePlan, Step};
 use crate::eval::plan::{RunningIndex, WindowPlan};
 use crate::eval::read::Flow;
 use crate::eval::window::{
-    argument, finish_row, int_argument, running_sum_overflow, totals_key, PartitionTotal, Row,
+    argument, finish_row, running_sum_overflow, sum_value, summand, totals_key, PartitionTotal, Row,
 };
 use crate::{EngineError, EngineResult};
 use rnt_lang::syntax::ast::WindowFn;
@@ -183,9 +183,16 @@ impl Maintainer<'_> {
         let new_rows = apply_changes(&old_rows, changes);
         let step = |row: &Row| -> EngineResult<i128> {
             Ok(match input.window.function {
-                WindowFn::Sum => i128::from(int_argument(input.full, input.window, row)?),
+                WindowFn::Sum => i128::from(summand(input.full, input.window, row)?),
                 _ => 1,
             })
+        };
+        // A running value as the view shows it: a `sum`'s at its argument's type, a count.
+        let shown = |units: i64| -> EngineResult<Value> {
+            match input.window.function {
+                WindowFn::Sum => sum_value(input.full, input.window, units),
+                _ => Ok(Value::Int(units)),
+            }
         };
         // The value of the row just before the first change: the total less the rows from
         // there on.
@@ -203,7 +210,7 @@ impl Maintainer<'_> {
                     "view `{view}`: a stored partition total disagrees with its rows"
                 ))
             })?;
-            old.insert(key, (row, Value::Int(stored)));
+            old.insert(key, (row, shown(stored)?));
         }
         let mut new = Valued::new();
         let mut value = before;
@@ -218,7 +225,7 @@ impl Maintainer<'_> {
         for (key, row) in new_rows {
             value += step(&row)?;
             let running = i64::try_from(value).map_err(|_| running_sum_overflow(input.full))?;
-            new.insert(key, (row, Value::Int(running)));
+            new.insert(key, (row, shown(running)?));
         }
         let sum = i64::try_from(value).map_err(|_| running_sum_overflow(input.full))?;
         let sum = if input.window.function == WindowFn::Sum {

@@ -18,9 +18,10 @@ use crate::eval::plan::{RulePlan, RunningIndex, Step, TopK, WindowPlan};
 use crate::eval::read::{Flow, Relations};
 use crate::{EngineError, EngineResult};
 use rnt_lang::check::Program;
+use rnt_lang::decimal::Decimal;
 use rnt_lang::syntax::ast::WindowFn;
 use rnt_lang::tuple::encode_prefix;
-use rnt_lang::value::{ColumnType, Value};
+use rnt_lang::value::{ColumnType, Type, Value};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -265,9 +266,9 @@ fn window_values(plan: &RulePlan, window: &WindowPlan, rows: &[Row]) -> EngineRe
             let mut total: i64 = 0;
             for row in rows {
                 total = total
-                    .checked_add(int_argument(plan, window, row)?)
+                    .checked_add(summand(plan, window, row)?)
                     .ok_or_else(|| running_sum_overflow(plan))?;
-                values.push(Value::Int(total));
+                values.push(sum_value(plan, window, total)?);
             }
         }
         WindowFn::Lag | WindowFn::Lead => {
@@ -306,25 +307,54 @@ pub fn argument(
         })
 }
 
-/// The int value of `sum`'s argument at `row`.
-pub fn int_argument(
-    plan: &RulePlan,
-    window: &WindowPlan,
-    row: &[Option<Value>],
-) -> EngineResult<i64> {
-    match argument(plan, window, row)? {
-        Value::Int(x) => Ok(x),
+/// A running `sum`'s summand for `row`, in the units its total is kept in: an int as it
+/// is, a decimal in units of its type's scale (so a decimal sum adds units exactly as an
+/// int sum adds ints, and the stored totals have one form for both).
+pub fn summand(plan: &RulePlan, window: &WindowPlan, row: &[Option<Value>]) -> EngineResult<i64> {
+    match (argument(plan, window, row)?, sum_scale(plan, window)) {
+        (Value::Int(x), None) => Ok(x),
+        // An int meets a decimal as a decimal of scale 0 (`coalesce(d, 0)`).
+        (Value::Int(x), Some(scale)) => Decimal::from_int(x)
+            .rescale(scale)
+            .and_then(|d| i64::try_from(d.units()).ok())
+            .ok_or_else(|| running_sum_overflow(plan)),
+        (Value::Decimal(d), Some(scale)) => d
+            .rescale(scale)
+            .and_then(|d| i64::try_from(d.units()).ok())
+            .ok_or_else(|| running_sum_overflow(plan)),
         _ => Err(EngineError::internal(format!(
-            "rule `{}`: `sum` over a non-int (checker bug)",
+            "rule `{}`: `sum` over a value of another type than its argument's (checker bug)",
             plan.source
         ))),
     }
 }
 
-/// The error of a running sum that leaves the int range (a user error: the data did it).
+/// The value a running `sum` whose total is `units` shows: an int, or a decimal at its
+/// argument's scale.
+pub fn sum_value(plan: &RulePlan, window: &WindowPlan, units: i64) -> EngineResult<Value> {
+    match sum_scale(plan, window) {
+        None => Ok(Value::Int(units)),
+        Some(scale) => Decimal::new(i128::from(units), scale)
+            .map(Value::Decimal)
+            .ok_or_else(|| running_sum_overflow(plan)),
+    }
+}
+
+/// The scale of a running `sum` of a decimal (its argument's type's); `None` for an int.
+fn sum_scale(plan: &RulePlan, window: &WindowPlan) -> Option<u8> {
+    let argument = window.argument?;
+    match plan.variable_types.get(argument.index()) {
+        Some(Type::Decimal { scale, .. }) => Some(*scale),
+        _ => None,
+    }
+}
+
+/// The error of a running sum that leaves the range it is kept in (a user error: the data
+/// did it).
 pub fn running_sum_overflow(plan: &RulePlan) -> EngineError {
     EngineError::user(format!(
-        "rule `{}`: the running sum overflows int",
+        "rule `{}`: the running sum overflows (it is kept in 64 bits: an int, or a decimal's \
+         units at its scale)",
         plan.source
     ))
 }
@@ -342,7 +372,7 @@ pub fn partition_total(
         if window.function == WindowFn::Sum {
             total.sum = total
                 .sum
-                .checked_add(int_argument(plan, window, row)?)
+                .checked_add(summand(plan, window, row)?)
                 .ok_or_else(|| running_sum_overflow(plan))?;
         }
     }

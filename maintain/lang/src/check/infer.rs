@@ -203,9 +203,15 @@ fn variable_type(
         }
     }
     if let Some(window) = rule.windows().find(|w| w.result.id == var) {
-        // As the checker types it: `lag`/`lead` their default's (or argument's) type, every
-        // other window function an int.
+        // As the checker types it: `lag`/`lead` their default's (or argument's) type, a
+        // running `sum` of a decimal a decimal(38, s), every other window function an int.
         return match (&window.function, &window.default) {
+            (WindowFn::Sum, _) => {
+                match variable_type(rule, window.argument?.id, types, depth + 1) {
+                    Some(Type::Decimal { scale, .. }) => Some(super::types::decimal(scale)),
+                    _ => Some(Type::Int),
+                }
+            }
             (WindowFn::Lag | WindowFn::Lead, Some(default)) => match &default.kind {
                 TermKind::Const(value) => value.ty(),
                 _ => None,

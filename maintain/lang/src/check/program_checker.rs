@@ -209,6 +209,10 @@ impl<'p> Checker<'p> {
         cx.check_filters(&filters);
         cx.check_null_tests();
         cx.type_assignments(&assignments);
+        if cx.type_window_sums() {
+            // An assignment that reads a running sum is typed once the sum is.
+            cx.type_assignments(&assignments);
+        }
         self.negative_atoms(&mut cx, rule);
         cx.check_window_arguments();
         cx.check_head(head_declaration.filter(|d| d.kind.is_derived()));

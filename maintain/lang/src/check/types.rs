@@ -14,7 +14,7 @@ use crate::syntax::ast::{AggregateFn, ArithOp, Function};
 use crate::value::Type;
 
 /// A decimal type of `scale` at full precision.
-fn decimal(scale: u8) -> Type {
+pub(super) fn decimal(scale: u8) -> Type {
     Type::Decimal {
         precision: PRECISION_MAX,
         scale: scale.min(PRECISION_MAX),

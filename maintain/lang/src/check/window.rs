@@ -142,6 +142,9 @@ impl RuleChecker<'_> {
                 (WindowFn::Lag | WindowFn::Lead, None) => window
                     .argument
                     .and_then(|a| self.types[a.id.index()].as_ref().map(|t| t.ty)),
+                // A running `sum` is typed after its argument (`type_window_sums`), which
+                // an assignment may compute.
+                (WindowFn::Sum, _) => None,
                 _ => Some(Type::Int),
             };
             if matches!(window.function, WindowFn::Lag | WindowFn::Lead) {
@@ -160,6 +163,31 @@ impl RuleChecker<'_> {
         }
     }
 
+    /// Types each running `sum`'s result after its argument, once the assignments are
+    /// typed: a decimal(38, s) at a decimal argument's scale, as the aggregate `sum` is, and
+    /// otherwise an int (a mistyped argument is `check_window_arguments`' to report).
+    /// Returns whether a result was typed, so assignments that read it can be typed again.
+    pub(super) fn type_window_sums(&mut self) -> bool {
+        let rule = self.rule;
+        let mut typed = false;
+        for window in rule.windows().filter(|w| w.function == WindowFn::Sum) {
+            if self.types[window.result.id.index()].is_some() {
+                continue;
+            }
+            let argument = window
+                .argument
+                .and_then(|a| self.types[a.id.index()].as_ref().map(|t| t.ty));
+            let ty = match argument {
+                Some(Type::Decimal { scale, .. }) => super::types::decimal(scale),
+                _ => Type::Int,
+            };
+            let origin = format!("`{}`", window_text(rule, window));
+            self.unify(window.result, ty, origin);
+            typed = true;
+        }
+        typed
+    }
+
     /// Each window's argument must be bound (by the atom or an assignment) and of the type
     /// its function reads.
     pub(super) fn check_window_arguments(&mut self) {
@@ -174,6 +202,7 @@ impl RuleChecker<'_> {
             };
             let name = rule.variable_name(argument.id);
             let wanted = match (&window.function, &window.default) {
+                (WindowFn::Sum, _) if matches!(ty, Type::Decimal { .. }) => None,
                 (WindowFn::Sum, _) => Some(Type::Int),
                 (_, Some(default)) => match &default.kind {
                     TermKind::Const(value) => value.ty(),
@@ -198,7 +227,10 @@ impl RuleChecker<'_> {
             if let Some(wanted) = wanted.filter(|&w| !fits(w)) {
                 let message = match window.function {
                     WindowFn::Sum => {
-                        format!("type mismatch: `sum` needs an int, but `{name}` is {ty}")
+                        format!(
+                            "type mismatch: `sum` needs a number (int or decimal), but `{name}` \
+                             is {ty}"
+                        )
                     }
                     function => format!(
                         "type mismatch: `{}`'s default is {wanted}, but `{name}` is {ty}",
