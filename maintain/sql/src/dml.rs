@@ -538,13 +538,15 @@ fn assigned(
             .column(&column)
             .ok_or_else(|| SqlError::bind(format!("`{}` has no column `{column}`", table.name)))?;
         let (value, _) = expr::lower(&assignment.value, scope, &Context::default(), body)?;
-        let value = expr::coerce(
-            (value, None),
-            &assignment.value,
-            table.columns[at].ty.map(|t| t.ty),
-        )?
-        .0;
-        new[at] = value;
+        let ty = table.columns[at].ty.map(|t| t.ty);
+        let value = expr::coerce((value, None), &assignment.value, ty)?.0;
+        // `SET c = NULL`: a null typed by its column, as an answer's column must be.
+        new[at] = match (value, ty) {
+            (Ex::Lit(text), Some(ty)) if text == "null" => {
+                Ex::Lit(format!("cast(null as {})", ty.name()))
+            }
+            (value, _) => value,
+        };
     }
     if let Some(selection) = selection {
         where_into(lowerer, selection, body, scope)?;
