@@ -188,6 +188,8 @@ impl Lowerer<'_> {
                  are one tuple here",
             ));
         }
+        let qualify = qualify.map(|q| with_window_aliases(q, items, scope));
+        let qualify = qualify.as_ref();
         let mut exprs: Vec<&Expr> = items.iter().map(|(e, _)| e).collect();
         exprs.extend(qualify);
         let mut body = body;
@@ -298,6 +300,58 @@ fn call_value(literals: &[usize], results: &[Var]) -> Ex {
             )
         }
         _ => unreachable!("a call has one or two literals"),
+    }
+}
+
+/// `qualify` with each bare name of an output column that holds a window (`QUALIFY t > 2`
+/// for `… OVER (…) AS t`) replaced by that column's expression, as DuckDB reads it; a name
+/// the FROM clause's columns hold keeps meaning the column.
+fn with_window_aliases(qualify: &Expr, items: &[(Expr, String)], scope: &Scope) -> Expr {
+    let aliased = |name: &str| -> Option<Expr> {
+        if scope.resolve(None, name).is_ok() {
+            return None;
+        }
+        items
+            .iter()
+            .find(|(e, alias)| alias == name && has_window(e))
+            .map(|(e, _)| e.clone())
+    };
+    substitute(qualify, &aliased)
+}
+
+/// `expr` with each bare identifier `replace` gives an expression for replaced by it,
+/// through the operators a condition is made of (others are kept as they are).
+fn substitute(expr: &Expr, replace: &dyn Fn(&str) -> Option<Expr>) -> Expr {
+    let sub = |e: &Expr| Box::new(substitute(e, replace));
+    match expr {
+        Expr::Identifier(ident) => {
+            let name = ident.value.to_lowercase();
+            replace(&name).unwrap_or_else(|| expr.clone())
+        }
+        Expr::BinaryOp { left, op, right } => Expr::BinaryOp {
+            left: sub(left),
+            op: op.clone(),
+            right: sub(right),
+        },
+        Expr::UnaryOp { op, expr } => Expr::UnaryOp {
+            op: *op,
+            expr: sub(expr),
+        },
+        Expr::Nested(inner) => Expr::Nested(sub(inner)),
+        Expr::IsNull(inner) => Expr::IsNull(sub(inner)),
+        Expr::IsNotNull(inner) => Expr::IsNotNull(sub(inner)),
+        Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => Expr::Between {
+            expr: sub(expr),
+            negated: *negated,
+            low: sub(low),
+            high: sub(high),
+        },
+        _ => expr.clone(),
     }
 }
 
