@@ -82,6 +82,11 @@ impl Target<'_> {
             .ok_or_else(|| SqlError::unsupported("INSERT without VALUES or SELECT"))?;
         let rows = match literal_rows(source) {
             Some(rows) => rows,
+            None if mentions_default(source) => {
+                return Err(SqlError::unsupported(
+                    "DEFAULT in VALUES beside a value that is not a literal",
+                ))
+            }
             None => {
                 let lowered = top::lower(self.catalog, source)?;
                 let tuples = self.answer(&lowered.rules)?;
@@ -93,6 +98,9 @@ impl Target<'_> {
                     lowered.limit,
                     lowered.visible,
                 )
+                .into_iter()
+                .map(|row| row.into_iter().map(Some).collect())
+                .collect()
             }
         };
         let mut full = Vec::new();
@@ -104,9 +112,13 @@ impl Target<'_> {
                     row.len()
                 )));
             }
-            let mut tuple = vec![Value::Null; table.columns.len()];
+            let mut tuple: Vec<Value> = (0..table.columns.len())
+                .map(|at| self.catalog.default_of(&table.name, at))
+                .collect();
             for (value, &at) in row.into_iter().zip(&positions) {
-                tuple[at] = value;
+                if let Some(value) = value {
+                    tuple[at] = value;
+                }
             }
             full.push(conformed(&table, tuple)?);
         }
@@ -635,9 +647,10 @@ fn check_conflict_target(table: &Table, target: Option<&ConflictTarget>) -> SqlR
     }
 }
 
-/// The rows of `VALUES (…), …` when every value is a literal (read here, so that a column of
-/// nulls needs no type); `None` for anything else, which runs as a query.
-fn literal_rows(source: &sqlparser::ast::Query) -> Option<Vec<Vec<Value>>> {
+/// The rows of `VALUES (…), …` when every value is a literal or `DEFAULT` (read here, so
+/// that a column of nulls needs no type), `DEFAULT` as `None`; `None` for anything else,
+/// which runs as a query.
+fn literal_rows(source: &sqlparser::ast::Query) -> Option<Vec<Vec<Option<Value>>>> {
     let sqlparser::ast::SetExpr::Values(values) = &*source.body else {
         return None;
     };
@@ -647,13 +660,36 @@ fn literal_rows(source: &sqlparser::ast::Query) -> Option<Vec<Vec<Value>>> {
     values
         .rows
         .iter()
-        .map(|row| row.content.iter().map(literal_value).collect())
+        .map(|row| row.content.iter().map(literal_or_default).collect())
         .collect()
+}
+
+/// `Some(None)` for `DEFAULT`, `Some(Some(v))` for a literal, `None` for anything else.
+fn literal_or_default(expr: &Expr) -> Option<Option<Value>> {
+    match is_default(expr) {
+        true => Some(None),
+        false => literal_value(expr).map(Some),
+    }
+}
+
+/// `DEFAULT` written as a value (sqlparser reads it as a name).
+fn is_default(expr: &Expr) -> bool {
+    matches!(expr, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
+}
+
+/// Whether a `VALUES` source writes `DEFAULT` anywhere.
+fn mentions_default(source: &sqlparser::ast::Query) -> bool {
+    match &*source.body {
+        sqlparser::ast::SetExpr::Values(values) => {
+            values.rows.iter().flat_map(|r| &r.content).any(is_default)
+        }
+        _ => false,
+    }
 }
 
 /// A literal's value: a number, a string, a bool, null, `DATE '…'`, `TIMESTAMP '…'`, or a
 /// negated number.
-fn literal_value(expr: &Expr) -> Option<Value> {
+pub(crate) fn literal_value(expr: &Expr) -> Option<Value> {
     use sqlparser::ast::{UnaryOperator, Value as V};
     match expr {
         Expr::Value(v) => match &v.value {
