@@ -182,6 +182,14 @@ SET_OPS = [
     "SELECT a, c FROM t UNION SELECT id, 'u' FROM u",
     "SELECT b FROM t EXCEPT SELECT a FROM u",
     "SELECT a FROM t UNION ALL SELECT a FROM t",
+    "SELECT a FROM t EXCEPT ALL SELECT k FROM s",
+    "SELECT a, c FROM t EXCEPT ALL SELECT a, c FROM t WHERE a = 1 OR c IS NULL",
+    "SELECT a FROM t EXCEPT ALL SELECT a FROM u",
+    "SELECT b FROM t INTERSECT ALL SELECT a FROM u",
+    "SELECT a, b FROM t INTERSECT ALL SELECT a, b FROM t WHERE c = 'ab' OR a IS NULL",
+    "SELECT c FROM t INTERSECT ALL SELECT c FROM t",
+    "SELECT a FROM t UNION ALL SELECT a FROM t EXCEPT ALL SELECT k FROM s",
+    "SELECT count(*) FROM (SELECT a FROM t INTERSECT ALL SELECT a FROM t UNION ALL SELECT a FROM u) q",
 ]
 ORDERED = [
     "SELECT a, b, c FROM t ORDER BY a, b, c",
@@ -262,6 +270,8 @@ VIEWS = [
     ("v_not_exists", "SELECT k FROM s WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.a = s.k)"),
     ("v_union", "SELECT a FROM t UNION ALL SELECT k FROM s"),
     ("v_except", "SELECT a FROM t EXCEPT SELECT k FROM s"),
+    ("v_except_all", "SELECT a FROM t EXCEPT ALL SELECT a FROM u"),
+    ("v_intersect_all", "SELECT b FROM t INTERSECT ALL SELECT a FROM u"),
     ("v_having", "SELECT c, count(*) AS n FROM t GROUP BY c HAVING count(*) > 1"),
     ("v_case", "SELECT CASE WHEN a > 2 THEN 'big' ELSE 'small' END AS size, count(*) AS n FROM t GROUP BY 1"),
     ("v_distinct_count", "SELECT b, count(DISTINCT c) AS n FROM t GROUP BY b"),
