@@ -173,6 +173,13 @@ SUBQUERIES = [
     "SELECT x FROM (SELECT a + 1 AS x FROM t) q WHERE x > 2",
     "WITH big AS (SELECT a FROM t WHERE a > 1) SELECT count(*) FROM big",
     "SELECT count(*) FROM (SELECT DISTINCT c FROM t) q",
+    "SELECT a, (SELECT count(*) FROM s WHERE s.k = t.a) AS n FROM t",
+    "SELECT k, (SELECT count(*) + 1 FROM t WHERE t.a = s.k) AS n, (SELECT max(b) FROM t WHERE t.a = s.k) AS m FROM s",
+    "SELECT a, b, (SELECT max(name) FROM s) AS top, (SELECT sum(d) FROM u WHERE a > 100) AS none FROM t",
+    "SELECT id, a, (SELECT coalesce(sum(b), -1) FROM t WHERE t.a = u.a) AS sb FROM u WHERE id > 1",
+    "SELECT DISTINCT c, (SELECT count(DISTINCT b) FROM t t2 WHERE t2.c = t.c) AS nb FROM t",
+    "SELECT a, (SELECT min(k) FROM s WHERE s.k = t.a) IS NULL AS missing, (SELECT count(*) FROM u) * 10 AS total FROM t",
+    "SELECT k, (SELECT avg(a) FROM t WHERE t.b = s.k) AS mean FROM s",
 ]
 SET_OPS = [
     "SELECT a FROM t UNION SELECT k FROM s",
@@ -278,6 +285,8 @@ VIEWS = [
     ("v_udec", "SELECT a, sum(d) AS total FROM u GROUP BY a"),
     ("v_not_in", "SELECT a FROM t WHERE a NOT IN (SELECT k FROM s)"),
     ("v_scalar", "SELECT a, b FROM t WHERE b = (SELECT max(b) FROM t)"),
+    ("v_scalar_select", "SELECT k, (SELECT count(*) FROM t WHERE t.a = s.k) AS n, (SELECT max(b) FROM t WHERE t.a = s.k) AS m FROM s"),
+    ("v_scalar_global", "SELECT a, (SELECT max(id) FROM u) AS top FROM t"),
     ("v_full", "SELECT t.c, s.k, s.name FROM t FULL JOIN s ON t.a = s.k"),
     ("v_right", "SELECT s.name, count(u.id) AS n FROM u RIGHT JOIN s ON u.a = s.k GROUP BY s.name"),
     ("v_full_using", "SELECT a, count(*) AS n FROM t FULL JOIN u USING (a) GROUP BY a"),

@@ -210,7 +210,8 @@ pub fn lower(expr: &Expr, scope: &Scope, cx: &Context<'_>, body: &Body) -> SqlRe
         Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. } => {
             return Err(SqlError::unsupported(
                 "a subquery here (a subquery may be a WHERE condition: IN, EXISTS, or a \
-                 comparison with a scalar subquery)",
+                 comparison with a scalar subquery; or a scalar subquery in the SELECT list \
+                 of a SELECT without GROUP BY, aggregates or windows)",
             ))
         }
         other => {

@@ -39,6 +39,7 @@ mod outer;
 pub mod output;
 mod overlay;
 mod query;
+mod scalar;
 mod scope;
 mod select;
 pub mod session;
