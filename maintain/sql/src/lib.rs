@@ -34,6 +34,7 @@ mod expr;
 mod from;
 pub mod history;
 mod inline;
+mod left_on;
 mod names;
 mod outer;
 pub mod output;
