@@ -51,7 +51,8 @@ impl Target<'_> {
 
     /// Evaluates rules whose first head is the answer.
     fn answer(&self, rules: &str) -> SqlResult<Vec<Vec<Value>>> {
-        Ok(self.db.query(self.snapshot, rules)?.tuples)
+        let snapshot = crate::clock::readable(self.snapshot, self.db);
+        Ok(self.db.query(&snapshot, rules)?.tuples)
     }
 
     /// The change set of an INSERT.

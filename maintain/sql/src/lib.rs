@@ -26,6 +26,7 @@ mod alter_table;
 mod as_of;
 mod body;
 pub mod catalog;
+mod clock;
 mod conjunct;
 mod ddl;
 mod dml;
