@@ -532,7 +532,8 @@ fn where_into(
 }
 
 /// The new value of every column of the first source under SET `assignments` (the old one
-/// where none is set), after `selection`; returns their variables.
+/// where none is set; the column's default for `SET c = DEFAULT`), after `selection`;
+/// returns their variables.
 fn assigned(
     table: &Table,
     body: &mut Body,
@@ -550,14 +551,21 @@ fn assigned(
         let at = table
             .column(&column)
             .ok_or_else(|| SqlError::bind(format!("`{}` has no column `{column}`", table.name)))?;
-        let (value, _) = expr::lower(&assignment.value, scope, &Context::default(), body)?;
-        let value = expr::coerce(
-            (value, None),
-            &assignment.value,
-            table.columns[at].ty.map(|t| t.ty),
-        )?
-        .0;
-        new[at] = value;
+        let ty = table.columns[at].ty.map(|t| t.ty);
+        let value = match is_default(&assignment.value) {
+            true => Ex::Lit(lowerer.catalog.default_of(&table.name, at).to_string()),
+            false => {
+                let (value, _) = expr::lower(&assignment.value, scope, &Context::default(), body)?;
+                expr::coerce((value, None), &assignment.value, ty)?.0
+            }
+        };
+        // A null takes the column's type: alone in a head column it has none.
+        new[at] = match (value, ty) {
+            (Ex::Lit(text), Some(ty)) if text == "null" => {
+                Ex::Cast(Box::new(Ex::Lit(text)), ty.name())
+            }
+            (value, _) => value,
+        };
     }
     if let Some(selection) = selection {
         where_into(lowerer, selection, body, scope)?;
