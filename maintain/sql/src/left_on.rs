@@ -58,35 +58,8 @@ impl Lowerer<'_> {
         )?;
         let right_vars = inner.sources[right].vars.clone();
         let right_weight = inner.sources[right].weight;
-        let (mut keys, mut gates) = (Vec::new(), Vec::new());
-        for condition in conditions {
-            let reads = reads(condition, &inner, &right_vars)?;
-            let strict = is_strict(condition);
-            if !reads.right && !reads.left.is_empty() && !strict {
-                gates.push(expr::lower(condition, scope, &Context::default(), body)?.0);
-                continue;
-            }
-            if reads.right && !reads.left.is_empty() && !strict {
-                return Err(SqlError::unsupported(format!(
-                    "the LEFT JOIN condition `{}` (a condition reading both sides is a \
-                     comparison of columns, constants and arithmetic)",
-                    expr::clip(condition)
-                )));
-            }
-            for v in reads.left {
-                if !keys.contains(&v) {
-                    keys.push(v);
-                }
-            }
-            let (ex, _) = expr::lower(condition, &inner, &Context::default(), &pairs)?;
-            match ex {
-                Ex::Bin("=", a, b) => match (*a, *b) {
-                    (Ex::Var(x), Ex::Var(y)) if pairs.unify(x, y) => {}
-                    (a, b) => pairs.filter(Ex::bin("=", a, b)),
-                },
-                other => pairs.filter(other),
-            }
-        }
+        let (keys, gates) =
+            sort_conditions(conditions, (&inner, &mut pairs), &right_vars, (scope, body))?;
         let helper = self.pairs_helper(&pairs, &keys, &right_vars, right_weight);
         let vars: Vec<Var> = right_vars.iter().map(|_| body.var()).collect();
         let weight = right_weight.map(|_| body.var());
@@ -167,6 +140,48 @@ impl Lowerer<'_> {
         });
         name
     }
+}
+
+/// Adds each condition to the pairs' body (`pairs`, over `inner`, where the right side's
+/// columns are `right`), but a left-only one that is not strict, which is a gate lowered
+/// over the outer body (`outer`); returns the left variables the pairs are keyed by, and
+/// the gates.
+fn sort_conditions(
+    conditions: &[Expr],
+    (inner, pairs): (&Scope, &mut Body),
+    right: &[Var],
+    (scope, body): (&Scope, &Body),
+) -> SqlResult<(Vec<Var>, Vec<Ex>)> {
+    let (mut keys, mut gates) = (Vec::new(), Vec::new());
+    for condition in conditions {
+        let reads = reads(condition, inner, right)?;
+        let strict = is_strict(condition);
+        if !reads.right && !reads.left.is_empty() && !strict {
+            gates.push(expr::lower(condition, scope, &Context::default(), body)?.0);
+            continue;
+        }
+        if reads.right && !reads.left.is_empty() && !strict {
+            return Err(SqlError::unsupported(format!(
+                "the LEFT JOIN condition `{}` (a condition reading both sides is a \
+                 comparison of columns, constants and arithmetic)",
+                expr::clip(condition)
+            )));
+        }
+        for v in reads.left {
+            if !keys.contains(&v) {
+                keys.push(v);
+            }
+        }
+        let (ex, _) = expr::lower(condition, inner, &Context::default(), pairs)?;
+        match ex {
+            Ex::Bin("=", a, b) => match (*a, *b) {
+                (Ex::Var(x), Ex::Var(y)) if pairs.unify(x, y) => {}
+                (a, b) => pairs.filter(Ex::bin("=", a, b)),
+            },
+            other => pairs.filter(other),
+        }
+    }
+    Ok((keys, gates))
 }
 
 /// The left variables `condition` reads (in `scope`, where the right side's columns are

@@ -19,7 +19,7 @@
 use crate::body::{AtomKind, Body, Ex, Var};
 use crate::error::{SqlError, SqlResult};
 use crate::scope::Scope;
-use crate::select::{contains_aggregate, visit, Lowerer};
+use crate::select::{contains_aggregate, visit, Lowerer, Produced};
 use rnt_lang::value::Type;
 use sqlparser::ast::{
     BinaryOperator, Expr, GroupByExpr, Query, SelectItem, SetExpr, Value as SqlValue,
@@ -73,9 +73,8 @@ impl Lowerer<'_> {
             return Err(SqlError::bind("a scalar subquery returns one column"));
         }
         let ty = table.columns[keys].ty.map(|t| t.ty);
-        let count = if table.bag { ", _" } else { "" };
-        let value = body.var();
         if keys == 0 {
+            let value = body.var();
             body.atom(
                 AtomKind::Plain,
                 &name,
@@ -83,6 +82,20 @@ impl Lowerer<'_> {
             );
             return Ok((Ex::Var(value), ty));
         }
+        let value = self.correlated_scalar(query, &produced, body)?;
+        Ok((Ex::Var(value), ty))
+    }
+
+    /// A correlated scalar subquery's value, lowered into `produced` (its correlation
+    /// columns, then the value): the row of its key, else the item over no rows.
+    fn correlated_scalar(
+        &mut self,
+        query: &Query,
+        produced: &Produced,
+        body: &mut Body,
+    ) -> SqlResult<Var> {
+        let (name, keys) = (&produced.table.name, produced.correlated.len());
+        let count = if produced.table.bag { ", _" } else { "" };
         let keyed = self.helper_name();
         let vars: Vec<String> = (0..keys).map(|i| format!("k{i}")).collect();
         self.rules.push(format!(
@@ -104,8 +117,9 @@ impl Lowerer<'_> {
             )],
             Some(Box::new(Ex::Var(found))),
         );
+        let value = body.var();
         body.assign(value, chosen);
-        Ok((Ex::Var(value), ty))
+        Ok(value)
     }
 
     /// A one-row helper holding the subquery's item over no rows (`WHERE 1 = 0` in place of
