@@ -184,6 +184,12 @@ pub fn rewrite(
             let attribute = &mut declaration.attributes[index];
             attribute.ty = column_type.ty;
             attribute.nullable = column_type.nullable;
+            if let Some(default) = attribute.default.take() {
+                let widened = crate::conform::conform(default, *column_type).map_err(|e| {
+                    AlterError(format!("the default of `{column}` {e} in its new type"))
+                })?;
+                attribute.default = Some(widened);
+            }
             widen_readers(&mut out, relation, index, *column_type);
         }
         Alteration::Key { columns } => set_key(declaration, columns)?,
@@ -496,6 +502,7 @@ fn attribute(name: &str, column_type: ColumnType) -> AttributeDecl {
         ty: column_type.ty,
         nullable: column_type.nullable,
         ty_span: Span::default(),
+        default: None,
     }
 }
 

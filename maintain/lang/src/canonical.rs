@@ -76,12 +76,17 @@ pub fn normalize(program: &Program) -> Program {
 /// `kind name(attribute: type, ...).`, or `kind name(attribute: type, ...) key(a, ...).`
 /// for a keyed relation, the key's attributes in declaration order (a key is a set of
 /// attributes: `key(b, a)` and `key(a, b)` are one key). A declaration without a key reads
-/// exactly as it did before keys existed, so unkeyed programs keep their state hashes.
+/// exactly as it did before keys existed, so unkeyed programs keep their state hashes; an
+/// attribute with a default reads `name: type default value` (the value as a change file
+/// writes it), one without reads as before defaults existed.
 pub fn declaration_text(declaration: &Declaration) -> String {
     let attributes: Vec<String> = declaration
         .attributes
         .iter()
-        .map(|a| format!("{}: {}", a.name.name, a.column_type()))
+        .map(|a| match &a.default {
+            None => format!("{}: {}", a.name.name, a.column_type()),
+            Some(v) => format!("{}: {} default {v}", a.name.name, a.column_type()),
+        })
         .collect();
     let key = match &declaration.key {
         None => String::new(),

@@ -386,3 +386,16 @@ fn sample_pieces() -> Pieces {
     assert_eq!((pieces.declarations.len(), pieces.rules.len()), (8, 6));
     pieces
 }
+
+#[test]
+fn a_default_is_kept_in_the_declaration_and_read_into_its_type() {
+    let canonical = assert_round_trip(
+        "relation t(a: int?, b: str? default \"x\", c: int default 0, \
+         d: decimal(5, 2) default 7, e: date? default \"2024-01-02\").",
+    );
+    assert_eq!(
+        canonical,
+        "relation t(a: int?, b: str? default \"x\", c: int default 0, \
+         d: decimal(5, 2) default 7.00, e: date? default date(\"2024-01-02\")).\n"
+    );
+}

@@ -927,3 +927,30 @@ fn named_heads_and_atoms_name_each_column_once_and_never_mix() {
         ]),
     );
 }
+
+#[test]
+fn a_default_of_the_wrong_type_or_on_a_view() {
+    let text = lines(&[
+        "relation t(a: int default \"x\").",
+        "view v(a: int default 1).",
+    ]);
+    let source = Source::new("test.rnt", &text);
+    let rendered = match compile(&text) {
+        Ok(_) => "ok".to_string(),
+        Err(diagnostics) => render_all(&diagnostics, &source),
+    };
+    assert!(rendered.contains("test.rnt:1:"), "{rendered}");
+    assert!(rendered.contains("the default must be int"), "{rendered}");
+    let view = compile("view v(a: int default 1).").map(|_| ());
+    let Err(diagnostics) = view else {
+        panic!("a view's default passed")
+    };
+    let rendered = render_all(
+        &diagnostics,
+        &Source::new("test.rnt", "view v(a: int default 1)."),
+    );
+    assert!(
+        rendered.contains("only a base relation's attributes may have a default"),
+        "{rendered}"
+    );
+}

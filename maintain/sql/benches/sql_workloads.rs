@@ -1,14 +1,16 @@
 //! The reference workloads written in SQL (`benches/sql/*.sql`) beside the same workloads
 //! written as rules by hand, side by side in one run: W1 join, W2 aggregate, W3 recursion
 //! (WITH RECURSIVE), W4 denial (CREATE ASSERTION … NOT EXISTS), W5 top-3 per customer,
-//! W6 running total, W7 count(DISTINCT), W9 first order per customer. Both databases hold
+//! W6 running total, W7 count(DISTINCT), W8 last 7 days, W9 first order per customer. Both databases hold
 //! the same tables, made by the SQL schema (keys and NOT NULL as a SQL user declares
 //! them), and the same data; each tick's change set is committed to both, the order
 //! alternating. For each workload: the median commit (ms) of each side and their ratio,
 //! the entries read per commit by the maintained operators of each side, and whether the
 //! views hold the same tuples at the end (a checksum of each side's sorted tuples).
 //!
-//! W8 (a time window on the clock) is not here: SQL's `now()` is not supported yet.
+//! W8, the orders of the last 7 days on a clock that steps each tick (`now()` in SQL,
+//! `now` in the rules), runs apart (`run_w8`): its table has a time column, and each tick
+//! commits 100 new orders with a clock step past 100 old ones, as the catalogue's W8 does.
 //!
 //! `cargo bench -p rnt-sql --bench sql_workloads`; `RNT_BENCH_SCALE` (default 0.1: 100k
 //! orders; 1 is the reference 1M), `RNT_BENCH_TICKS` (20), `RNT_BENCH_ONLY=W5`.
@@ -100,6 +102,19 @@ const WORKLOADS: &[Workload] = &[
         edges: false,
     },
 ];
+
+/// W8's SQL: its table and the time-window view.
+const W8_SQL: &str = include_str!("../../../benches/sql/w8_recent.sql");
+/// W8 by hand, over the table W8's SQL makes (`ts` a timestamp: `epoch(ts)` its seconds).
+const W8_RULES: &str = "view recent(id: int, customer: int, amount: int).
+recent(i, c, a) :- orders_at(i, c, a, ts), epoch(ts) > now - 604800.
+";
+/// W8's orders span 100 days, evenly: 7% of them are in the window.
+const W8_SPAN_SECONDS: i64 = 100 * 86_400;
+/// W8's first order time.
+const W8_START: i64 = 1_700_000_000;
+/// Orders that arrive, and that leave the window, per W8 tick.
+const W8_ORDERS_PER_TICK: i64 = 100;
 
 /// A database holding the SQL schema and `data`.
 fn loaded(data: &Data) -> Database {
@@ -203,6 +218,95 @@ fn run(workload: &Workload, sizes: Sizes, ticks: usize) -> Row {
     }
 }
 
+/// W8: both sides hold `orders_at` (made by W8's SQL), the same orders and the same clock;
+/// each tick commits the same new orders and clock step to both.
+fn run_w8(sizes: Sizes, ticks: usize) -> Row {
+    let (orders, customers) = (sizes.orders, sizes.customers);
+    let reference = data(sizes);
+    let apart = (W8_SPAN_SECONDS / orders).max(1);
+    let time_of = move |i: i64| W8_START + i * apart;
+    let mut clock = time_of(orders - 1);
+    let side = |views: Option<&str>| {
+        let db = Database::new(Arc::new(MemoryStore::new()))
+            .with_commit_time(Arc::new(move || W8_START + (orders - 1) * apart));
+        let table = W8_SQL.lines().filter(|l| l.starts_with("CREATE TABLE"));
+        Session::new(&db)
+            .run(&table.collect::<Vec<_>>().join("\n"))
+            .expect("W8's table");
+        let rows = reference.orders.iter().map(|&(i, c, a)| {
+            Ok(vec![
+                Value::Int(i),
+                Value::Int(c),
+                Value::Int(a),
+                Value::Timestamp(time_of(i) * 1_000_000),
+            ])
+        });
+        db.import("orders_at", rows, "orders", &mut |_| {})
+            .expect("import orders");
+        match views {
+            None => {
+                let view = W8_SQL
+                    .split_once("CREATE MATERIALIZED")
+                    .expect("W8's view")
+                    .1;
+                Session::new(&db)
+                    .run(&format!("CREATE MATERIALIZED{view}"))
+                    .expect("W8's view");
+            }
+            Some(rules) => {
+                let program = db.head().expect("head").state.program.clone();
+                db.define(&format!("{program}{rules}"), "rules.rnt", "views")
+                    .expect("the hand-written rules define");
+            }
+        }
+        db
+    };
+    let (sql, rules) = (side(None), side(Some(W8_RULES)));
+    let (mut sql_samples, mut rules_samples) = (CommitSamples::default(), CommitSamples::default());
+    let mut rng = Rng(0x0008_c10c ^ orders as u64);
+    let mut next_id = orders;
+    for n in 0..ticks {
+        let step = W8_ORDERS_PER_TICK * apart;
+        let mut text = String::new();
+        for _ in 0..W8_ORDERS_PER_TICK {
+            let c = rng.below(customers as u64);
+            let a = 1 + rng.below(1000);
+            let ts = clock + 1 + rng.below(step as u64) as i64;
+            let ts = rnt_lang::time::format_timestamp(ts * 1_000_000);
+            text.push_str(&format!(
+                "+orders_at({next_id}, {c}, {a}, timestamp(\"{ts}\"))\n"
+            ));
+            next_id += 1;
+        }
+        clock += step;
+        let changes = rnt_db::change::parse_changes(&text, None).expect("the tick parses");
+        let mut sides = vec![
+            (&sql, &mut sql_samples, "sql"),
+            (&rules, &mut rules_samples, "rules"),
+        ];
+        if n % 2 == 1 {
+            sides.reverse();
+        }
+        for (db, samples, label) in sides {
+            let started = samples.start();
+            let outcome = db
+                .commit(changes.clone(), "tick", Some(clock))
+                .expect("the tick commits");
+            samples.record(label, started, &outcome);
+        }
+    }
+    let (sql_ms, sql_entries, _) = sql_samples.medians();
+    let (rules_ms, rules_entries, _) = rules_samples.medians();
+    Row {
+        name: "W8 last 7 days",
+        sql_ms,
+        rules_ms,
+        sql_entries,
+        rules_entries,
+        same: checksum(&sql, &["recent"]) == checksum(&rules, &["recent"]),
+    }
+}
+
 fn main() {
     let scale: f64 = env_or("RNT_BENCH_SCALE", 0.1);
     let ticks: usize = env_or("RNT_BENCH_TICKS", 20);
@@ -217,11 +321,14 @@ fn main() {
         "rnt SQL workloads beside hand-written rules: {} customers, {} orders, {} forest nodes; {ticks} ticks; memory store",
         s.customers, s.orders, s.nodes
     );
-    let rows: Vec<Row> = WORKLOADS
+    let mut rows: Vec<Row> = WORKLOADS
         .iter()
         .filter(|w| w.name.starts_with(only.as_str()))
         .map(|w| run(w, sizes(), ticks))
         .collect();
+    if "W8".starts_with(only.as_str()) {
+        rows.push(run_w8(sizes(), ticks));
+    }
     println!();
     println!("| workload | SQL commit (ms) | rules commit (ms) | SQL / rules | entries read / commit, SQL | entries read / commit, rules | same tuples |");
     println!("|---|---:|---:|---:|---:|---:|---|");

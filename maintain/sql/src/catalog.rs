@@ -7,7 +7,7 @@
 
 use rnt_lang::check::Program;
 use rnt_lang::syntax::ast::RelationKind;
-use rnt_lang::value::{ColumnType, Type};
+use rnt_lang::value::{ColumnType, Type, Value};
 use std::collections::BTreeMap;
 
 /// The name of a bag relation's multiplicity column.
@@ -54,11 +54,24 @@ impl Table {
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     tables: BTreeMap<String, Table>,
+    /// Each base relation's column defaults (`default v` in its declaration), by position.
+    defaults: BTreeMap<String, Vec<Option<Value>>>,
 }
 
 impl Catalog {
     /// The catalog of a checked program.
     pub fn of(program: &Program) -> Catalog {
+        let defaults = program
+            .relations
+            .iter()
+            .map(|(name, relation)| {
+                let attributes = &relation.declaration.attributes;
+                (
+                    name.clone(),
+                    attributes.iter().map(|a| a.default.clone()).collect(),
+                )
+            })
+            .collect();
         let tables = program
             .relations
             .iter()
@@ -103,7 +116,16 @@ impl Catalog {
                 (name.clone(), table)
             })
             .collect();
-        Catalog { tables }
+        Catalog { tables, defaults }
+    }
+
+    /// The value an INSERT gives column `column` of `table` when it names none: the
+    /// column's DEFAULT, else null.
+    pub fn default_of(&self, table: &str, column: usize) -> Value {
+        self.defaults
+            .get(table)
+            .and_then(|d| d.get(column).cloned().flatten())
+            .unwrap_or(Value::Null)
     }
 
     /// The relation named `name`.

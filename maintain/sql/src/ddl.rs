@@ -14,8 +14,9 @@ use crate::scope::Scope;
 use crate::select::Lowerer;
 use crate::types;
 use rnt_lang::check::{infer_head_declarations, Program};
+use rnt_lang::conform::conform;
 use rnt_lang::syntax::ast::{Declaration, RelationKind};
-use rnt_lang::value::{ColumnType, Type};
+use rnt_lang::value::{ColumnType, Type, Value};
 use sqlparser::ast::{
     ColumnOption, CreateTable, CreateView, Expr, Ident, ObjectName, TableConstraint,
 };
@@ -26,6 +27,8 @@ struct ColumnSpec {
     name: String,
     ty: Type,
     not_null: bool,
+    /// DEFAULT's literal, read into the column's type when the declaration is written.
+    default: Option<Expr>,
 }
 
 /// The constraints of a CREATE TABLE, gathered from its columns and its table constraints.
@@ -64,7 +67,7 @@ pub fn create_table(create: &CreateTable, catalog: &Catalog) -> SqlResult<String
             column.not_null = true;
         }
     }
-    let mut text = declaration(&name, &columns, constraints.primary.as_deref());
+    let mut text = declaration(&name, &columns, constraints.primary.as_deref())?;
     let table = table_of(&name, &columns, constraints.primary.as_deref());
     text.push_str(&constraint_denials(&table, &constraints, catalog)?);
     Ok(text)
@@ -82,6 +85,7 @@ fn column_spec(
     let name = names::new_name(&column.name)?;
     let ty = types::of(&column.data_type)?;
     let mut not_null = false;
+    let mut default = None;
     for option in &column.options {
         match &option.option {
             ColumnOption::NotNull => not_null = true,
@@ -99,11 +103,7 @@ fn column_spec(
                     .map(names::ident)
                     .collect::<SqlResult<_>>()?,
             )),
-            ColumnOption::Default(_) => {
-                return Err(SqlError::unsupported(
-                    "DEFAULT (yet: a missing column is null)",
-                ))
-            }
+            ColumnOption::Default(value) => default = Some(value.clone()),
             other => {
                 return Err(SqlError::unsupported(format!(
                     "the column option `{other}`"
@@ -111,7 +111,12 @@ fn column_spec(
             }
         }
     }
-    Ok(ColumnSpec { name, ty, not_null })
+    Ok(ColumnSpec {
+        name,
+        ty,
+        not_null,
+        default,
+    })
 }
 
 fn table_constraint(constraint: &TableConstraint, constraints: &mut Constraints) -> SqlResult<()> {
@@ -143,19 +148,23 @@ fn table_constraint(constraint: &TableConstraint, constraints: &mut Constraints)
     Ok(())
 }
 
-/// `relation t(a: int, b: str?) key(a).`, or a bag with `_count`.
-fn declaration(name: &str, columns: &[ColumnSpec], key: Option<&[String]>) -> String {
+/// `relation t(a: int, b: str? default "x") key(a).`, or a bag with `_count`. A column's
+/// DEFAULT is kept in the declaration (`default v`): history keeps it with the schema it
+/// belongs to, and `rnt alter` carries it through renames and widenings.
+fn declaration(name: &str, columns: &[ColumnSpec], key: Option<&[String]>) -> SqlResult<String> {
     let mut attributes: Vec<String> = columns
         .iter()
         .map(|c| {
-            format!(
-                "{}: {}{}",
-                c.name,
-                c.ty.name(),
-                if c.not_null { "" } else { "?" }
-            )
+            let column_type = ColumnType {
+                ty: c.ty,
+                nullable: !c.not_null,
+            };
+            Ok(match &c.default {
+                None => format!("{}: {column_type}", c.name),
+                Some(expr) => format!("{}: {column_type} default {}", c.name, default(c, expr)?),
+            })
         })
-        .collect();
+        .collect::<SqlResult<_>>()?;
     let key_text = match key {
         Some(key) => format!(" key({})", key.join(", ")),
         None => {
@@ -163,7 +172,27 @@ fn declaration(name: &str, columns: &[ColumnSpec], key: Option<&[String]>) -> St
             String::new()
         }
     };
-    format!("relation {name}({}){key_text}.\n", attributes.join(", "))
+    Ok(format!(
+        "relation {name}({}){key_text}.\n",
+        attributes.join(", ")
+    ))
+}
+
+/// A column's DEFAULT: a literal (as INSERT's VALUES reads one) read into the column's type.
+fn default(column: &ColumnSpec, expr: &Expr) -> SqlResult<Value> {
+    let value = crate::dml::literal_value(expr).ok_or_else(|| {
+        SqlError::unsupported(format!(
+            "the DEFAULT `{}` of `{}` (a literal is supported)",
+            expr::clip(expr),
+            column.name
+        ))
+    })?;
+    let column_type = ColumnType {
+        ty: column.ty,
+        nullable: !column.not_null,
+    };
+    conform(value, column_type)
+        .map_err(|why| SqlError::bind(format!("the DEFAULT of `{}` {why}", column.name)))
 }
 
 fn table_of(name: &str, columns: &[ColumnSpec], key: Option<&[String]>) -> Table {

@@ -51,7 +51,8 @@ impl Target<'_> {
 
     /// Evaluates rules whose first head is the answer.
     fn answer(&self, rules: &str) -> SqlResult<Vec<Vec<Value>>> {
-        Ok(self.db.query(self.snapshot, rules)?.tuples)
+        let snapshot = crate::clock::readable(self.snapshot, self.db);
+        Ok(self.db.query(&snapshot, rules)?.tuples)
     }
 
     /// The change set of an INSERT.
@@ -82,6 +83,11 @@ impl Target<'_> {
             .ok_or_else(|| SqlError::unsupported("INSERT without VALUES or SELECT"))?;
         let rows = match literal_rows(source) {
             Some(rows) => rows,
+            None if mentions_default(source) => {
+                return Err(SqlError::unsupported(
+                    "DEFAULT in VALUES beside a value that is not a literal",
+                ))
+            }
             None => {
                 let lowered = top::lower(self.catalog, source)?;
                 let tuples = self.answer(&lowered.rules)?;
@@ -93,6 +99,9 @@ impl Target<'_> {
                     lowered.limit,
                     lowered.visible,
                 )
+                .into_iter()
+                .map(|row| row.into_iter().map(Some).collect())
+                .collect()
             }
         };
         let mut full = Vec::new();
@@ -104,9 +113,13 @@ impl Target<'_> {
                     row.len()
                 )));
             }
-            let mut tuple = vec![Value::Null; table.columns.len()];
+            let mut tuple: Vec<Value> = (0..table.columns.len())
+                .map(|at| self.catalog.default_of(&table.name, at))
+                .collect();
             for (value, &at) in row.into_iter().zip(&positions) {
-                tuple[at] = value;
+                if let Some(value) = value {
+                    tuple[at] = value;
+                }
             }
             full.push(conformed(&table, tuple)?);
         }
@@ -519,7 +532,8 @@ fn where_into(
 }
 
 /// The new value of every column of the first source under SET `assignments` (the old one
-/// where none is set), after `selection`; returns their variables.
+/// where none is set; the column's default for `SET c = DEFAULT`), after `selection`;
+/// returns their variables.
 fn assigned(
     table: &Table,
     body: &mut Body,
@@ -537,13 +551,18 @@ fn assigned(
         let at = table
             .column(&column)
             .ok_or_else(|| SqlError::bind(format!("`{}` has no column `{column}`", table.name)))?;
-        let (value, _) = expr::lower(&assignment.value, scope, &Context::default(), body)?;
         let ty = table.columns[at].ty.map(|t| t.ty);
-        let value = expr::coerce((value, None), &assignment.value, ty)?.0;
-        // `SET c = NULL`: a null typed by its column, as an answer's column must be.
+        let value = match is_default(&assignment.value) {
+            true => Ex::Lit(lowerer.catalog.default_of(&table.name, at).to_string()),
+            false => {
+                let (value, _) = expr::lower(&assignment.value, scope, &Context::default(), body)?;
+                expr::coerce((value, None), &assignment.value, ty)?.0
+            }
+        };
+        // A null takes the column's type: alone in a head column it has none.
         new[at] = match (value, ty) {
             (Ex::Lit(text), Some(ty)) if text == "null" => {
-                Ex::Lit(format!("cast(null as {})", ty.name()))
+                Ex::Cast(Box::new(Ex::Lit(text)), ty.name())
             }
             (value, _) => value,
         };
@@ -637,9 +656,10 @@ fn check_conflict_target(table: &Table, target: Option<&ConflictTarget>) -> SqlR
     }
 }
 
-/// The rows of `VALUES (…), …` when every value is a literal (read here, so that a column of
-/// nulls needs no type); `None` for anything else, which runs as a query.
-fn literal_rows(source: &sqlparser::ast::Query) -> Option<Vec<Vec<Value>>> {
+/// The rows of `VALUES (…), …` when every value is a literal or `DEFAULT` (read here, so
+/// that a column of nulls needs no type), `DEFAULT` as `None`; `None` for anything else,
+/// which runs as a query.
+fn literal_rows(source: &sqlparser::ast::Query) -> Option<Vec<Vec<Option<Value>>>> {
     let sqlparser::ast::SetExpr::Values(values) = &*source.body else {
         return None;
     };
@@ -649,13 +669,36 @@ fn literal_rows(source: &sqlparser::ast::Query) -> Option<Vec<Vec<Value>>> {
     values
         .rows
         .iter()
-        .map(|row| row.content.iter().map(literal_value).collect())
+        .map(|row| row.content.iter().map(literal_or_default).collect())
         .collect()
+}
+
+/// `Some(None)` for `DEFAULT`, `Some(Some(v))` for a literal, `None` for anything else.
+fn literal_or_default(expr: &Expr) -> Option<Option<Value>> {
+    match is_default(expr) {
+        true => Some(None),
+        false => literal_value(expr).map(Some),
+    }
+}
+
+/// `DEFAULT` written as a value (sqlparser reads it as a name).
+fn is_default(expr: &Expr) -> bool {
+    matches!(expr, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
+}
+
+/// Whether a `VALUES` source writes `DEFAULT` anywhere.
+fn mentions_default(source: &sqlparser::ast::Query) -> bool {
+    match &*source.body {
+        sqlparser::ast::SetExpr::Values(values) => {
+            values.rows.iter().flat_map(|r| &r.content).any(is_default)
+        }
+        _ => false,
+    }
 }
 
 /// A literal's value: a number, a string, a bool, null, `DATE '…'`, `TIMESTAMP '…'`, or a
 /// negated number.
-fn literal_value(expr: &Expr) -> Option<Value> {
+pub(crate) fn literal_value(expr: &Expr) -> Option<Value> {
     use sqlparser::ast::{UnaryOperator, Value as V};
     match expr {
         Expr::Value(v) => match &v.value {

@@ -210,7 +210,8 @@ pub fn lower(expr: &Expr, scope: &Scope, cx: &Context<'_>, body: &Body) -> SqlRe
         Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. } => {
             return Err(SqlError::unsupported(
                 "a subquery here (a subquery may be a WHERE condition: IN, EXISTS, or a \
-                 comparison with a scalar subquery)",
+                 comparison with a scalar subquery; or a scalar subquery in the SELECT list \
+                 of a SELECT without GROUP BY, aggregates or windows)",
             ))
         }
         other => {
@@ -352,12 +353,17 @@ fn binary(
     cx: &Context<'_>,
     body: &Body,
 ) -> SqlResult<Typed> {
+    use BinaryOperator as B;
+    if matches!(op, B::Gt | B::Lt | B::GtEq | B::LtEq | B::Eq | B::NotEq) {
+        if let Some(window) = crate::clock::comparison(left, op, right, scope, cx, body)? {
+            return Ok(window);
+        }
+    }
     let l = lower(left, scope, cx, body)?;
     let r = lower(right, scope, cx, body)?;
     let (l, r) = (coerce(l, left, None)?, coerce(r, right, None)?);
     let l = coerce(l, left, r.1)?;
     let r = coerce(r, right, l.1)?;
-    use BinaryOperator as B;
     let (symbol, ty) = match op {
         B::Plus | B::Minus | B::Multiply | B::Modulo => {
             let symbol = match op {
@@ -472,6 +478,10 @@ fn function(
     body: &Body,
 ) -> SqlResult<Typed> {
     let name = names::object(&function.name)?;
+    let call = Expr::Function(function.clone());
+    if crate::clock::is_now(&call) || crate::clock::mentions_now(&call) {
+        return Err(crate::clock::refused(&call));
+    }
     if crate::select::is_aggregate_name(&name) || function.over.is_some() {
         return Err(SqlError::bind(format!(
             "`{name}(…)` is an aggregate or window function, which may stand only in a SELECT \

@@ -234,9 +234,18 @@ impl Lowerer<'_> {
         )?;
         let conditions = constraint_condition(constraint, &trial, before)?;
         let right = &trial.sources[before];
+        let parts: SqlResult<Vec<OnPart>> = conditions
+            .iter()
+            .map(|condition| classify(condition, &trial, right))
+            .collect();
+        let Ok(parts) = parts else {
+            // A condition other than an equality with the left side or one on the right
+            // side's own columns: the helper of matching pairs (`left_on.rs`).
+            return self.general_left_join(table, alias, &conditions, body, scope);
+        };
         let (mut joins, mut right_only) = (Vec::new(), Vec::new());
-        for condition in &conditions {
-            match classify(condition, &trial, right)? {
+        for (condition, part) in conditions.iter().zip(parts) {
+            match part {
                 OnPart::Join(l, r) => joins.push((l, r)),
                 OnPart::Right => right_only.push(condition.clone()),
             }

@@ -1,7 +1,8 @@
 //! A query as a relation: WITH's CTEs, a SELECT, VALUES, and set operations — UNION ALL
 //! adds multiplicities, UNION keeps each row once, EXCEPT and INTERSECT compare rows as
 //! GROUP BY does (null equal to null), by grouping both sides tagged and keeping the groups
-//! seen on one side only, or on both.
+//! seen on one side only, or on both; EXCEPT ALL and INTERSECT ALL group the same way and
+//! keep a row `max(m − n, 0)` and `min(m, n)` times (a bag).
 
 use crate::body::Body;
 use crate::catalog::{Column, Table};
@@ -100,13 +101,10 @@ impl Lowerer<'_> {
                 right,
             } => {
                 refuse_sort_keys(sort_keys)?;
-                // UNION ALL needs each side's counts; the others only the distinct rows.
+                // An ALL operation needs each side's counts; the others only the distinct rows.
                 let outer = std::mem::replace(
                     &mut self.distinct,
-                    !matches!(
-                        (op, set_quantifier),
-                        (SetOperator::Union, SetQuantifier::All)
-                    ),
+                    !matches!(set_quantifier, SetQuantifier::All),
                 );
                 let left_name = self.helper_name();
                 let left = self.set_expr(left, &left_name, &[], &[]);
@@ -194,8 +192,59 @@ impl Lowerer<'_> {
                 ));
                 Ok(self.set_table(name, columns, false))
             }
+            (SetOperator::Except, true) => {
+                self.except_all(left, right, &vars, name)?;
+                Ok(self.set_table(name, columns, true))
+            }
+            (SetOperator::Intersect, true) => {
+                self.intersect_all(left, right, &vars, name)?;
+                Ok(self.set_table(name, columns, true))
+            }
             (other, _) => Err(SqlError::unsupported(format!("{other} ALL"))),
         }
+    }
+
+    /// EXCEPT ALL: a row `m` times on the left and `n` on the right is kept `m − n` times
+    /// when that is positive. The sides are summed as one group per row (null equal to
+    /// null, as GROUP BY compares), the right side's counts negated:
+    /// `name(r, d) :- Σ{m | left(r, m)} − Σ{n | right(r, n)} = d, d > 0`.
+    fn except_all(
+        &mut self,
+        left: &Table,
+        right: &Table,
+        vars: &[String],
+        name: &str,
+    ) -> SqlResult<()> {
+        let tagged = self.tagged(left, right, vars)?;
+        let (signed, difference) = (self.helper_name(), self.helper_name());
+        let row = vars.join(", ");
+        self.rules.extend([
+            format!("{signed}(1, {row}, n) :- {tagged}(1, {row}, n)."),
+            format!("{signed}(2, {row}, s) :- {tagged}(2, {row}, n), s = 0 - n."),
+            format!("{difference}({row}, sum(s)) :- {signed}(_, {row}, s)."),
+            format!("{name}({row}, d) :- {difference}({row}, d), d > 0."),
+        ]);
+        Ok(())
+    }
+
+    /// INTERSECT ALL: a row `m` times on the left and `n` on the right is kept `min(m, n)`
+    /// times when both hold it (one group per row, null equal to null):
+    /// `name(r, c) :- tags of r are {1, 2}, c = min(m, n)`.
+    fn intersect_all(
+        &mut self,
+        left: &Table,
+        right: &Table,
+        vars: &[String],
+        name: &str,
+    ) -> SqlResult<()> {
+        let tagged = self.tagged(left, right, vars)?;
+        let grouped = self.helper_name();
+        let row = vars.join(", ");
+        self.rules.extend([
+            format!("{grouped}({row}, min(t), max(t), min(n)) :- {tagged}(t, {row}, n)."),
+            format!("{name}({row}, c) :- {grouped}({row}, 1, 2, c)."),
+        ]);
+        Ok(())
     }
 
     /// A helper holding both sides' rows tagged 1 (left) and 2 (right), each with its

@@ -200,7 +200,11 @@ impl<'c> Lowerer<'c> {
                     return Err(SqlError::unsupported("a window in a correlated subquery"))
                 }
                 true => self.windows(&items, select.qualify.as_ref(), body, &scope)?,
-                false => (body, scope, Vec::new()),
+                false => {
+                    let mut body = body;
+                    let scalars = self.scalar_subqueries(&items, &mut body, &scope)?;
+                    (body, scope, scalars)
+                }
             };
             let output = Output {
                 items: &items,

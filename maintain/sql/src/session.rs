@@ -287,6 +287,7 @@ impl<'d> Session<'d> {
         let lowered = top::lower_with(&catalog, query, Some((&reader, as_of)))?;
         let extra = reader.into_extra();
         let rules = format!("{}\n{}", lowered.rules, extra.text);
+        let snapshot = crate::clock::readable(&snapshot, db);
         let answer = db.query_with(&snapshot, &extra.entries, &rules)?;
         let rows = output::rows(
             answer.tuples,

@@ -158,12 +158,20 @@ enum Shape {
     Having,
     RunningSum,
     Recursive,
+    ExceptAll,
+    IntersectAll,
+    LeftJoinTheta,
+    ScalarSelect,
 }
 
 impl Shape {
     fn random(rng: &mut Rng) -> Shape {
         let pred = Pred::random(rng);
-        match rng.below(14) {
+        match rng.below(18) {
+            14 => Shape::ExceptAll,
+            15 => Shape::IntersectAll,
+            16 => Shape::LeftJoinTheta,
+            17 => Shape::ScalarSelect,
             0 => Shape::Filter(pred),
             1 => Shape::Distinct(pred),
             2 => Shape::Grouped(pred),
@@ -215,6 +223,14 @@ impl Shape {
             Shape::RunningSum => {
                 "SELECT id, sum(a) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS s FROM u".into()
             }
+            Shape::ExceptAll => "SELECT a FROM t EXCEPT ALL SELECT a FROM u".into(),
+            Shape::IntersectAll => "SELECT a FROM t INTERSECT ALL SELECT a FROM u".into(),
+            Shape::LeftJoinTheta => "SELECT u.id, t.b FROM u LEFT JOIN t ON t.a > u.a AND \
+                                     u.g IS NOT NULL AND t.b < 3"
+                .into(),
+            Shape::ScalarSelect => "SELECT id, (SELECT count(*) FROM t WHERE t.a = u.a) AS n, \
+                                    (SELECT max(b) FROM t WHERE t.a = u.a) AS m FROM u"
+                .into(),
             Shape::Recursive => "WITH RECURSIVE r(x, y) AS (SELECT id, a FROM u WHERE a IS NOT \
                                  NULL UNION SELECT r.x, u.a FROM r JOIN u ON r.y = u.id WHERE \
                                  u.a IS NOT NULL) SELECT x, y FROM r"
@@ -296,6 +312,11 @@ impl Shape {
                     .collect()
             }
             Shape::Recursive => closure(tables),
+            Shape::ExceptAll | Shape::IntersectAll => {
+                bag_operation(tables, matches!(self, Shape::ExceptAll))
+            }
+            Shape::LeftJoinTheta => left_joined_theta(tables),
+            Shape::ScalarSelect => scalar_select(tables),
             Shape::RunningSum => {
                 let mut sum: Option<i64> = None;
                 tables
@@ -377,6 +398,67 @@ fn left_joined(tables: &Tables) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+/// `t.a EXCEPT ALL u.a` (each value max(m − n, 0) times) or `INTERSECT ALL` (min(m, n)):
+/// null equals null here, as SQL's set operations compare.
+fn bag_operation(tables: &Tables, except: bool) -> Vec<Vec<String>> {
+    let mut counts: BTreeMap<Int, (usize, usize)> = BTreeMap::new();
+    for r in &tables.t {
+        counts.entry(r.a).or_default().0 += 1;
+    }
+    for r in tables.u.values() {
+        counts.entry(r.a).or_default().1 += 1;
+    }
+    let mut out = Vec::new();
+    for (a, (m, n)) in counts {
+        let kept = if except {
+            m.saturating_sub(n)
+        } else {
+            m.min(n)
+        };
+        out.extend((0..kept).map(|_| vec![int(a)]));
+    }
+    out
+}
+
+/// `SELECT u.id, t.b FROM u LEFT JOIN t ON t.a > u.a AND u.g IS NOT NULL AND t.b < 3`:
+/// every t for which the whole condition is true, else one padded row.
+fn left_joined_theta(tables: &Tables) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for u in tables.u.values() {
+        let matches: Vec<&TRow> = tables
+            .t
+            .iter()
+            .filter(|t| compare(t.a, u.a, |x, y| x > y) == Some(true))
+            .filter(|t| u.g.is_some() && compare(t.b, Some(3), |x, y| x < y) == Some(true))
+            .collect();
+        if matches.is_empty() {
+            out.push(vec![u.id.to_string(), "NULL".into()]);
+        }
+        for t in matches {
+            out.push(vec![u.id.to_string(), int(t.b)]);
+        }
+    }
+    out
+}
+
+/// `SELECT id, (SELECT count(*) … WHERE t.a = u.a), (SELECT max(b) … ) FROM u`: the
+/// count is 0 and the max null where no row of t matches.
+fn scalar_select(tables: &Tables) -> Vec<Vec<String>> {
+    tables
+        .u
+        .values()
+        .map(|u| {
+            let matches: Vec<&TRow> = tables
+                .t
+                .iter()
+                .filter(|t| t.a.is_some() && t.a == u.a)
+                .collect();
+            let max = matches.iter().filter_map(|t| t.b).max();
+            vec![u.id.to_string(), matches.len().to_string(), int(max)]
+        })
+        .collect()
 }
 
 /// The pairs (x, y) where y is reached from x along `u`'s edges `id → a`.

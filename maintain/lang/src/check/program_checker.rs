@@ -52,6 +52,25 @@ impl<'p> Checker<'p> {
                 }
             }
             self.key(declaration);
+            self.defaults(declaration);
+        }
+    }
+
+    /// A default belongs to a base relation: a derived relation's tuples come from rules.
+    fn defaults(&mut self, declaration: &'p Declaration) {
+        if declaration.kind == RelationKind::Relation {
+            return;
+        }
+        for attribute in declaration
+            .attributes
+            .iter()
+            .filter(|a| a.default.is_some())
+        {
+            let message = format!(
+                "only a base relation's attributes may have a default: `{}` is a {}",
+                declaration.name.name, declaration.kind
+            );
+            self.error(Diagnostic::error(attribute.ty_span, message));
         }
     }
 

@@ -167,7 +167,8 @@ impl Declaration {
     }
 }
 
-/// `name: type` (or `name: type?`, a column that may hold null) in a declaration.
+/// `name: type` (or `name: type?`, a column that may hold null; either may end with
+/// `default v`) in a declaration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AttributeDecl {
     /// The attribute's name.
@@ -178,6 +179,10 @@ pub struct AttributeDecl {
     pub nullable: bool,
     /// Where the type is written.
     pub ty_span: Span,
+    /// `default v` after the type: the value SQL's INSERT gives the column when it names
+    /// none (a constant of the column's type; only on a base relation). Kept in the
+    /// declaration so that history keeps it with the schema it belongs to.
+    pub default: Option<Value>,
 }
 
 impl AttributeDecl {

@@ -4,7 +4,7 @@
 //! program     = { declaration | rule }
 //! declaration = ("relation" | "view" | "ephemeral" | "denial") NAME "(" [attr {"," attr}] ")"
 //!               ["key" "(" [NAME {"," NAME}] ")"] "."
-//! attr        = NAME ":" ("int" | "str" | "bool")
+//! attr        = NAME ":" type ["?"] ["default" term]
 //! rule        = head ":-" literal {"," literal} "."
 //! head        = NAME "(" [headterm {"," headterm}] ")"
 //! headterm    = term | "count" "(" ")" | ("sum" | "min" | "max" | "avg" | "count_distinct") "(" VAR ")"
@@ -33,13 +33,15 @@
 
 use std::collections::HashMap;
 
+use crate::conform::conform;
 use crate::diagnostic::Diagnostic;
+use crate::syntax::ast::TermKind;
 use crate::syntax::ast::{
     AttributeDecl, Declaration, Ident, KeyDecl, Program, RelationKind, VarId,
 };
 use crate::syntax::lexer::{lex, Token, TokenKind};
 use crate::syntax::{Span, EXPR_DEPTH_MAX, PROGRAM_BYTES_MAX, TERMS_MAX};
-use crate::value::Type;
+use crate::value::{ColumnType, Type, Value};
 
 mod exprs;
 mod rules;
@@ -226,12 +228,35 @@ impl<'t> Parser<'t> {
         let ty = self.type_name()?;
         let nullable = self.eat(&TokenKind::Question);
         let end = self.tokens[self.pos - 1].span;
+        let default = self.attribute_default(ColumnType { ty, nullable })?;
         Ok(AttributeDecl {
             name,
             ty,
             nullable,
             ty_span: ty_token.span.to(end),
+            default,
         })
+    }
+
+    /// `default v` after an attribute's type, if the next word is `default`: a constant,
+    /// read into the column's type as a change file's value is.
+    fn attribute_default(&mut self, column: ColumnType) -> PResult<Option<Value>> {
+        if !self.at_keyword("default") {
+            return Ok(None);
+        }
+        self.bump();
+        let term = self.term()?;
+        let TermKind::Const(value) = term.kind else {
+            let message = "a default is a constant (7, \"x\", 12.50, null, date(\"…\"))";
+            return Err(self.report(Diagnostic::error(term.span, message)));
+        };
+        match conform(value, column) {
+            Ok(value) => Ok(Some(value)),
+            Err(detail) => {
+                let message = format!("the default {detail}");
+                Err(self.report(Diagnostic::error(term.span, message)))
+            }
+        }
     }
 
     /// A type: `int`, `str`, `bool`, `decimal(p, s)`, `date` or `timestamp`.
