@@ -33,6 +33,7 @@ mod dml;
 pub mod error;
 mod expr;
 mod from;
+mod grouped_window;
 pub mod history;
 mod inline;
 mod left_on;

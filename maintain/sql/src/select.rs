@@ -161,6 +161,10 @@ impl<'c> Lowerer<'c> {
         sort_keys: &[Expr],
         distinct_here: bool,
     ) -> SqlResult<Produced> {
+        if let Some(split) = crate::grouped_window::split(select, sort_keys)? {
+            let (select, sort_keys) = (split.select, split.sort_keys);
+            return self.select_block(&select, name, outer, &sort_keys, distinct_here);
+        }
         let mut body = Body::default();
         let mut scope = Scope {
             outer: outer.to_vec(),
@@ -651,7 +655,7 @@ fn star_unqualified(source: &Source, scope: &Scope, out: &mut Vec<(Expr, String)
 }
 
 /// An output column's name: the column's own for a column reference, else `colN`.
-fn column_name(expr: &Expr, position: usize) -> String {
+pub(crate) fn column_name(expr: &Expr, position: usize) -> String {
     match expr {
         Expr::Identifier(ident) => names::ident(ident).unwrap_or_else(|_| format!("col{position}")),
         Expr::CompoundIdentifier(parts) => parts
