@@ -204,6 +204,11 @@ impl Lowerer<'_> {
             ));
             literals.extend(more);
         }
+        if literals.is_empty() {
+            return Err(SqlError::bind(
+                "QUALIFY needs a window function in the SELECT list or in QUALIFY",
+            ));
+        }
         let mut scope = scope.clone();
         let mut results: Vec<Var> = Vec::new();
         for at in 0..literals.len() {
@@ -235,9 +240,10 @@ impl Lowerer<'_> {
             results.push(result);
         }
         if let Some(qualify) = qualify {
-            if literals.len() > 1 {
+            if literals.len() > 1 || reads_no_window(qualify) {
                 // A rule's conditions on its atom's columns filter before its window: QUALIFY
-                // comes after every window, so it filters a helper holding them all.
+                // comes after every window (a condition reading none of them too), so it
+                // filters a helper holding them all.
                 body = self.gather(body, &mut scope, &mut results, &mut []);
             }
             let replacements = replacements_of(&calls, &results);
@@ -355,8 +361,15 @@ fn substitute(expr: &Expr, replace: &dyn Fn(&str) -> Option<Expr>) -> Expr {
     }
 }
 
-/// Adds QUALIFY's conditions as filters after the windows; each must read a window's
-/// value (one that does not belongs in WHERE).
+/// Whether a conjunct of QUALIFY reads no window's value: it still filters after the
+/// windows (the rows it drops are numbered), so the windows' rows are gathered first.
+fn reads_no_window(qualify: &Expr) -> bool {
+    let mut conjuncts = Vec::new();
+    split_and(qualify, &mut conjuncts);
+    conjuncts.iter().any(|c| !has_window(c))
+}
+
+/// Adds QUALIFY's conditions as filters after the windows.
 fn qualify_rows(
     qualify: &Expr,
     scope: &Scope,
@@ -367,13 +380,6 @@ fn qualify_rows(
     split_and(qualify, &mut conjuncts);
     let cx = Context { replacements };
     for conjunct in &conjuncts {
-        if !has_window(conjunct) {
-            return Err(SqlError::unsupported(format!(
-                "the QUALIFY condition `{}`, which reads no window's value (it belongs in \
-                 WHERE, before the window)",
-                expr::clip(conjunct)
-            )));
-        }
         let (condition, _) = expr::lower(conjunct, scope, &cx, body)?;
         body.filter(condition);
     }
