@@ -954,3 +954,24 @@ fn a_default_of_the_wrong_type_or_on_a_view() {
         "{rendered}"
     );
 }
+
+/// A variable nothing types (`x = null`: a bare null has no type) is an error naming it,
+/// not a rule the checker takes for typed; `cast(null as T)` types it.
+#[test]
+fn a_variable_only_a_bare_null_binds_has_no_type() {
+    let program = |assignment: &str| {
+        format!("relation r(a: int).\nview q(n: int).\nq(count(x)) :- r(_), {assignment}.\n")
+    };
+    let text = program("x = null");
+    let diagnostics = rnt_lang::check::compile(&text).expect_err("an untyped variable");
+    let rendered = rnt_lang::diagnostic::render_all(
+        &diagnostics,
+        &rnt_lang::diagnostic::Source::new("test.rnt", text.as_str()),
+    );
+    assert!(
+        rendered.contains("cannot tell the type of `x`"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("cast(null as int)"), "{rendered}");
+    assert!(rnt_lang::check::compile(&program("x = cast(null as int)")).is_ok());
+}

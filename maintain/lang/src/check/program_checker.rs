@@ -219,6 +219,7 @@ impl<'p> Checker<'p> {
             diagnostics: Vec::new(),
         };
 
+        let program_errors_before = self.diagnostics.len();
         self.positive_atoms(&mut cx, rule);
         let optional = self.optional_atoms(&mut cx, rule);
         self.window_shape(rule, head_declaration);
@@ -237,6 +238,9 @@ impl<'p> Checker<'p> {
         cx.check_head(head_declaration.filter(|d| d.kind.is_derived()));
 
         cx.report_unsafe();
+        if self.diagnostics.len() == program_errors_before {
+            cx.report_untyped();
+        }
         let clock = match now {
             Some(now) if cx.diagnostics.is_empty() => {
                 let declarations = &self.declarations;

@@ -434,6 +434,10 @@ impl RuleChecker<'_> {
             | ExprKind::Not(_)
             | ExprKind::IsNull { .. }
             | ExprKind::Case { .. } => self.infer_condition(expr)?,
+            // `cast(null as T)` is a null of type T: the way to give a null a type.
+            ExprKind::Cast { expr: inner, to } if inner.kind == ExprKind::Const(Value::Null) => {
+                Ok(*to)
+            }
             ExprKind::Cast { expr, to } => types::cast(self.infer(expr)?, *to),
         };
         match result {
@@ -690,6 +694,25 @@ impl RuleChecker<'_> {
         }
 
         self.report_cycles(&reported);
+    }
+
+    /// Reports each variable nothing gives a type when the rule has no other error (`x =
+    /// null`: a bare null has none): a checked rule types every variable.
+    pub(super) fn report_untyped(&mut self) {
+        if !self.diagnostics.is_empty() {
+            return;
+        }
+        for (i, ty) in self.types.iter().enumerate() {
+            if ty.is_none() {
+                let name = &self.rule.variables[i];
+                let message =
+                    format!("cannot tell the type of `{name}`: nothing in the rule gives it one");
+                let help =
+                    "a bare `null` has no type: write `cast(null as int)` (or the type meant)";
+                self.diagnostics
+                    .push(Diagnostic::error(self.rule.span, message).with_help(help));
+            }
+        }
     }
 
     /// Reports the failed assignments that no reported variable explains and that lie on
