@@ -19,7 +19,7 @@
 
 use crate::error::{SqlError, SqlResult};
 use crate::names;
-use crate::select::{contains_aggregate, is_aggregate_name, visit};
+use crate::select::{contains_aggregate, is_aggregate_name, map_operands, visit};
 use crate::window::has_window;
 use sqlparser::ast::{
     Distinct, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident,
@@ -170,33 +170,9 @@ impl Lifted {
     /// `expr` with its sub-expressions lifted; a column that is neither a GROUP BY term
     /// nor an output name is SQL's error.
     fn lift_children(&mut self, expr: &Expr) -> SqlResult<Expr> {
-        let mut lift = |e: &Expr| -> SqlResult<Box<Expr>> { Ok(Box::new(self.lift(e)?)) };
         Ok(match expr {
             Expr::Identifier(_) | Expr::CompoundIdentifier(_) => return self.bare_column(expr),
             Expr::Value(_) => expr.clone(),
-            Expr::BinaryOp { left, op, right } => Expr::BinaryOp {
-                left: lift(left)?,
-                op: op.clone(),
-                right: lift(right)?,
-            },
-            Expr::UnaryOp { op, expr } => Expr::UnaryOp {
-                op: *op,
-                expr: lift(expr)?,
-            },
-            Expr::Nested(inner) => Expr::Nested(lift(inner)?),
-            Expr::IsNull(inner) => Expr::IsNull(lift(inner)?),
-            Expr::IsNotNull(inner) => Expr::IsNotNull(lift(inner)?),
-            Expr::Between {
-                expr,
-                negated,
-                low,
-                high,
-            } => Expr::Between {
-                expr: lift(expr)?,
-                negated: *negated,
-                low: lift(low)?,
-                high: lift(high)?,
-            },
             Expr::Cast {
                 kind,
                 expr,
@@ -204,12 +180,15 @@ impl Lifted {
                 format,
             } => Expr::Cast {
                 kind: kind.clone(),
-                expr: lift(expr)?,
+                expr: Box::new(self.lift(expr)?),
                 data_type: data_type.clone(),
                 format: format.clone(),
             },
             Expr::Function(f) => Expr::Function(self.lift_function(f)?),
-            other => return self.opaque(other),
+            other => match map_operands(other, &mut |e| self.lift(e))? {
+                Some(mapped) => mapped,
+                None => return self.opaque(other),
+            },
         })
     }
 

@@ -508,6 +508,42 @@ pub fn contains_aggregate(expr: &Expr) -> bool {
     found
 }
 
+/// `expr` rebuilt with `f` applied to each operand, for the operators a condition is made
+/// of (binary and unary operators, parentheses, IS [NOT] NULL, BETWEEN); `None` for any
+/// other kind of expression, which the caller handles.
+pub fn map_operands(
+    expr: &Expr,
+    f: &mut dyn FnMut(&Expr) -> SqlResult<Expr>,
+) -> SqlResult<Option<Expr>> {
+    let mut map = |e: &Expr| -> SqlResult<Box<Expr>> { Ok(Box::new(f(e)?)) };
+    Ok(Some(match expr {
+        Expr::BinaryOp { left, op, right } => Expr::BinaryOp {
+            left: map(left)?,
+            op: op.clone(),
+            right: map(right)?,
+        },
+        Expr::UnaryOp { op, expr } => Expr::UnaryOp {
+            op: *op,
+            expr: map(expr)?,
+        },
+        Expr::Nested(inner) => Expr::Nested(map(inner)?),
+        Expr::IsNull(inner) => Expr::IsNull(map(inner)?),
+        Expr::IsNotNull(inner) => Expr::IsNotNull(map(inner)?),
+        Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => Expr::Between {
+            expr: map(expr)?,
+            negated: *negated,
+            low: map(low)?,
+            high: map(high)?,
+        },
+        _ => return Ok(None),
+    }))
+}
+
 /// Calls `f` on `expr` and each expression under it (not into subqueries).
 pub fn visit(expr: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(expr);

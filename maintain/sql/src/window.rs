@@ -16,7 +16,7 @@ use crate::conjunct::expr_may_be_null;
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::scope::Scope;
-use crate::select::{place, split_and, visit, weights, Lowerer};
+use crate::select::{map_operands, place, split_and, visit, weights, Lowerer};
 use rnt_lang::value::Type;
 use sqlparser::ast::{
     Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, OrderByExpr, OrderBySort,
@@ -328,35 +328,11 @@ fn with_window_aliases(qualify: &Expr, items: &[(Expr, String)], scope: &Scope) 
 /// `expr` with each bare identifier `replace` gives an expression for replaced by it,
 /// through the operators a condition is made of (others are kept as they are).
 fn substitute(expr: &Expr, replace: &dyn Fn(&str) -> Option<Expr>) -> Expr {
-    let sub = |e: &Expr| Box::new(substitute(e, replace));
-    match expr {
-        Expr::Identifier(ident) => {
-            let name = ident.value.to_lowercase();
-            replace(&name).unwrap_or_else(|| expr.clone())
-        }
-        Expr::BinaryOp { left, op, right } => Expr::BinaryOp {
-            left: sub(left),
-            op: op.clone(),
-            right: sub(right),
-        },
-        Expr::UnaryOp { op, expr } => Expr::UnaryOp {
-            op: *op,
-            expr: sub(expr),
-        },
-        Expr::Nested(inner) => Expr::Nested(sub(inner)),
-        Expr::IsNull(inner) => Expr::IsNull(sub(inner)),
-        Expr::IsNotNull(inner) => Expr::IsNotNull(sub(inner)),
-        Expr::Between {
-            expr,
-            negated,
-            low,
-            high,
-        } => Expr::Between {
-            expr: sub(expr),
-            negated: *negated,
-            low: sub(low),
-            high: sub(high),
-        },
+    if let Expr::Identifier(ident) = expr {
+        return replace(&ident.value.to_lowercase()).unwrap_or_else(|| expr.clone());
+    }
+    match map_operands(expr, &mut |e| Ok(substitute(e, replace))) {
+        Ok(Some(mapped)) => mapped,
         _ => expr.clone(),
     }
 }
