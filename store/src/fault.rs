@@ -12,8 +12,9 @@
 //! the store what they say with `arm`.
 //!
 //! The named points, in the order a commit passes them: [`RECORD_APPEND`], [`GC_COPY`]
-//! (when it folds the newest packs into its own), [`INDEX_WRITE`], [`PACK_FSYNC`],
-//! [`PACK_SEAL`], [`MANIFEST_WRITE`], [`MANIFEST_RENAME`], [`GC_DELETE`] (the folded
+//! (when it folds the newest packs into its own), [`INDEX_WRITE`], [`PACK_SEAL`],
+//! [`PACK_FSYNC`] (before [`PACK_SEAL`] when the pack's name is taken), [`MANIFEST_WRITE`],
+//! [`MANIFEST_RENAME`], [`GC_DELETE`] (the folded
 //! packs); and for `gc` and pack merging [`GC_COPY`], [`GC_DELETE`]. On an object store:
 //! [`OBJECT_PACK_UPLOAD`], [`OBJECT_INDEX_UPLOAD`], [`OBJECT_MANIFEST_CREATE`],
 //! [`OBJECT_POINTER_UPDATE`] (and [`GC_COPY`] while merging); and [`PUSH_MOVE`] where a
@@ -32,11 +33,13 @@ pub const PAUSE_ENV: &str = "RNT_PAUSE_AT";
 
 /// A chunk record was appended to the pack being written (before it is synced).
 pub const RECORD_APPEND: &str = "record-append";
-/// The pack being written (and its index, beside it) is about to be fsynced.
+/// The sealed pack (and its index, beside it) is about to be fsynced: after its renames,
+/// the syncs then running beside the manifest's write.
 pub const PACK_FSYNC: &str = "pack-fsync";
 /// A pack's index file was written (before it is synced).
 pub const INDEX_WRITE: &str = "index-write";
-/// A synced pack and its index are about to be renamed to their final names.
+/// A pack and its written index are about to be renamed to their final names (not yet
+/// synced, unless a file already has that name).
 pub const PACK_SEAL: &str = "pack-seal";
 /// A new manifest was written to its temporary file (before it is synced).
 pub const MANIFEST_WRITE: &str = "manifest-write";

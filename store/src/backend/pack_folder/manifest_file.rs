@@ -2,6 +2,7 @@
 //! temporary file, fsync, rename, fsync of the folder — so a crash at any step leaves the
 //! old manifest or the new one, never a mix (`docs/format.md` §11.3–11.4).
 
+use super::durability::PendingSyncs;
 use crate::backend::files::sync_folder;
 use crate::backend::packs::manifest::{Manifest, MANIFEST_BYTES_MAX};
 use crate::fault;
@@ -42,8 +43,14 @@ fn named(error: &std::io::Error) -> std::io::Error {
 }
 
 /// Replaces `folder/MANIFEST_FILE` with `manifest`: temporary file, fsync, rename, fsync
-/// of the folder. A crash at any step leaves the old manifest or the new one.
-pub fn write_atomically(folder: &Path, manifest: &Manifest) -> StoreResult<()> {
+/// of the folder. A crash at any step leaves the old manifest or the new one. The rename
+/// waits for `syncs` (the packs sealed for this manifest, synced while its temporary file
+/// was written and synced).
+pub fn write_atomically(
+    folder: &Path,
+    manifest: &Manifest,
+    syncs: &PendingSyncs,
+) -> StoreResult<()> {
     let temporary = folder.join(format!("{MANIFEST_FILE}.tmp-{}", std::process::id()));
     let path = folder.join(MANIFEST_FILE);
     {
@@ -55,6 +62,7 @@ pub fn write_atomically(folder: &Path, manifest: &Manifest) -> StoreResult<()> {
         fault::point(fault::MANIFEST_WRITE);
         meter::measure(Work::Fsync, 0, || file.sync_all())?;
     }
+    syncs.settle()?;
     fault::point(fault::MANIFEST_RENAME);
     meter::measure(Work::Manifest, 0, || fs::rename(&temporary, &path))?;
     sync_folder(folder)?;

@@ -16,9 +16,11 @@
 //!
 //! A writer takes the lock (at open with [`PackOptions::writer`], else at its first
 //! publish), appends each new chunk's record to a temporary pack, and on publish seals it:
-//! writes its index, fsyncs both files, renames them to their final names (NAME is derived
-//! from the index's hash), fsyncs the folder, and then replaces the manifest (temporary
-//! file, fsync, rename, fsync) with one that lists the new pack and the moved ref.
+//! writes its index and renames both files to their final names (NAME is derived from the
+//! index's hash); then it replaces the manifest with one that lists the new pack and the
+//! moved ref — temporary file written and fsynced while the pack, its index and the packs
+//! folder are fsynced beside it (`durability.rs`), then the rename once all of those are
+//! done, then an fsync of the store folder. Two rounds of fsyncs per commit.
 //! Temporary packs of a killed writer are never listed, and sealed packs it left unlisted
 //! (killed before its manifest swap, or between a merge's swap and its deletes) never
 //! will be: the next writer deletes both when it takes the lock (`place.rs`).
@@ -26,6 +28,7 @@
 //! *Invariant: every chunk a ref reaches is durable and listed in the manifest that names
 //! the ref; a manifest is replaced whole, so a crash leaves the old head or the new one.*
 
+mod durability;
 mod gc;
 mod manifest_file;
 mod place;
@@ -123,7 +126,7 @@ impl PackStore {
         fs::create_dir_all(&packs_dir)?;
         let _lock = WriterLock::acquire(folder, PACK_LOCK_WAIT_DEFAULT)?;
         if !folder.join(MANIFEST_FILE).exists() {
-            manifest_file::write_atomically(folder, &Manifest::default())?;
+            manifest_file::write_atomically(folder, &Manifest::default(), &Default::default())?;
         }
         sync_folder(&packs_dir)?;
         sync_folder(folder)

@@ -1,6 +1,7 @@
 //! [`LocalPlace`]: packs as files in a store folder, one writer at a time under the
 //! writer lock, the manifest replaced by rename.
 
+use super::durability::PendingSyncs;
 use super::manifest_file::{self, MANIFEST_FILE};
 use super::writer::LocalPackWriter;
 use crate::backend::files::{
@@ -16,7 +17,7 @@ use std::fmt;
 use std::fs::{self, File};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Record bytes a merge reads at once in a folder (reads are cheap; memory is bounded).
@@ -29,6 +30,8 @@ pub struct LocalPlace {
     lock_wait: Duration,
     /// The writer lock, once this handle took it.
     lock: Mutex<Option<WriterLock>>,
+    /// Syncs of sealed packs not yet waited for (before the next manifest rename).
+    syncs: Arc<PendingSyncs>,
 }
 
 /// A sealed file of a store folder, open for reading.
@@ -45,6 +48,7 @@ impl LocalPlace {
             packs_dir: folder.join(super::PACKS_DIR),
             lock_wait,
             lock: Mutex::new(None),
+            syncs: Arc::default(),
         }
     }
 
@@ -111,7 +115,7 @@ impl PackPlace for LocalPlace {
             self.lock_slot().is_some(),
             "a folder's manifest is replaced under the writer lock"
         );
-        manifest_file::write_atomically(&self.folder, next)?;
+        manifest_file::write_atomically(&self.folder, next, &self.syncs)?;
         Ok(Swap::Won(stamp_of(&self.folder.join(MANIFEST_FILE))?))
     }
 
@@ -138,7 +142,7 @@ impl PackPlace for LocalPlace {
     }
 
     fn create_pack(&self) -> StoreResult<LocalPackWriter> {
-        LocalPackWriter::create(&self.packs_dir)
+        LocalPackWriter::create(&self.packs_dir, self.syncs.clone())
     }
 
     /// No fsync: a deleted pack's files that come back after a crash are unlisted, so

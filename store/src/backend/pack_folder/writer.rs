@@ -1,6 +1,8 @@
 //! The pack a writer fills in a store folder: a temporary file only its process reads,
-//! sealed (index written, both synced, renamed to their final names) when published.
+//! sealed (index written, both renamed to their final names, then synced beside the
+//! manifest's write) when published.
 
+use super::durability::PendingSyncs;
 use crate::backend::files::{read_at, sync_folder};
 use crate::backend::packs::place::PackWriter;
 use crate::backend::packs::record;
@@ -11,6 +13,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Bytes a writer buffers before writing them to its temporary pack.
 const WRITE_BUFFER_BYTES: usize = 1 << 20;
@@ -28,11 +31,14 @@ pub struct LocalPackWriter {
     /// Bytes appended but not yet written (they follow `written`).
     buffer: Vec<u8>,
     sealed: bool,
+    /// Where the syncs of the sealed files are started (the place's, waited for before
+    /// the manifest that lists the pack is renamed into place).
+    syncs: Arc<PendingSyncs>,
 }
 
 impl LocalPackWriter {
     /// Creates the temporary pack in `packs_dir`, its magic buffered.
-    pub fn create(packs_dir: &Path) -> StoreResult<LocalPackWriter> {
+    pub fn create(packs_dir: &Path, syncs: Arc<PendingSyncs>) -> StoreResult<LocalPackWriter> {
         fs::create_dir_all(packs_dir)?;
         let sequence = PENDING_SEQUENCE.fetch_add(1, Ordering::Relaxed);
         let path = packs_dir.join(format!("tmp-{}-{sequence}.pack", std::process::id()));
@@ -50,6 +56,7 @@ impl LocalPackWriter {
             written: 0,
             buffer,
             sealed: false,
+            syncs,
         })
     }
 
@@ -89,9 +96,12 @@ impl PackWriter for LocalPackWriter {
         Ok(record)
     }
 
-    /// Makes both files durable — the two fsyncs at once, one on a second thread — then
-    /// gives them their final names (NAME: the first 32 hex digits of BLAKE3 of the index,
-    /// §11), the pack first: an index never names a pack file that is not there yet.
+    /// Gives both files their final names (NAME: the first 32 hex digits of BLAKE3 of the
+    /// index, §11), the pack first — an index never names a pack file that is not there
+    /// yet — and starts making them durable beside the manifest's write
+    /// (`super::durability`). When a file of that name is already there, both are synced
+    /// before the renames instead: a rename never replaces a file with one that is not
+    /// durable.
     fn seal(mut self, index: Vec<u8>) -> StoreResult<String> {
         self.write_buffer()?;
         let name = blake3::hash(&index).to_hex()[..32].to_string();
@@ -101,29 +111,45 @@ impl PackWriter for LocalPackWriter {
             file.write_all(&index).map(|()| file)
         })?;
         fault::point(fault::INDEX_WRITE);
-        fault::point(fault::PACK_FSYNC);
-        let pack_file = &self.file;
-        std::thread::scope(|scope| {
-            let index_synced =
-                scope.spawn(|| meter::measure(Work::Fsync, 0, || index_file.sync_all()));
-            meter::measure(Work::Fsync, 0, || pack_file.sync_all())?;
-            index_synced
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })?;
+        let pack_path = self.packs_dir.join(format!("{name}.pack"));
+        let index_path = self.packs_dir.join(format!("{name}.idx"));
+        let name_taken = pack_path.exists() || index_path.exists();
+        if name_taken {
+            fault::point(fault::PACK_FSYNC);
+            sync_both(&self.file, &index_file)?;
+        }
         fault::point(fault::PACK_SEAL);
         meter::measure(Work::Write, 0, || {
-            fs::rename(&self.path, self.packs_dir.join(format!("{name}.pack")))?;
-            fs::rename(&index_temporary, self.packs_dir.join(format!("{name}.idx")))
+            fs::rename(&self.path, &pack_path)?;
+            fs::rename(&index_temporary, &index_path)
         })?;
-        sync_folder(&self.packs_dir)?;
         self.sealed = true;
+        if name_taken {
+            sync_folder(&self.packs_dir)?;
+        } else {
+            fault::point(fault::PACK_FSYNC);
+            let pack_file = self.file.try_clone()?;
+            self.syncs
+                .start(vec![pack_file, index_file], self.packs_dir.clone());
+        }
         Ok(name)
     }
 
     fn describe(&self) -> String {
         format!("the pack being written ({})", self.path.display())
     }
+}
+
+/// Syncs a pack and its index at once, one on a second thread.
+fn sync_both(pack_file: &File, index_file: &File) -> StoreResult<()> {
+    std::thread::scope(|scope| {
+        let index_synced = scope.spawn(|| meter::measure(Work::Fsync, 0, || index_file.sync_all()));
+        meter::measure(Work::Fsync, 0, || pack_file.sync_all())?;
+        index_synced
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    Ok(())
 }
 
 impl Drop for LocalPackWriter {
