@@ -214,16 +214,21 @@ fn a_deleted_pack_is_fetched_back_and_dropped() {
     let (shop, _remote) = shop_with_remote();
     let packs = listed_packs(&shop.store());
     assert!(packs.len() >= 2, "{packs:?}");
-    // Not the pack of the remote's own record: it does not travel, and names the remote.
+    // Not a pack holding a ref's own record (the remote's, or a branch's newest reflog
+    // entry): those do not travel, so no remote can give them back.
     let manifest = fs::read_to_string(shop.store().join("manifest")).unwrap();
-    let record = manifest
+    let holding: Vec<PathBuf> = manifest
         .lines()
-        .find_map(|line| line.strip_prefix("ref remotes/origin "))
-        .unwrap();
-    let (holding, _) = find_record(&shop.store(), record);
+        .filter_map(|line| line.strip_prefix("ref "))
+        .map(|rest| find_record(&shop.store(), rest.split(' ').nth(1).unwrap()).0)
+        .collect();
     let (victim, _) = packs
         .iter()
-        .find(|(name, _)| !holding.ends_with(format!("{name}.pack")))
+        .find(|(name, _)| {
+            !holding
+                .iter()
+                .any(|path| path.ends_with(format!("{name}.pack")))
+        })
         .unwrap()
         .clone();
     fs::remove_file(shop.store().join("packs").join(format!("{victim}.pack"))).unwrap();

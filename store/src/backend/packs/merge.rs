@@ -1,18 +1,25 @@
 //! Merging the newest packs, so a store keeps O(log n) packs however many commits wrote it
 //! and however many of them were killed.
 //!
-//! Policy (a binary counter that repairs itself): the packs, oldest first, should each be
-//! at least [`MERGE_FACTOR`] times the next newer one. The run of packs from the oldest one
-//! that breaks this (a crash between a publish and its merge leaves one) to the newest is
-//! merged, grown further back while the next older pack is less than [`MERGE_FACTOR`] times
-//! the run. Afterwards the rule holds for every pack, so a store of B pack bytes whose
-//! newest pack is b bytes holds at most 1 + log2(B / b) packs, and without crashes each
-//! byte is copied O(log n) times. Usually the merge is folded into a publish
-//! (`super::publish`): the run the policy picks, counting the pending pack as the newest,
-//! is copied into the pending pack before it is sealed, and one manifest swap lists it in
-//! the run's place. Otherwise (packs sealed unpublished, a run larger than a place buffers,
-//! or a fold that met damage) the newest packs are merged after the publish, into a pack of
-//! their own with a swap of its own.
+//! Policy (a base-4 counter that repairs itself): the packs, oldest first, should each be
+//! at least [`MERGE_FACTOR`] times the pack [`MERGE_WINDOW`] places newer — so each size
+//! band (a factor of 4) holds at most 3 packs. While the rule is broken, the packs from the
+//! oldest one that breaks it (a crash between a publish and its merge can leave one
+//! anywhere) to the newest are merged into one. Afterwards the rule holds for every pack,
+//! so a store of B pack bytes whose newest pack is b bytes holds at most
+//! 3 × (1 + log4(B / b)) packs, and without crashes each byte is copied about log4(B / b)
+//! times. Three commits in four merge nothing. (Until 2026-12-05 it was a binary counter —
+//! each pack at least twice the next newer one, at most 1 + log2(B / b) packs — which
+//! copied each byte log2(B / b) times and merged in every second commit: on the reference
+//! store the median CLI commit spent more in those copies and their fsyncs than in all its
+//! maintenance. Lookups pass more packs now; a miss in a small pack is a binary search of
+//! a bucket of a few entries.)
+//!
+//! Usually the merge is folded into a publish (`super::publish`): the run the policy picks,
+//! counting the pending pack as the newest, is copied into the pending pack before it is
+//! sealed, and one manifest swap lists it in the run's place. Otherwise (packs sealed
+//! unpublished, a run larger than a place buffers, or a fold that met damage) the newest
+//! packs are merged after the publish, into a pack of their own with a swap of its own.
 //!
 //! A merge copies records as they are, each record's header checked first (its mark, the
 //! address the index gives, its length): a record in the wrong place, or an unreadable
@@ -36,39 +43,46 @@ use crate::StoreResult;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-/// Each pack should be at least this many times the next newer one.
-pub const MERGE_FACTOR: u64 = 2;
+/// Each pack should be at least this many times the pack [`MERGE_WINDOW`] places newer.
+pub const MERGE_FACTOR: u64 = 4;
+
+/// How many places newer the pack a pack is compared with lies: the packs a size band
+/// holds before they merge.
+pub const MERGE_WINDOW: usize = 3;
 
 /// Whether `sizes` (oldest first) keep the rule: each pack at least [`MERGE_FACTOR`] times
-/// the next newer one.
+/// the pack [`MERGE_WINDOW`] places newer.
 pub fn packs_are_balanced(sizes: &[u64]) -> bool {
     sizes
-        .windows(2)
-        .all(|pair| pair[0] >= MERGE_FACTOR.saturating_mul(pair[1]))
+        .windows(MERGE_WINDOW + 1)
+        .all(|band| band[0] >= MERGE_FACTOR.saturating_mul(band[MERGE_WINDOW]))
 }
 
-/// The first pack (index into `sizes`, oldest first) of the newest run to merge: from the
-/// oldest pack that breaks the rule (or the newest pack when none does), grown back while
-/// the next older pack is less than [`MERGE_FACTOR`] times the run's total. Merging the
-/// run leaves `sizes` balanced.
+/// The oldest pack of `sizes` that breaks the rule, if any.
+fn oldest_unbalanced(sizes: &[u64]) -> Option<usize> {
+    (0..sizes.len().saturating_sub(MERGE_WINDOW))
+        .find(|&k| sizes[k] < MERGE_FACTOR.saturating_mul(sizes[k + MERGE_WINDOW]))
+}
+
+/// The first pack (index into `sizes`, oldest first) of the newest run to merge: the
+/// newest pack alone when `sizes` keep the rule; else, while the rule is broken, the
+/// packs from the oldest one that breaks it to the newest, merged. Merging the run leaves
+/// `sizes` balanced.
 pub fn merge_start(sizes: &[u64]) -> usize {
-    let Some(newest) = sizes.len().checked_sub(1) else {
-        return 0;
-    };
-    let broken = (0..newest).find(|&k| sizes[k] < MERGE_FACTOR.saturating_mul(sizes[k + 1]));
-    let mut first = broken.unwrap_or(newest);
-    let mut run = sizes[first..]
-        .iter()
-        .fold(0u64, |total, &size| total.saturating_add(size));
-    while first > 0 && sizes[first - 1] < MERGE_FACTOR.saturating_mul(run) {
-        first -= 1;
-        run = run.saturating_add(sizes[first]);
-    }
-    debug_assert!({
-        let mut merged = sizes[..first].to_vec();
+    let mut first = sizes.len().saturating_sub(1);
+    let mut merged = sizes.to_vec();
+    while let Some(k) = oldest_unbalanced(&merged) {
+        // Packs before `k` keep their places, so `k` is an index into `sizes` too; each
+        // round merges a longer run (the next broken pack lies before `k`).
+        debug_assert!(k < first || first + 1 == sizes.len());
+        let run = merged[k..]
+            .iter()
+            .fold(0u64, |total, &size| total.saturating_add(size));
+        merged.truncate(k);
         merged.push(run);
-        packs_are_balanced(&merged)
-    });
+        first = k;
+    }
+    debug_assert!(packs_are_balanced(&merged));
     first
 }
 
@@ -212,30 +226,44 @@ fn parts_of(entries: &[Entry], bytes: u64) -> Vec<&[Entry]> {
 mod tests {
     use super::*;
 
+    /// The most packs a balanced store of `total` pack bytes whose newest pack is `newest`
+    /// bytes holds: [`MERGE_WINDOW`] × (1 + log4(total / newest)).
+    fn balanced_pack_count_max(total: u64, newest: u64) -> usize {
+        let bands = (total / newest.max(1))
+            .checked_ilog(MERGE_FACTOR)
+            .unwrap_or(0);
+        MERGE_WINDOW * (1 + bands as usize)
+    }
+
     #[test]
-    fn merge_runs_follow_a_binary_counter() {
+    fn merge_runs_follow_a_base_four_counter() {
         assert_eq!(merge_start(&[]), 0);
         assert_eq!(merge_start(&[10]), 0);
-        // The big pack stays; the small ones merge.
-        assert_eq!(merge_start(&[1000, 4, 2, 1, 1]), 1);
-        assert_eq!(merge_start(&[1000, 4, 2, 1]), 3);
-        assert_eq!(merge_start(&[1000, 2, 1]), 2);
-        assert_eq!(merge_start(&[4, 2, 1]), 2);
-        assert_eq!(merge_start(&[3, 2, 2]), 0);
+        // Up to three packs a band; the fourth merges them.
+        assert_eq!(merge_start(&[1, 1, 1]), 2);
+        assert_eq!(merge_start(&[1, 1, 1, 1]), 0);
+        assert_eq!(merge_start(&[4, 1, 1, 1]), 3);
+        assert_eq!(merge_start(&[4, 1, 1, 1, 1]), 1);
+        // A carry through every band.
+        assert_eq!(merge_start(&[1000, 4, 4, 4, 1, 1, 1, 1]), 1);
+        assert_eq!(merge_start(&[64, 16, 16, 16, 4, 4, 4, 1, 1, 1, 1]), 1);
+        assert_eq!(merge_start(&[16, 16, 16, 4, 4, 4, 1, 1, 1, 1]), 0);
+        assert_eq!(merge_start(&[1000, 16, 16, 16, 4, 4, 4, 1, 1, 1]), 9);
     }
 
     /// What a crash leaves (a publish whose merge never ran) is merged by the next one,
     /// however deep it lies.
     #[test]
     fn a_run_a_crash_left_unmerged_is_merged_next_time() {
-        assert_eq!(merge_start(&[3, 2, 1]), 0);
-        assert_eq!(merge_start(&[100, 3, 50, 1]), 0);
-        assert_eq!(merge_start(&[1000, 10, 300, 1]), 1);
-        assert_eq!(merge_start(&[10000, 500, 10, 300]), 1);
+        assert_eq!(merge_start(&[3, 2, 1, 1]), 0);
+        assert_eq!(merge_start(&[1000, 1, 300, 1, 1]), 1);
+        // An older pack smaller than a newer one breaks nothing on its own.
+        assert_eq!(merge_start(&[1000, 10, 300, 1, 1]), 4);
+        assert_eq!(merge_start(&[10000, 500, 1, 300, 2, 2]), 2);
         for sizes in [
             vec![5u64, 9, 1, 1, 7, 300, 2, 2, 2, 2],
             vec![1; 40],
-            vec![u64::MAX, u64::MAX, 1],
+            vec![u64::MAX, u64::MAX, 1, u64::MAX, 1],
         ] {
             let first = merge_start(&sizes);
             let mut merged = sizes[..first].to_vec();
@@ -248,20 +276,32 @@ mod tests {
         }
     }
 
-    /// A store kept balanced holds at most 1 + log2(B / b) packs.
+    /// A store kept balanced holds at most 3 × (1 + log4(B / b)) packs, and copies each
+    /// byte about log4(B / b) times.
     #[test]
     fn balanced_packs_are_logarithmically_few() {
         let mut sizes: Vec<u64> = Vec::new();
+        let (mut written, mut copied) = (0u64, 0u64);
         for commit in 0..5000u64 {
-            sizes.push(100 + (commit * 7919) % 900);
+            let size = 100 + (commit * 7919) % 900;
+            sizes.push(size);
+            written += size;
             let first = merge_start(&sizes);
             let run: u64 = sizes[first..].iter().sum();
+            if sizes.len() - first > 1 {
+                copied += run - size;
+            }
             sizes.truncate(first);
             sizes.push(run);
             let total: u64 = sizes.iter().sum();
-            let bound = 1 + (total / sizes[sizes.len() - 1]).ilog2() as usize;
+            let bound = balanced_pack_count_max(total, sizes[sizes.len() - 1]);
             assert!(sizes.len() <= bound, "{} packs > {bound}", sizes.len());
         }
+        // 5000 commits of ~550 bytes: log4(5000) ≈ 6.1 copies of each byte.
+        assert!(
+            copied < 7 * written,
+            "{copied} bytes copied for {written} written"
+        );
     }
 
     #[test]
