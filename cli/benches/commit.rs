@@ -193,6 +193,12 @@ fn measure(workload: &Workload, dir: &Path, ticks: usize) -> BTreeMap<Variant, S
     let (store, memory) = build(workload, dir, &data, &clocked);
     let twin = dir.join(format!("twin-{}", &workload.name[..2]));
     copy_folder(&store, &twin);
+    if keep_ticks() {
+        copy_folder(
+            &store,
+            &dir.join(format!("pristine-{}", &workload.name[..2])),
+        );
+    }
     let durable = Database::new(
         open_store(
             &twin,
@@ -220,6 +226,13 @@ fn measure(workload: &Workload, dir: &Path, ticks: usize) -> BTreeMap<Variant, S
         };
         let file = dir.join("tick.txt");
         std::fs::write(&file, &text).unwrap();
+        if keep_ticks() {
+            std::fs::write(
+                dir.join(format!("tick-{}-{tick}.txt", &workload.name[..2])),
+                &text,
+            )
+            .unwrap();
+        }
         let mut states = Vec::new();
         for turn in 0..3 {
             let variant = Variant::ALL[(tick + turn) % 3];
@@ -248,6 +261,12 @@ fn measure(workload: &Workload, dir: &Path, ticks: usize) -> BTreeMap<Variant, S
     samples
 }
 
+/// `RNT_BENCH_KEEP=1`: the work folder (the stores and each tick's change file, as
+/// `tick-W1-N.txt`) stays after the run, for profiling a commit by hand.
+fn keep_ticks() -> bool {
+    std::env::var_os("RNT_BENCH_KEEP").is_some()
+}
+
 fn main() {
     meter::enable(true);
     let ticks: usize = env_or("RNT_BENCH_TICKS", 20);
@@ -255,6 +274,10 @@ fn main() {
     let load_before = commit_cost::load_average();
     let work = tempfile::tempdir().unwrap();
     let dir = work.path();
+    if keep_ticks() {
+        // For profiling one commit by hand: the stores as built and every tick's file.
+        eprintln!("keeping the work folder {}", dir.display());
+    }
     let mut results = Vec::new();
     for workload in &WORKLOADS {
         if !workload.name.starts_with(only.as_str()) {
@@ -273,5 +296,8 @@ fn main() {
     commit_cost::print_summary(&results, &floor, dir);
     for (name, samples) in &results {
         commit_cost::print_breakdown(name, samples);
+    }
+    if keep_ticks() {
+        let _ = work.keep();
     }
 }
