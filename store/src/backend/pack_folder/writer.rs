@@ -161,3 +161,40 @@ impl Drop for LocalPackWriter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pack sealed under a name already taken (the same records sealed again; its files
+    /// are synced before the rename) replaces the files with the same bytes, and sealing
+    /// leaves no temporary file behind either way.
+    #[test]
+    fn sealing_under_a_taken_name_keeps_the_files_whole() {
+        let folder = tempfile::tempdir().unwrap();
+        let syncs = Arc::new(PendingSyncs::default());
+        let seal = |records: &[u8], index: &[u8]| {
+            let mut writer = LocalPackWriter::create(folder.path(), Arc::clone(&syncs)).unwrap();
+            writer.append(records).unwrap();
+            writer.seal(index.to_vec()).unwrap()
+        };
+        let first = seal(b"some records", b"an index");
+        syncs.settle().unwrap();
+        let pack = folder.path().join(format!("{first}.pack"));
+        let bytes = fs::read(&pack).unwrap();
+        assert_eq!(seal(b"some records", b"an index"), first);
+        assert_eq!(fs::read(&pack).unwrap(), bytes);
+        let other = seal(b"other records", b"another index");
+        assert_ne!(other, first);
+        syncs.settle().unwrap();
+        let names: Vec<String> = fs::read_dir(folder.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names.len(),
+            4,
+            "two packs and their indexes, no temporary file: {names:?}"
+        );
+    }
+}
