@@ -216,12 +216,19 @@ impl SealedFile for LocalFile {
     }
 
     fn read_range(&self, range: Range<u64>) -> Result<Vec<u8>, ReadError> {
+        let mut bytes = Vec::new();
+        self.read_range_into(range, &mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Only the bytes `buffer` grows by are zeroed (the read overwrites all `len` of them or
+    /// fails), so a merge reading many spans into one buffer zeroes its memory once.
+    fn read_range_into(&self, range: Range<u64>, buffer: &mut Vec<u8>) -> Result<(), ReadError> {
         let len = usize::try_from(range.end.saturating_sub(range.start))
             .map_err(|_| ReadError::Damaged("the range does not fit in memory".to_string()))?;
-        let mut bytes = vec![0u8; len];
-        read_at(&self.file, &mut bytes, range.start)
-            .map_err(|e| ReadError::Damaged(e.to_string()))?;
-        Ok(bytes)
+        buffer.truncate(len);
+        buffer.resize(len, 0);
+        read_at(&self.file, buffer, range.start).map_err(|e| ReadError::Damaged(e.to_string()))
     }
 }
 

@@ -115,31 +115,41 @@ impl<P: PackPlace> Packs<P> {
     }
 
     /// Appends to `merged` every record of `run` it does not hold yet, newest pack first (so
-    /// a chunk held twice keeps its newest record), each pack in address order and each
-    /// record's header checked first. `false` when a record or an index is damaged (what
-    /// was appended stays: copies of listed chunks, which cost space only).
+    /// a chunk held twice keeps its newest record), each pack in the order its records lie
+    /// in its file, each record's header checked first. A pack is read in spans of
+    /// neighbouring records (one read each, into one buffer reused for the whole merge)
+    /// rather than a read and a buffer per record: on the reference store, reading record
+    /// by record into fresh memory made merging a sixth of a CLI commit's CPU. `false` when a
+    /// record or an index is damaged (what was appended stays: copies of listed chunks,
+    /// which cost space only).
     pub(crate) fn copy_into(
         &self,
         run: &[Arc<SealedPack<P>>],
         merged: &mut PendingPack<P::Writer>,
     ) -> StoreResult<bool> {
+        let mut buffer = Vec::new();
         for pack in run.iter().rev() {
             let Ok(entries) = pack.all_entries(self.place())? else {
                 return Ok(false);
             };
-            let fresh: Vec<Entry> = entries
+            let mut fresh: Vec<Entry> = entries
                 .into_iter()
                 .filter(|entry| !merged.holds(&entry.address))
                 .collect();
-            for part in parts_of(&fresh, self.place().merge_read_bytes()) {
-                let Ok(Some(records)) = pack.read_records(self.place(), part) else {
+            fresh.sort_unstable_by_key(|entry| entry.offset);
+            for span in spans_of(&fresh, self.place().merge_read_bytes()) {
+                let range = span_range(span);
+                let Ok(Some(())) = pack.read_span(self.place(), range.clone(), &mut buffer) else {
                     return Ok(false);
                 };
-                for (entry, record) in part.iter().zip(records) {
-                    if record::check_header(&entry.address, &record).is_err() {
+                for entry in span {
+                    let start =
+                        usize::try_from(entry.offset - range.start).expect("a span is in memory");
+                    let record = &buffer[start..start + entry.len as usize];
+                    if record::check_header(&entry.address, record).is_err() {
                         return Ok(false);
                     }
-                    merged.append(entry.address, &record)?;
+                    merged.append(entry.address, record)?;
                     fault::point(fault::GC_COPY);
                 }
             }
@@ -201,25 +211,43 @@ pub(crate) fn replace_packs(
     true
 }
 
-/// `entries` cut into consecutive parts of at most `bytes` record bytes each (at least one
-/// entry each).
-fn parts_of(entries: &[Entry], bytes: u64) -> Vec<&[Entry]> {
-    let mut parts = Vec::new();
+/// The most bytes between two records a span reads through (records another pack already
+/// gave, skipped): reading them costs less than another read.
+const SPAN_GAP_MAX: u64 = 64 << 10;
+
+/// `entries` (in file order) cut into spans: runs of neighbouring records, each at most
+/// `bytes` from its first record's start to its last one's end (a record longer than that
+/// is a span alone) and with gaps of at most [`SPAN_GAP_MAX`] between records.
+fn spans_of(entries: &[Entry], bytes: u64) -> Vec<&[Entry]> {
+    debug_assert!(entries.windows(2).all(|w| w[0].offset <= w[1].offset));
+    let mut spans = Vec::new();
     let mut start = 0;
-    let mut total = 0u64;
+    let mut span_end = 0;
     for (i, entry) in entries.iter().enumerate() {
-        let len = u64::from(entry.len);
-        if i > start && total.saturating_add(len) > bytes {
-            parts.push(&entries[start..i]);
+        let apart = entry.offset.saturating_sub(span_end) > SPAN_GAP_MAX;
+        let too_long = record_end(entry).saturating_sub(entries[start].offset) > bytes;
+        if i > start && (apart || too_long) {
+            spans.push(&entries[start..i]);
             start = i;
-            total = 0;
+            span_end = 0;
         }
-        total = total.saturating_add(len);
+        span_end = span_end.max(record_end(entry));
     }
     if start < entries.len() {
-        parts.push(&entries[start..]);
+        spans.push(&entries[start..]);
     }
-    parts
+    spans
+}
+
+/// The bytes of the file a span's records lie in (`span` not empty).
+fn span_range(span: &[Entry]) -> std::ops::Range<u64> {
+    let start = span.iter().map(|entry| entry.offset).min().unwrap_or(0);
+    let end = span.iter().map(record_end).max().unwrap_or(start);
+    start..end
+}
+
+fn record_end(entry: &Entry) -> u64 {
+    entry.offset + u64::from(entry.len)
 }
 
 #[cfg(test)]
@@ -305,23 +333,35 @@ mod tests {
     }
 
     #[test]
-    fn parts_hold_every_entry_in_order_within_the_bound() {
+    fn spans_hold_every_entry_in_order_within_the_bounds() {
+        // Records of 100 bytes, back to back, except a gap wider than a span reads through
+        // after the sixth.
         let entries: Vec<Entry> = (0..10u32)
             .map(|i| Entry {
                 address: crate::Address::of(&i.to_le_bytes()),
-                offset: 8 + u64::from(i) * 100,
+                offset: 8 + u64::from(i) * 100 + if i >= 6 { SPAN_GAP_MAX + 1 } else { 0 },
                 len: 100,
             })
             .collect();
         for bound in [0, 99, 100, 250, 1000, u64::MAX] {
-            let parts = parts_of(&entries, bound);
-            let joined: Vec<Entry> = parts.iter().flat_map(|part| part.iter().copied()).collect();
+            let spans = spans_of(&entries, bound);
+            let joined: Vec<Entry> = spans.iter().flat_map(|span| span.iter().copied()).collect();
             assert_eq!(joined, entries, "bound {bound}");
-            for part in &parts {
-                let total: u64 = part.iter().map(|entry| u64::from(entry.len)).sum();
-                assert!(part.len() == 1 || total <= bound, "bound {bound}");
+            for span in &spans {
+                let range = span_range(span);
+                assert!(
+                    span.len() == 1 || range.end - range.start <= bound,
+                    "bound {bound}"
+                );
+                let gaps_ok = span
+                    .windows(2)
+                    .all(|w| w[1].offset - record_end(&w[0]) <= SPAN_GAP_MAX);
+                assert!(gaps_ok, "bound {bound}: a span reads through a wide gap");
+            }
+            if bound == u64::MAX {
+                assert_eq!(spans.len(), 2, "the wide gap splits the records in two");
             }
         }
-        assert!(parts_of(&[], 100).is_empty());
+        assert!(spans_of(&[], 100).is_empty());
     }
 }

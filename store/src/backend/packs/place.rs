@@ -82,6 +82,13 @@ pub trait SealedFile: Send + Sync {
     /// Bytes `range` of the file. `Damaged` carries the cause, for the caller to place.
     fn read_range(&self, range: Range<u64>) -> Result<Vec<u8>, ReadError>;
 
+    /// Bytes `range` of the file into `buffer`, replacing what it held (a place that reads
+    /// into memory it has reuses the buffer's). `Damaged` carries the cause.
+    fn read_range_into(&self, range: Range<u64>, buffer: &mut Vec<u8>) -> Result<(), ReadError> {
+        *buffer = self.read_range(range)?;
+        Ok(())
+    }
+
     /// Several ranges, in the order asked (a place that pays per request coalesces them).
     /// `Damaged` carries the cause.
     fn read_ranges(&self, ranges: &[Range<u64>]) -> Result<Vec<Vec<u8>>, ReadError> {
