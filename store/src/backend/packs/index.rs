@@ -11,8 +11,10 @@
 //!
 //! A lookup reads the header once per process (3 KiB, checked by its own sum), then only
 //! the bucket of the address's first byte (checked by its bucket sum, then cached), and
-//! binary-searches it. So a cold lookup is two `pread`s and every index byte used is
-//! checked before it is trusted; a damaged bucket affects only the chunks it lists.
+//! binary-searches it. So a cold lookup is two `pread`s and a damaged bucket affects only
+//! the chunks it lists. A reader of a whole index may search a bucket's bytes before their
+//! sum is checked ([`IndexHeader::search_unchecked`]): what it finds is a record that is
+//! checked against its address, with checked buckets behind it (format.md §11.2).
 
 use crate::{Address, ADDRESS_BYTES};
 
@@ -176,18 +178,7 @@ impl IndexHeader {
         if sum(bytes) != self.sums[usize::from(first_byte)] {
             return Err(format!("index bucket {first_byte:02x} fails its checksum"));
         }
-        let entries: Vec<Entry> = bytes
-            .chunks_exact(ENTRY_BYTES)
-            .map(|raw| Entry {
-                address: Address::from_slice(&raw[..ADDRESS_BYTES]).expect("32 bytes"),
-                offset: u64::from_le_bytes(
-                    raw[ADDRESS_BYTES..ADDRESS_BYTES + 8]
-                        .try_into()
-                        .expect("8 bytes"),
-                ),
-                len: u32::from_le_bytes(raw[ADDRESS_BYTES + 8..].try_into().expect("4 bytes")),
-            })
-            .collect();
+        let entries: Vec<Entry> = bytes.chunks_exact(ENTRY_BYTES).map(entry_of).collect();
         let ordered = entries.windows(2).all(|w| w[0].address < w[1].address);
         let in_bucket = entries
             .iter()
@@ -196,6 +187,42 @@ impl IndexHeader {
             return Err(format!("index bucket {first_byte:02x} is out of order"));
         }
         Ok(entries)
+    }
+
+    /// The entry listing `address` in `index` (the whole index file's bytes), found by
+    /// binary search in its bucket's bytes as they are: their bucket sum is not checked
+    /// (see `SealedPack::lookup_unchecked` for why that is safe where it is used).
+    /// `Some(None)` when the bucket does not list it; `None` when `index` is too short to
+    /// hold the bucket.
+    pub fn search_unchecked(&self, index: &[u8], address: &Address) -> Option<Option<Entry>> {
+        let (first_entry, count) = self.bucket_range(address.as_bytes()[0]);
+        let start = usize::try_from(Self::entry_offset(first_entry)).ok()?;
+        let bytes = index.get(start..start.checked_add(count.checked_mul(ENTRY_BYTES)?)?)?;
+        let (mut low, mut high) = (0, count);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            let raw = &bytes[middle * ENTRY_BYTES..(middle + 1) * ENTRY_BYTES];
+            match raw[..ADDRESS_BYTES].cmp(address.as_bytes()) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return Some(Some(entry_of(raw))),
+            }
+        }
+        Some(None)
+    }
+}
+
+/// The entry encoded in `raw` ([`ENTRY_BYTES`] long).
+fn entry_of(raw: &[u8]) -> Entry {
+    debug_assert_eq!(raw.len(), ENTRY_BYTES);
+    Entry {
+        address: Address::from_slice(&raw[..ADDRESS_BYTES]).expect("32 bytes"),
+        offset: u64::from_le_bytes(
+            raw[ADDRESS_BYTES..ADDRESS_BYTES + 8]
+                .try_into()
+                .expect("8 bytes"),
+        ),
+        len: u32::from_le_bytes(raw[ADDRESS_BYTES + 8..].try_into().expect("4 bytes")),
     }
 }
 
@@ -235,9 +262,27 @@ mod tests {
             assert_eq!(header.pack_bytes, 12345);
             for entry in &list {
                 assert_eq!(lookup(&bytes, &entry.address), Some(*entry));
+                assert_eq!(
+                    header.search_unchecked(&bytes, &entry.address),
+                    Some(Some(*entry))
+                );
             }
             assert_eq!(lookup(&bytes, &Address::of(b"absent")), None);
+            for absent in (n..n + 300).map(|i| Address::of(&i.to_le_bytes())) {
+                assert_eq!(header.search_unchecked(&bytes, &absent), Some(None));
+            }
         }
+    }
+
+    #[test]
+    fn an_unchecked_search_of_a_short_index_says_it_cannot_tell() {
+        let mut list = entries(1000);
+        let bytes = encode_index(&mut list, 12345);
+        let header = IndexHeader::parse(&bytes, bytes.len() as u64).unwrap();
+        let last = list.last().unwrap().address;
+        let short = &bytes[..bytes.len() - 1];
+        assert_eq!(header.search_unchecked(short, &last), None);
+        assert_eq!(header.search_unchecked(&bytes[..HEADER_BYTES], &last), None);
     }
 
     #[test]

@@ -20,12 +20,22 @@ use std::sync::Arc;
 /// merge or gc since it read the manifest) before it reports the pack missing.
 const MANIFEST_RELOADS_MAX: usize = 3;
 
+/// How a lookup trusts the index buckets it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buckets {
+    /// Each bucket's sum is checked before its entries are used.
+    Checked,
+    /// Entries are searched in the bytes as read; only a reader whose record is then
+    /// checked uses this (see `SealedPack::lookup_unchecked`).
+    Unchecked,
+}
+
 /// Where a lookup found a chunk.
 pub enum Located<P: PackPlace> {
     /// In the pack this handle is writing (already decoded and checked).
     Pending(Vec<u8>),
-    /// In a sealed pack.
-    Pack(Arc<SealedPack<P>>, Entry),
+    /// In a sealed pack, by an entry read as [`Buckets`] says.
+    Pack(Arc<SealedPack<P>>, Entry, Buckets),
     /// Nowhere; with the damage met on the way, if any.
     Nowhere(Vec<String>),
 }
@@ -36,8 +46,15 @@ type Wanted<P> = (Arc<SealedPack<P>>, Vec<(usize, Entry)>);
 
 impl<P: PackPlace> Packs<P> {
     /// Looks `address` up: the pending pack, this handle's unpublished packs, then the
-    /// listed packs newest first, re-reading the manifest when it is not found.
+    /// listed packs newest first, re-reading the manifest when it is not found; every
+    /// index bucket used is checked first.
     pub(crate) fn locate(&self, address: &Address) -> StoreResult<Located<P>> {
+        self.locate_as(address, Buckets::Checked)
+    }
+
+    /// [`Packs::locate`], trusting index buckets as `buckets` says. Unchecked, a chunk
+    /// found nowhere is looked up again checked, so damage met is reported as such.
+    fn locate_as(&self, address: &Address, buckets: Buckets) -> StoreResult<Located<P>> {
         let unpublished = {
             let mut writer = self.lock_writer();
             if writer.encoding.holds(address) {
@@ -51,7 +68,12 @@ impl<P: PackPlace> Packs<P> {
             writer.unpublished.clone()
         };
         meter::measure(Work::Locate, 0, || {
-            self.locate_sealed(&unpublished, address)
+            match self.locate_sealed(&unpublished, address, buckets)? {
+                Located::Nowhere(_) if buckets == Buckets::Unchecked => {
+                    self.locate_sealed(&unpublished, address, Buckets::Checked)
+                }
+                located => Ok(located),
+            }
         })
     }
 
@@ -60,14 +82,26 @@ impl<P: PackPlace> Packs<P> {
         &self,
         unpublished: &[Arc<SealedPack<P>>],
         address: &Address,
+        buckets: Buckets,
     ) -> StoreResult<Located<P>> {
         for _ in 0..MANIFEST_RELOADS_MAX {
             let view = self.view();
             let mut problems = Vec::new();
             let mut gone = Vec::new();
             for pack in unpublished.iter().rev().chain(view.packs.iter().rev()) {
-                match pack.lookup(self.place(), address)? {
-                    Ok(Some(entry)) => return Ok(Located::Pack(pack.clone(), entry)),
+                let unchecked = match buckets {
+                    Buckets::Unchecked => pack.lookup_unchecked(self.place(), address)?,
+                    Buckets::Checked => None,
+                };
+                let found = match unchecked {
+                    Some(Some(entry)) => return Ok(Located::Pack(pack.clone(), entry, buckets)),
+                    Some(None) => Ok(None),
+                    None => pack.lookup(self.place(), address)?,
+                };
+                match found {
+                    Ok(Some(entry)) => {
+                        return Ok(Located::Pack(pack.clone(), entry, Buckets::Checked))
+                    }
                     Ok(None) => {}
                     Err(Problem::Gone) => gone.push(pack.clone()),
                     Err(Problem::Damaged(detail)) => problems.push(detail),
@@ -85,7 +119,7 @@ impl<P: PackPlace> Packs<P> {
                     Err(problem) => Err(problem),
                 };
                 match found {
-                    Ok(Some(entry)) => return Ok(Located::Pack(pack, entry)),
+                    Ok(Some(entry)) => return Ok(Located::Pack(pack, entry, Buckets::Checked)),
                     Ok(None) => {}
                     Err(Problem::Gone) => {
                         problems.push(format!("{} is missing", pack.label()));
@@ -100,21 +134,35 @@ impl<P: PackPlace> Packs<P> {
         ]))
     }
 
-    /// Reads and checks the chunk stored under `address`.
+    /// Reads and checks the chunk stored under `address`: found through unchecked index
+    /// buckets first, and when that record fails its checks (or cannot be read), looked up
+    /// again through checked ones, which report damage as such.
     pub(crate) fn get_chunk(&self, address: &Address) -> StoreResult<Chunk> {
-        for _ in 0..MANIFEST_RELOADS_MAX {
-            match self.locate(address)? {
+        let mut buckets = Buckets::Unchecked;
+        for _ in 0..=MANIFEST_RELOADS_MAX {
+            match self.locate_as(address, buckets)? {
                 Located::Pending(bytes) => return Ok(Chunk::from(bytes)),
-                Located::Pack(pack, entry) => {
+                Located::Pack(pack, entry, trusted) => {
                     let read = meter::measure(Work::Read, entry.len as usize, || {
                         pack.read_record(self.place(), &entry)
                     });
-                    let Some(record) = read? else {
+                    let record = match read {
+                        Ok(Some(record)) => record,
                         // Deleted by a merge since this handle read the manifest.
-                        self.refresh(false)?;
-                        continue;
+                        Ok(None) => {
+                            self.refresh(false)?;
+                            continue;
+                        }
+                        Err(_) if trusted == Buckets::Unchecked => {
+                            buckets = Buckets::Checked;
+                            continue;
+                        }
+                        Err(error) => return Err(error),
                     };
-                    return decode(&pack, address, &entry, &record);
+                    match decode(&pack, address, &entry, &record) {
+                        Err(_) if trusted == Buckets::Unchecked => buckets = Buckets::Checked,
+                        decoded => return decoded,
+                    }
                 }
                 Located::Nowhere(problems) => return Err(missing(address, problems)),
             }
@@ -133,8 +181,8 @@ impl<P: PackPlace> Packs<P> {
         // Pack name → the pack, and each wanted record with its place in `addresses`.
         let mut by_pack: BTreeMap<String, Wanted<P>> = BTreeMap::new();
         for (at, address) in addresses.iter().enumerate() {
-            match self.locate(address)? {
-                Located::Pack(pack, entry) => {
+            match self.locate_as(address, Buckets::Unchecked)? {
+                Located::Pack(pack, entry, _) => {
                     by_pack
                         .entry(pack.meta.name.clone())
                         .or_insert_with(|| (pack.clone(), Vec::new()))
@@ -151,9 +199,14 @@ impl<P: PackPlace> Packs<P> {
             match meter::measure(Work::Read, bytes, || {
                 pack.read_records(self.place(), &entries)
             })? {
+                // A record that fails its checks may have been found through a damaged
+                // entry: `get_chunk` looks it up again through checked buckets.
                 Some(records) => {
                     for ((at, entry), record) in wanted.iter().zip(records) {
-                        found[*at] = Some(decode(&pack, &addresses[*at], entry, &record)?);
+                        found[*at] = Some(match decode(&pack, &addresses[*at], entry, &record) {
+                            Ok(chunk) => chunk,
+                            Err(_) => self.get_chunk(&addresses[*at])?,
+                        });
                     }
                 }
                 // Merged away meanwhile: `get_chunk` re-reads the manifest and finds them.

@@ -21,11 +21,13 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 /// An index up to this size is read whole when its pack is first used (one read); a
-/// larger one is read a bucket at a time. 1 MiB is the index of a pack of ~20,000 chunks
-/// (~80 MB): a commit's lookups and its writes' "is it stored?" checks meet most of its 256
-/// buckets anyway, and one read of them all cost less than their reads one by one (a
-/// tenth of a CLI commit's lookups on the reference store, where it was 64 KiB).
-pub const WHOLE_INDEX_BYTES_MAX: u64 = 1 << 20;
+/// larger one is read a bucket at a time. 4 MiB is the index of a pack of ~95,000 chunks
+/// (a few hundred MB): a commit's lookups and its writes' "is it stored?" checks meet most
+/// of its 256 buckets anyway, one read of them all costs less than their reads one by one,
+/// and only a whole index is searched before its bucket sums are checked
+/// ([`SealedPack::lookup_unchecked`]). (It was 64 KiB; the reference store's largest index
+/// is 1.3 MB.)
+pub const WHOLE_INDEX_BYTES_MAX: u64 = 4 << 20;
 
 /// Why a pack could not answer a lookup.
 #[derive(Clone, Debug)]
@@ -318,17 +320,54 @@ impl<P: PackPlace> SealedPack<P> {
         place: &P,
         address: &Address,
     ) -> StoreResult<Result<Option<Entry>, Problem>> {
-        Ok(self.bucket(place, address.as_bytes()[0])?.map(|bucket| {
-            bucket
-                .binary_search_by(|entry| entry.address.cmp(address))
-                .ok()
-                .map(|at| bucket[at])
-        }))
+        Ok(self
+            .bucket(place, address.as_bytes()[0])?
+            .map(|bucket| search(&bucket, address)))
+    }
+
+    /// Where `address`'s record is by the index's bytes before its bucket sum is checked:
+    /// `Some(Some(entry))` a candidate inside the pack, `Some(None)` not listed, `None` when
+    /// the pack cannot answer so (its index is read a bucket at a time, missing or damaged,
+    /// or the candidate lies outside the pack): ask [`Self::lookup`].
+    ///
+    /// Checking a bucket's sum costs a BLAKE3 of the bucket; a cold process met nearly
+    /// every bucket of every pack, and those sums were a third of its lookups' time. An
+    /// unchecked answer is safe where it is used: a candidate's record is read and checked
+    /// (its header names the address, its bytes hash to it) and a failure falls back to the
+    /// checked lookup; a miss sends a reader on to older packs (found nowhere, the checked
+    /// lookups answer) and a writer to write the chunk again; a hit makes [`Self::holds`]
+    /// check the bucket. So damage is still found where it is read, and named as before.
+    pub fn lookup_unchecked(
+        &self,
+        place: &P,
+        address: &Address,
+    ) -> StoreResult<Option<Option<Entry>>> {
+        match self.buckets[usize::from(address.as_bytes()[0])].get() {
+            Some(Ok(bucket)) => return Ok(Some(search(bucket, address))),
+            Some(Err(_)) => return Ok(None),
+            None => {}
+        }
+        let Ok(opened) = self.opened(place, false)? else {
+            return Ok(None);
+        };
+        let Some((header, IndexBytes::Whole(whole))) = &opened.index else {
+            return Ok(None);
+        };
+        Ok(match header.search_unchecked(whole, address) {
+            Some(Some(entry)) if !inside(header, &entry) => None,
+            found => found,
+        })
     }
 
     /// Whether the pack holds `address`; a pack that cannot answer counts as not holding it
-    /// (so a writer writes the chunk again, and a transfer sends it).
+    /// (so a writer writes the chunk again, and a transfer sends it). A miss is taken from
+    /// the unchecked index bytes (wrong, it costs a second copy of a chunk); a hit is
+    /// confirmed by the checked lookup (the bucket, or the pack's scan when the bucket is
+    /// damaged), so a writer never skips a chunk on the word of a damaged entry alone.
     pub fn holds(&self, place: &P, address: &Address) -> bool {
+        if let Ok(Some(None)) = self.lookup_unchecked(place, address) {
+            return false;
+        }
         matches!(self.lookup(place, address), Ok(Ok(Some(_))))
     }
 
@@ -504,6 +543,24 @@ impl<P: PackPlace> SealedPack<P> {
 }
 
 /// Where `entry`'s record lies in its pack.
+/// The entry of `bucket` (checked entries, in address order) listing `address`.
+fn search(bucket: &[Entry], address: &Address) -> Option<Entry> {
+    bucket
+        .binary_search_by(|entry| entry.address.cmp(address))
+        .ok()
+        .map(|at| bucket[at])
+}
+
+/// Whether `entry`'s record lies inside the pack `header` describes, after its magic.
+fn inside(header: &IndexHeader, entry: &Entry) -> bool {
+    let magic = record::PACK_MAGIC.len() as u64;
+    entry.offset >= magic
+        && entry
+            .offset
+            .checked_add(u64::from(entry.len))
+            .is_some_and(|end| end <= header.pack_bytes)
+}
+
 fn record_range(entry: &Entry) -> Range<u64> {
     entry.offset..entry.offset + u64::from(entry.len)
 }
@@ -539,18 +596,15 @@ fn load_bucket<F: SealedFile>(
             }
         }
     };
-    Ok(parsed.and_then(|entries| {
-        let magic = record::PACK_MAGIC.len() as u64;
-        match entries.iter().find(|entry| {
-            entry.offset < magic || entry.offset + u64::from(entry.len) > header.pack_bytes
-        }) {
+    Ok(parsed.and_then(
+        |entries| match entries.iter().find(|entry| !inside(header, entry)) {
             Some(bad) => Err(format!(
                 "the index places chunk {} outside the pack",
                 bad.address
             )),
             None => Ok(entries.into()),
-        }
-    }))
+        },
+    ))
 }
 
 #[cfg(test)]
