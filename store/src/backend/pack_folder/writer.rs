@@ -75,12 +75,16 @@ impl PackWriter for LocalPackWriter {
         self.written + self.buffer.len() as u64
     }
 
+    /// The buffer is written out before a record that would not fit in it, so it never
+    /// grows past its capacity (growing meant a fresh 2 MiB and a copy of the first MiB in
+    /// every commit of more than 1 MB).
     fn append(&mut self, record: &[u8]) -> StoreResult<()> {
-        self.buffer.extend_from_slice(record);
-        fault::point(fault::RECORD_APPEND);
-        if self.buffer.len() >= WRITE_BUFFER_BYTES {
+        if self.buffer.len() + record.len() > WRITE_BUFFER_BYTES && !self.buffer.is_empty() {
             self.write_buffer()?;
         }
+        self.buffer.extend_from_slice(record);
+        debug_assert!(self.buffer.len() <= WRITE_BUFFER_BYTES.max(record.len() + 8));
+        fault::point(fault::RECORD_APPEND);
         Ok(())
     }
 
