@@ -236,6 +236,17 @@ fn a_flip_in_any_byte_of_an_index_entry_loses_nothing() {
                 fixture.all(),
                 "entry {entry}, byte {at}: {errors:?}"
             );
+            // The batched read too (records grouped by pack and read together).
+            let store = PackStore::open(fixture.path()).unwrap();
+            let addresses: Vec<Address> = fixture.chunks.iter().map(|(a, _)| *a).collect();
+            let read = store.get_many(&addresses).unwrap();
+            for ((address, bytes), chunk) in fixture.chunks.iter().zip(read) {
+                assert_eq!(
+                    &*chunk,
+                    bytes.as_slice(),
+                    "entry {entry}, byte {at}: {address}"
+                );
+            }
         }
     }
 }

@@ -198,10 +198,11 @@ impl<P: PackPlace> Packs<P> {
             let bytes = entries.iter().map(|entry| entry.len as usize).sum();
             match meter::measure(Work::Read, bytes, || {
                 pack.read_records(self.place(), &entries)
-            })? {
-                // A record that fails its checks may have been found through a damaged
-                // entry: `get_chunk` looks it up again through checked buckets.
-                Some(records) => {
+            }) {
+                // A record that fails its checks, or a batch that cannot be read, may come
+                // from a damaged entry: `get_chunk` looks each up again through checked
+                // buckets (and reports what it cannot read).
+                Ok(Some(records)) => {
                     for ((at, entry), record) in wanted.iter().zip(records) {
                         found[*at] = Some(match decode(&pack, &addresses[*at], entry, &record) {
                             Ok(chunk) => chunk,
@@ -210,7 +211,7 @@ impl<P: PackPlace> Packs<P> {
                     }
                 }
                 // Merged away meanwhile: `get_chunk` re-reads the manifest and finds them.
-                None => {
+                Ok(None) | Err(_) => {
                     for (at, _) in &wanted {
                         found[*at] = Some(self.get_chunk(&addresses[*at])?);
                     }
