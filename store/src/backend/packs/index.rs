@@ -45,6 +45,13 @@ pub struct Entry {
     pub len: u32,
 }
 
+impl Entry {
+    /// Where the record ends in its pack (the offset just past it).
+    pub fn end(&self) -> u64 {
+        self.offset + u64::from(self.len)
+    }
+}
+
 /// Encodes the index of a pack of `pack_bytes` bytes whose records are `entries`
 /// (any order, no address twice).
 pub fn encode_index(entries: &mut [Entry], pack_bytes: u64) -> Vec<u8> {

@@ -225,13 +225,13 @@ fn spans_of(entries: &[Entry], bytes: u64) -> Vec<&[Entry]> {
     let mut span_end = 0;
     for (i, entry) in entries.iter().enumerate() {
         let apart = entry.offset.saturating_sub(span_end) > SPAN_GAP_MAX;
-        let too_long = record_end(entry).saturating_sub(entries[start].offset) > bytes;
+        let too_long = entry.end().saturating_sub(entries[start].offset) > bytes;
         if i > start && (apart || too_long) {
             spans.push(&entries[start..i]);
             start = i;
             span_end = 0;
         }
-        span_end = span_end.max(record_end(entry));
+        span_end = span_end.max(entry.end());
     }
     if start < entries.len() {
         spans.push(&entries[start..]);
@@ -242,12 +242,8 @@ fn spans_of(entries: &[Entry], bytes: u64) -> Vec<&[Entry]> {
 /// The bytes of the file a span's records lie in (`span` not empty).
 fn span_range(span: &[Entry]) -> std::ops::Range<u64> {
     let start = span.iter().map(|entry| entry.offset).min().unwrap_or(0);
-    let end = span.iter().map(record_end).max().unwrap_or(start);
+    let end = span.iter().map(Entry::end).max().unwrap_or(start);
     start..end
-}
-
-fn record_end(entry: &Entry) -> u64 {
-    entry.offset + u64::from(entry.len)
 }
 
 #[cfg(test)]
@@ -355,7 +351,7 @@ mod tests {
                 );
                 let gaps_ok = span
                     .windows(2)
-                    .all(|w| w[1].offset - record_end(&w[0]) <= SPAN_GAP_MAX);
+                    .all(|w| w[1].offset - w[0].end() <= SPAN_GAP_MAX);
                 assert!(gaps_ok, "bound {bound}: a span reads through a wide gap");
             }
             if bound == u64::MAX {

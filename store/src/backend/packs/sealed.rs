@@ -563,7 +563,7 @@ fn inside(header: &IndexHeader, entry: &Entry) -> bool {
 
 /// Where `entry`'s record lies in its pack.
 fn record_range(entry: &Entry) -> Range<u64> {
-    entry.offset..entry.offset + u64::from(entry.len)
+    entry.offset..entry.end()
 }
 
 /// Reads and checks bucket `first` of an index: its sum, its order, and that every record
