@@ -29,14 +29,31 @@ fn import_step_rows(budget: usize) -> usize {
     }
 }
 
-/// The node cache under a memory budget of `budget` bytes (0: none): a quarter of it, the
-/// library's default at most. Without this, a 256 MiB cache could fill a 128 MiB budget on
-/// its own during a long import.
-fn node_cache_bytes(budget: usize) -> usize {
+/// The most node cache a one-shot command takes: it reads little, and only a bulk import
+/// fills its cache, with nodes it has just written. At 256 MiB, importing 10M orders with
+/// two views peaks at 875 MiB (docs/bench-storage.md).
+const COMMAND_NODE_CACHE_BYTES_MAX: usize = 256 << 20;
+
+/// The node cache under a memory budget of `budget` bytes (0: none): a quarter of it,
+/// `most` at most. Without the quarter, a 256 MiB cache could fill a 128 MiB budget on its
+/// own during a long import.
+fn node_cache_bytes(budget: usize, most: usize) -> usize {
     match budget {
-        0 => rnt_merkle::NODE_CACHE_BYTES_DEFAULT,
-        bytes => (bytes / 4).min(rnt_merkle::NODE_CACHE_BYTES_DEFAULT),
+        0 => most,
+        bytes => (bytes / 4).min(most),
     }
+}
+
+/// The node cache of `rnt serve`: a quarter of the budget, the library's default at most
+/// (1 GiB). A server lives for hours, and its commits read the current state's hot trees;
+/// held to a command's 256 MiB, a 1M-order store's working set no longer fits after a few
+/// hundred commits and each commit reads again what it read before (measured in a warm
+/// process: W5's commit 2.7 → 7.1 ms after 1 000 commits at 256 MiB, 2.7 ms at 1 GiB).
+pub fn serving_node_cache_bytes() -> usize {
+    node_cache_bytes(
+        rnt_db::memory_budget(),
+        rnt_merkle::NODE_CACHE_BYTES_DEFAULT,
+    )
 }
 
 /// A database over `chunks`, configured from the environment (and the memory budget
@@ -45,7 +62,7 @@ pub fn database(chunks: Arc<dyn ChunkStore>) -> Database {
     let budget = rnt_db::memory_budget();
     let db = Database::new(chunks)
         .with_import_step_rows(import_step_rows(budget))
-        .with_node_cache_bytes(node_cache_bytes(budget));
+        .with_node_cache_bytes(node_cache_bytes(budget, COMMAND_NODE_CACHE_BYTES_MAX));
     match std::env::var(COMMIT_TIME_ENV)
         .ok()
         .and_then(|v| v.trim().parse::<i64>().ok())
@@ -61,12 +78,14 @@ mod tests {
 
     #[test]
     fn the_node_cache_takes_a_quarter_of_the_budget_at_most() {
-        assert_eq!(node_cache_bytes(0), rnt_merkle::NODE_CACHE_BYTES_DEFAULT);
-        assert_eq!(node_cache_bytes(128 << 20), 32 << 20);
-        assert_eq!(
-            node_cache_bytes(64 << 30),
-            rnt_merkle::NODE_CACHE_BYTES_DEFAULT
-        );
+        let command = COMMAND_NODE_CACHE_BYTES_MAX;
+        assert_eq!(node_cache_bytes(0, command), command);
+        assert_eq!(node_cache_bytes(128 << 20, command), 32 << 20);
+        assert_eq!(node_cache_bytes(64 << 30, command), command);
+        let serving = rnt_merkle::NODE_CACHE_BYTES_DEFAULT;
+        assert_eq!(node_cache_bytes(64 << 30, serving), serving);
+        assert_eq!(node_cache_bytes(2 << 30, serving), 512 << 20);
+        assert!(serving > command, "a server holds more than a command");
     }
 
     #[test]

@@ -97,7 +97,8 @@ pub fn run(context: &Context, args: ServeArgs, out: &mut dyn Write) -> anyhow::R
         eprintln!("error: internal error: {info} (this is a bug in rnt; please report it)");
     }));
     let store = crate::store_open::locate(context.store.as_deref())?;
-    let db = crate::store_open::open_at(&store, false)?;
+    let db = crate::store_open::open_at(&store, false)?
+        .with_node_cache_bytes(crate::settings::serving_node_cache_bytes());
     // A store that cannot be read is refused now, not at the first request.
     db.head()?;
     let server = Arc::new(Server {
