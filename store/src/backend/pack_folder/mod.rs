@@ -31,6 +31,7 @@
 mod durability;
 mod gc;
 mod manifest_file;
+mod mapped;
 mod place;
 mod writer;
 

@@ -3,13 +3,14 @@
 
 use super::durability::PendingSyncs;
 use super::manifest_file::{self, MANIFEST_FILE};
+use super::mapped::map_index;
 use super::writer::LocalPackWriter;
 use crate::backend::files::{
     folder_bytes, process_is_alive, read_at, remove_if_present, stamp_of, FileStamp,
 };
 use crate::backend::lock::WriterLock;
 use crate::backend::packs::manifest::{is_pack_name, Manifest, PackMeta};
-use crate::backend::packs::place::{FileKind, PackPlace, ReadError, SealedFile, Swap};
+use crate::backend::packs::place::{FileKind, MappedBytes, PackPlace, ReadError, SealedFile, Swap};
 use crate::fault;
 use crate::StoreResult;
 use std::collections::BTreeSet;
@@ -34,12 +35,17 @@ pub struct LocalPlace {
     lock: Mutex<Option<WriterLock>>,
     /// Syncs of sealed packs not yet waited for (before the next manifest rename).
     syncs: Arc<PendingSyncs>,
+    /// Whether index files are mapped (`super::mapped`) rather than read; off only in tests
+    /// of the read paths.
+    map_indexes: bool,
 }
 
 /// A sealed file of a store folder, open for reading.
 pub struct LocalFile {
     file: File,
     kind: FileKind,
+    /// Whether [`SealedFile::mapped`] maps the file (an index of a place that maps them).
+    map: bool,
 }
 
 impl LocalPlace {
@@ -51,7 +57,16 @@ impl LocalPlace {
             lock_wait,
             lock: Mutex::new(None),
             syncs: Arc::default(),
+            map_indexes: true,
         }
+    }
+
+    /// This place reading its index files instead of mapping them (tests of the read
+    /// paths, which a place that cannot map takes).
+    #[cfg(test)]
+    pub(crate) fn reading_indexes(mut self) -> LocalPlace {
+        self.map_indexes = false;
+        self
     }
 
     fn lock_slot(&self) -> MutexGuard<'_, Option<WriterLock>> {
@@ -137,7 +152,11 @@ impl PackPlace for LocalPlace {
     fn open_file(&self, meta: &PackMeta, kind: FileKind) -> Result<LocalFile, ReadError> {
         let path = self.path_of(&meta.name, kind);
         match File::open(&path) {
-            Ok(file) => Ok(LocalFile { file, kind }),
+            Ok(file) => Ok(LocalFile {
+                file,
+                kind,
+                map: self.map_indexes && kind == FileKind::Index,
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ReadError::Gone),
             Err(e) => Err(ReadError::Damaged(format!("cannot open it: {e}"))),
         }
@@ -204,6 +223,18 @@ impl SealedFile for LocalFile {
 
     fn total_len(&self) -> Result<u64, ReadError> {
         Ok(self.known_len()?.unwrap_or(0))
+    }
+
+    /// An index file is mapped (an empty one, or one that cannot be mapped, is read).
+    fn mapped(&self) -> Result<Option<MappedBytes>, ReadError> {
+        if !self.map {
+            return Ok(None);
+        }
+        let len = self.known_len()?.unwrap_or(0);
+        if len == 0 {
+            return Ok(None);
+        }
+        Ok(map_index(&self.file, len).map(|mapped| Box::new(mapped) as MappedBytes))
     }
 
     fn read_head(&self, head: usize, whole_max: u64) -> Result<(Vec<u8>, u64), ReadError> {
@@ -290,4 +321,37 @@ fn sealed_pack_name(file: &str) -> Option<&str> {
     let (stem, extension) = file.split_once('.')?;
     let sealed = matches!(extension, "pack" | "idx") && is_pack_name(stem);
     sealed.then_some(stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Index files are mapped, pack files and empty files read; a place told to read its
+    /// indexes maps none.
+    #[test]
+    fn a_folder_maps_its_index_files_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = LocalPlace::new(dir.path(), Duration::from_secs(1));
+        fs::create_dir(&place.packs_dir).unwrap();
+        let name = "0123456789abcdef0123456789abcdef";
+        let meta = PackMeta {
+            name: name.to_string(),
+            bytes: 5,
+            chunks: 0,
+        };
+        fs::write(place.path_of(name, FileKind::Index), b"index bytes").unwrap();
+        fs::write(place.path_of(name, FileKind::Pack), b"pack!").unwrap();
+        let index = place.open_file(&meta, FileKind::Index).unwrap();
+        let mapped = index.mapped().unwrap().expect("an index is mapped");
+        assert_eq!((*mapped).as_ref(), b"index bytes");
+        let pack = place.open_file(&meta, FileKind::Pack).unwrap();
+        assert!(pack.mapped().unwrap().is_none());
+        let reading = LocalPlace::new(dir.path(), Duration::from_secs(1)).reading_indexes();
+        let index = reading.open_file(&meta, FileKind::Index).unwrap();
+        assert!(index.mapped().unwrap().is_none());
+        fs::write(place.path_of(name, FileKind::Index), b"").unwrap();
+        let empty = place.open_file(&meta, FileKind::Index).unwrap();
+        assert!(empty.mapped().unwrap().is_none());
+    }
 }

@@ -65,6 +65,9 @@ pub enum Swap<V> {
 }
 
 /// A sealed file (a pack or its index), opened for reading.
+/// A sealed file's bytes in memory without a read: a local index file, mapped.
+pub type MappedBytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+
 pub trait SealedFile: Send + Sync {
     /// The file's length when the place knows it without asking (a local file; `None` on
     /// an object store, where asking costs a request). `Damaged` carries a whole sentence.
@@ -74,6 +77,12 @@ pub trait SealedFile: Send + Sync {
     /// `whole_max` bytes (or when reading files whole is the place's way), else its first
     /// `head` bytes (or all of a shorter file). `Damaged` carries a whole sentence.
     fn read_head(&self, head: usize, whole_max: u64) -> Result<(Vec<u8>, u64), ReadError>;
+
+    /// The whole file in memory without reading it, when the place can (a local index
+    /// file, mapped: `pack_folder/mapped.rs`); `None` when it is to be read.
+    fn mapped(&self) -> Result<Option<MappedBytes>, ReadError> {
+        Ok(None)
+    }
 
     /// The file's length, asked of the place if need be (a scan of a pack without its index
     /// needs it). `Damaged` carries a whole sentence.

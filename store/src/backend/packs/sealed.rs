@@ -13,7 +13,7 @@
 
 use super::index::{Entry, IndexHeader, BUCKETS, ENTRY_BYTES, HEADER_BYTES};
 use super::manifest::PackMeta;
-use super::place::{FileKind, PackPlace, ReadError, SealedFile};
+use super::place::{FileKind, MappedBytes, PackPlace, ReadError, SealedFile};
 use super::record;
 use super::scan::{scan_pack, Scan};
 use crate::{Address, StoreError, StoreResult};
@@ -77,10 +77,28 @@ struct Opened<F> {
 
 /// Where the index's entries are read from.
 enum IndexBytes<F> {
-    /// The whole index, read at once.
-    Whole(Vec<u8>),
+    /// The whole index, read at once or mapped.
+    Whole(WholeIndex),
     /// The index file, a bucket at a time.
     File(F),
+}
+
+/// A whole index in memory.
+enum WholeIndex {
+    /// Read into memory (a small index, one just written, or one on an object store).
+    Read(Vec<u8>),
+    /// Mapped (a local index file): lookups touch only the pages they search.
+    Mapped(MappedBytes),
+}
+
+impl std::ops::Deref for WholeIndex {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            WholeIndex::Read(bytes) => bytes,
+            WholeIndex::Mapped(mapped) => (**mapped).as_ref(),
+        }
+    }
 }
 
 /// What a pack's index says about the pack, for `rnt fsck`.
@@ -191,11 +209,23 @@ impl<P: PackPlace> SealedPack<P> {
     /// of the length the manifest lists.
     fn read_index(&self, place: &P) -> Result<(IndexHeader, IndexBytes<P::File>), ReadError> {
         let (file, start, index_bytes) = match &self.written_index {
-            Some(written) => (None, written.clone(), written.len() as u64),
+            Some(written) => (
+                None,
+                WholeIndex::Read(written.clone()),
+                written.len() as u64,
+            ),
             None => {
                 let file = place.open_file(&self.meta, FileKind::Index)?;
-                let (start, index_bytes) = file.read_head(HEADER_BYTES, WHOLE_INDEX_BYTES_MAX)?;
-                (Some(file), start, index_bytes)
+                match file.mapped()? {
+                    Some(mapped) => {
+                        let len = (*mapped).as_ref().len() as u64;
+                        (None, WholeIndex::Mapped(mapped), len)
+                    }
+                    None => {
+                        let (start, len) = file.read_head(HEADER_BYTES, WHOLE_INDEX_BYTES_MAX)?;
+                        (Some(file), WholeIndex::Read(start), len)
+                    }
+                }
             }
         };
         let header = IndexHeader::parse(&start, index_bytes).map_err(ReadError::Damaged)?;
@@ -707,7 +737,8 @@ mod tests {
         }
     }
 
-    /// Small indexes are read whole, large ones a bucket at a time: both sizes.
+    /// Small indexes are read whole, large ones a bucket at a time (where a place reads
+    /// them rather than mapping them): both sizes.
     #[allow(clippy::cast_possible_truncation)]
     const SIZES: [u32; 2] = [
         1000,
@@ -725,8 +756,9 @@ mod tests {
                 std::fs::write(packs_dir.join(format!("{name}.pack")), pack).unwrap();
                 std::fs::write(packs_dir.join(format!("{name}.idx")), index).unwrap();
             }
-            let place = LocalPlace::new(dir.path(), Duration::from_secs(1));
-            check_index_checks(&place, &list, pack_bytes);
+            let mapping = LocalPlace::new(dir.path(), Duration::from_secs(1));
+            check_index_checks(&mapping, &list, pack_bytes);
+            check_index_checks(&mapping.reading_indexes(), &list, pack_bytes);
         }
     }
 
