@@ -128,6 +128,7 @@ impl<P: PackPlace> Packs<P> {
         merged: &mut PendingPack<P::Writer>,
     ) -> StoreResult<bool> {
         let mut buffer = Vec::new();
+        merged.reserve(run.iter().map(|pack| pack.chunks_hint()).sum());
         for pack in run.iter().rev() {
             let Ok(entries) = pack.all_entries(self.place())? else {
                 return Ok(false);

@@ -23,6 +23,13 @@ impl<W: PackWriter> PendingPack<W> {
         }
     }
 
+    /// Makes room for `additional` more records' entries at once (a merge knows how many
+    /// it copies), rather than growing the map by doubling: each doubling is a fresh table
+    /// the kernel zeroes, and the last of them holds every entry.
+    pub fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+    }
+
     /// Bytes of the pack so far.
     pub fn len(&self) -> u64 {
         self.writer.len()

@@ -402,6 +402,14 @@ impl<P: PackPlace> SealedPack<P> {
         matches!(self.lookup(place, address), Ok(Ok(Some(_))))
     }
 
+    /// How many chunks the manifest says the pack holds, for sizing what holds its entries:
+    /// a hint, no more than its records could be (a damaged manifest's count is not
+    /// trusted for an allocation).
+    pub fn chunks_hint(&self) -> usize {
+        let records_max = self.meta.bytes / record::RECORD_HEADER_BYTES as u64;
+        usize::try_from(self.meta.chunks.min(records_max)).unwrap_or(0)
+    }
+
     /// Every entry, in address order (the index's, or a scan's when it cannot be used), or
     /// what was wrong. A pack whose index is gone while the manifest still lists it (the
     /// caller holds the manifest it works on) is scanned.
@@ -409,7 +417,7 @@ impl<P: PackPlace> SealedPack<P> {
         if let Err(Problem::Damaged(detail)) = self.recover(place)? {
             return Ok(Err(detail));
         }
-        let mut all = Vec::new();
+        let mut all = Vec::with_capacity(self.chunks_hint());
         for first in 0..=u8::MAX {
             match self.bucket(place, first)? {
                 Ok(entries) => all.extend_from_slice(&entries),
@@ -690,6 +698,20 @@ mod tests {
             bytes,
             chunks: chunks as u64,
         }
+    }
+
+    /// The manifest's chunk count sizes allocations only as far as the pack's bytes could
+    /// hold that many records.
+    #[test]
+    fn a_chunks_hint_is_bounded_by_the_packs_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = LocalPlace::new(dir.path(), Duration::from_secs(1));
+        let listed = SealedPack::new(meta(GOOD, 10_000, 12), &place);
+        assert_eq!(listed.chunks_hint(), 12);
+        let mut lying = meta(GOOD, 1_000, 0);
+        lying.chunks = u64::MAX;
+        let lying = SealedPack::new(lying, &place);
+        assert_eq!(lying.chunks_hint(), 1_000 / record::RECORD_HEADER_BYTES);
     }
 
     /// A whole index parses to its sorted entries; another pack length, a record past the
