@@ -3,7 +3,7 @@
 //! A cold process looks chunks up in every pack's index, newest first, and so meets nearly
 //! every bucket of every index. Read, that is the whole of every index copied into fresh
 //! memory each process (or, past `WHOLE_INDEX_BYTES_MAX`, a checked bucket at a time): on a
-//! store 400 commits old (two 6 MB indexes) it was 11 ms of a 42 ms CLI commit. Mapped,
+//! store 380 commits old (two 6 MB indexes) it was 11 ms of a 43 ms CLI commit. Mapped,
 //! a lookup touches only the pages its binary search lands on, straight from the page
 //! cache, with no copy and no zeroing.
 //!

@@ -128,7 +128,11 @@ impl<P: PackPlace> Packs<P> {
         merged: &mut PendingPack<P::Writer>,
     ) -> StoreResult<bool> {
         let mut buffer = Vec::new();
-        merged.reserve(run.iter().map(|pack| pack.chunks_hint()).sum());
+        let mut entries = 0usize;
+        for pack in run {
+            entries = entries.saturating_add(pack.entries_hint(self.place())?);
+        }
+        merged.reserve(entries);
         for pack in run.iter().rev() {
             let Ok(entries) = pack.all_entries(self.place())? else {
                 return Ok(false);

@@ -64,10 +64,10 @@ pub enum Swap<V> {
     },
 }
 
-/// A sealed file (a pack or its index), opened for reading.
 /// A sealed file's bytes in memory without a read: a local index file, mapped.
 pub type MappedBytes = Box<dyn AsRef<[u8]> + Send + Sync>;
 
+/// A sealed file (a pack or its index), opened for reading.
 pub trait SealedFile: Send + Sync {
     /// The file's length when the place knows it without asking (a local file; `None` on
     /// an object store, where asking costs a request). `Damaged` carries a whole sentence.

@@ -402,12 +402,17 @@ impl<P: PackPlace> SealedPack<P> {
         matches!(self.lookup(place, address), Ok(Ok(Some(_))))
     }
 
-    /// How many chunks the manifest says the pack holds, for sizing what holds its entries:
-    /// a hint, no more than its records could be (a damaged manifest's count is not
-    /// trusted for an allocation).
-    pub fn chunks_hint(&self) -> usize {
-        let records_max = self.meta.bytes / record::RECORD_HEADER_BYTES as u64;
-        usize::try_from(self.meta.chunks.min(records_max)).unwrap_or(0)
+    /// How many entries the pack's index lists, for sizing what will hold them: its
+    /// header's count, which the index file's length vouches for (a count the file is not
+    /// long enough to hold is damage, and sizes nothing); 0 when the index cannot be used.
+    pub fn entries_hint(&self, place: &P) -> StoreResult<usize> {
+        Ok(match self.opened(place, false)? {
+            Ok(Opened {
+                index: Some((header, _)),
+                ..
+            }) => header.count as usize,
+            _ => 0,
+        })
     }
 
     /// Every entry, in address order (the index's, or a scan's when it cannot be used), or
@@ -417,7 +422,7 @@ impl<P: PackPlace> SealedPack<P> {
         if let Err(Problem::Damaged(detail)) = self.recover(place)? {
             return Ok(Err(detail));
         }
-        let mut all = Vec::with_capacity(self.chunks_hint());
+        let mut all = Vec::with_capacity(self.entries_hint(place)?);
         for first in 0..=u8::MAX {
             match self.bucket(place, first)? {
                 Ok(entries) => all.extend_from_slice(&entries),
@@ -700,18 +705,24 @@ mod tests {
         }
     }
 
-    /// The manifest's chunk count sizes allocations only as far as the pack's bytes could
-    /// hold that many records.
+    /// An index's entry count sizes allocations only when the index file is long enough to
+    /// hold that many entries.
     #[test]
-    fn a_chunks_hint_is_bounded_by_the_packs_bytes() {
+    fn an_entries_hint_is_vouched_for_by_the_index_length() {
         let dir = tempfile::tempdir().unwrap();
+        let packs_dir = dir.path().join(PACKS_DIR);
+        std::fs::create_dir(&packs_dir).unwrap();
+        let (list, pack_bytes, packs) = files(100);
+        for (name, pack, index) in packs {
+            std::fs::write(packs_dir.join(format!("{name}.pack")), pack).unwrap();
+            std::fs::write(packs_dir.join(format!("{name}.idx")), index).unwrap();
+        }
         let place = LocalPlace::new(dir.path(), Duration::from_secs(1));
-        let listed = SealedPack::new(meta(GOOD, 10_000, 12), &place);
-        assert_eq!(listed.chunks_hint(), 12);
-        let mut lying = meta(GOOD, 1_000, 0);
-        lying.chunks = u64::MAX;
-        let lying = SealedPack::new(lying, &place);
-        assert_eq!(lying.chunks_hint(), 1_000 / record::RECORD_HEADER_BYTES);
+        let good = SealedPack::new(meta(GOOD, pack_bytes, list.len()), &place);
+        assert_eq!(good.entries_hint(&place).unwrap(), list.len());
+        // The cut index claims its full count in a header its length does not match.
+        let cut = SealedPack::new(meta(CUT, pack_bytes, usize::MAX), &place);
+        assert_eq!(cut.entries_hint(&place).unwrap(), 0);
     }
 
     /// A whole index parses to its sorted entries; another pack length, a record past the
