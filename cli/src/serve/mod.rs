@@ -99,6 +99,7 @@ pub fn run(context: &Context, args: ServeArgs, out: &mut dyn Write) -> anyhow::R
     let store = crate::store_open::locate(context.store.as_deref())?;
     let db = crate::store_open::open_at(&store, false)?
         .with_node_cache_bytes(crate::settings::serving_node_cache_bytes());
+    crate::memory::tune_for_a_long_life();
     // A store that cannot be read is refused now, not at the first request.
     db.head()?;
     let server = Arc::new(Server {
