@@ -15,6 +15,7 @@ mod output;
 mod progress;
 mod serve;
 mod settings;
+mod store_id;
 mod store_open;
 mod time;
 

@@ -180,6 +180,7 @@ pub fn create(explicit: Option<&Path>, backend: BackendKind) -> anyhow::Result<P
             return Err(DbError::user(format!("a store already exists at {url}")).into());
         }
         ObjectChunkStore::create(url, &object_config()).map_err(DbError::from)?;
+        give_object_store_an_id(url)?;
         return Ok(PathBuf::from(url));
     }
     let path = match explicit {
@@ -206,7 +207,28 @@ pub fn create(explicit: Option<&Path>, backend: BackendKind) -> anyhow::Result<P
         }
     }
     create_store(&path, backend).map_err(DbError::from)?;
+    crate::store_id::ensure(&crate::store_id::Holder::Folder(&path))?;
     Ok(path.canonicalize().unwrap_or(path))
+}
+
+/// Gives the new object store at `url` its id (see `store_id`).
+fn give_object_store_an_id(url: &str) -> anyhow::Result<()> {
+    let store = ObjectChunkStore::open(url, &object_options()).map_err(DbError::from)?;
+    crate::store_id::ensure(&crate::store_id::Holder::Notes(&store))?;
+    Ok(())
+}
+
+/// The id of the store at `path` whose database is `db` (see `store_id`), if it has one.
+pub fn store_id(path: &Path, db: &Database) -> Option<String> {
+    crate::store_id::read(&id_holder(path, db))
+}
+
+/// Where the store at `path`, opened as `db`, keeps its id.
+pub fn id_holder<'a>(path: &'a Path, db: &'a Database) -> crate::store_id::Holder<'a> {
+    match object_store_url(path) {
+        Some(_) => crate::store_id::Holder::Notes(db.chunks().as_ref()),
+        None => crate::store_id::Holder::Folder(path),
+    }
 }
 
 /// Where a remote is, as `remote add` and `clone` record it: an object-store URL as given
@@ -301,7 +323,7 @@ pub fn create_remote_if_vacant(location: &str) -> anyhow::Result<bool> {
             .into());
         }
         return match ObjectChunkStore::create(location, &config) {
-            Ok(()) => Ok(true),
+            Ok(()) => give_object_store_an_id(location).map(|()| true),
             Err(_) if ObjectChunkStore::exists(location, &config).unwrap_or(false) => Ok(false),
             Err(error) => Err(DbError::from(error).into()),
         };
@@ -317,7 +339,7 @@ pub fn create_remote_if_vacant(location: &str) -> anyhow::Result<bool> {
         .into());
     }
     match create_store(path, BackendKind::Packs) {
-        Ok(()) => Ok(true),
+        Ok(()) => crate::store_id::ensure(&crate::store_id::Holder::Folder(path)).map(|_| true),
         Err(_) if is_store(path) => Ok(false),
         Err(error) => Err(DbError::from(error).into()),
     }

@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::http::{get, request};
 use common::{Rng, Shop};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -20,65 +21,6 @@ fn env_count(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// An HTTP answer.
-struct Answer {
-    status: u16,
-    body: String,
-}
-
-impl Answer {
-    fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-}
-
-/// Sends one request (`Connection: close`) and reads the whole answer.
-fn request(address: &str, method: &str, path: &str, token: Option<&str>, body: &[u8]) -> Answer {
-    let mut stream = TcpStream::connect(address).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        unchunk(body)
-    } else {
-        body.to_string()
-    };
-    Answer { status, body }
-}
-
-/// The body of a chunked answer.
-fn unchunk(mut text: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = text.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if size == 0 {
-            break;
-        }
-        out.push_str(&rest[..size]);
-        text = &rest[size + 2..];
-    }
-    out
-}
-
-fn get(address: &str, path: &str) -> Answer {
-    request(address, "GET", path, None, b"")
 }
 
 /// A store with orders and a view over them, served.
@@ -100,6 +42,20 @@ relation orders(id: int, customer: int, amount: int) key(id).
 view per_customer(customer: int, total: int, n: int).
 per_customer(c, sum(a), count()) :- orders(_, c, a).
 ";
+
+impl Served {
+    /// The writing server's secret, from its entry (`.rnt/server`): a write token.
+    fn secret(&self) -> String {
+        entry_secret(&self.shop)
+    }
+}
+
+/// The secret in the store's server entry.
+fn entry_secret(shop: &Shop) -> String {
+    let entry = std::fs::read_to_string(shop.store().join("server")).expect("the server entry");
+    let entry: serde_json::Value = serde_json::from_str(&entry).expect("the entry is JSON");
+    entry["secret"].as_str().expect("a secret").to_string()
+}
 
 fn served(extra: &[&str]) -> Served {
     served_with(&[], extra)
@@ -165,7 +121,7 @@ fn the_api_answers_in_the_cli_json_shapes() {
         &s.address,
         "POST",
         "/api/commit?message=api",
-        None,
+        Some(&s.secret()),
         b"+orders(3, 8, 1)\n",
     );
     assert_eq!(committed.status, 200, "{}", committed.body);
@@ -192,7 +148,7 @@ fn the_api_answers_in_the_cli_json_shapes() {
         &s.address,
         "POST",
         "/api/commit?message=x",
-        None,
+        Some(&s.secret()),
         b"+nope(1)\n",
     );
     assert_eq!(bad.status, 400, "{}", bad.body);
@@ -218,7 +174,7 @@ fn sql_over_http_is_a_commit_and_a_query() {
         &s.address,
         "POST",
         "/api/sql",
-        None,
+        Some(&s.secret()),
         b"INSERT INTO orders VALUES (9, 1, 4)",
     );
     assert_eq!(inserted.status, 200, "{}", inserted.body);
@@ -226,7 +182,7 @@ fn sql_over_http_is_a_commit_and_a_query() {
         &s.address,
         "POST",
         "/api/sql",
-        None,
+        Some(&s.secret()),
         b"SELECT amount FROM orders WHERE id = 9",
     );
     assert_eq!(answer.status, 200, "{}", answer.body);
@@ -436,7 +392,7 @@ fn a_cli_writer_beside_the_server_is_safe_and_a_dead_servers_entry_is_ignored() 
         &s.address,
         "POST",
         "/api/commit?message=a",
-        None,
+        Some(&s.secret()),
         b"+orders(3, 1, 1)\n",
     );
     s.shop
@@ -565,6 +521,7 @@ fn readers_and_writers_at_once_lose_nothing() {
     let end = Instant::now() + Duration::from_secs(seconds);
     let acknowledged = std::sync::Mutex::new(Vec::new());
     let errors = std::sync::atomic::AtomicU64::new(0);
+    let secret = s.secret();
     std::thread::scope(|scope| {
         for _ in 0..readers {
             scope.spawn(|| {
@@ -577,6 +534,7 @@ fn readers_and_writers_at_once_lose_nothing() {
         }
         for writer in 0..writers {
             let (acknowledged, errors, address) = (&acknowledged, &errors, &s.address);
+            let secret = &secret;
             scope.spawn(move || {
                 let mut n = 0;
                 while Instant::now() < end {
@@ -586,7 +544,7 @@ fn readers_and_writers_at_once_lose_nothing() {
                         address,
                         "POST",
                         &format!("/api/commit?message={message}"),
-                        None,
+                        Some(secret),
                         format!("+orders({id}, {writer}, 1)\n").as_bytes(),
                     );
                     match answer.status {

@@ -1,7 +1,13 @@
-//! Who may do what: a server on 127.0.0.1 or ::1 may run without tokens; any other address
+//! Who may do what. A server on 127.0.0.1 or ::1 may run without tokens; any other address
 //! needs `--token-file`, whose lines are `read TOKEN` or `write TOKEN`, and then every
-//! request carries one (`Authorization: Bearer TOKEN`). The server's own entry token (see
-//! `entry`) is a write token.
+//! request carries one (`Authorization: Bearer TOKEN`, any case of `Bearer`; the Postgres
+//! password). The writing server's own secret (in its entry, see `entry`) is a write token.
+//!
+//! On a server without tokens, HTTP reads are open to every local program, and HTTP writes
+//! (`/api/cli` included) need the entry's secret: a web page cannot send an `Authorization`
+//! header without a preflight, and the cross-site checks refuse what it can send. An
+//! unknown token gets nothing. The Postgres protocol stays open there (no browser speaks
+//! it; an HTTP request sent to its port fails the startup packet's length check).
 
 use rnt_db::DbError;
 use std::collections::BTreeMap;
@@ -42,16 +48,34 @@ impl Tokens {
         }
     }
 
-    /// What `presented` (a bearer token, if any) allows; `entry` is the server's own
-    /// token, which allows writing.
-    pub fn access(&self, presented: Option<&str>, entry: Option<&str>) -> Option<Access> {
-        if presented.is_some() && presented == entry {
-            return Some(Access::Write);
+    /// What `presented` (a bearer token, if any) allows over HTTP; `secret` is the writing
+    /// server's own (see `entry`), which allows writing. Without a token file, no token
+    /// allows reading and an unknown token allows nothing.
+    pub fn access(&self, presented: Option<&str>, secret: Option<&str>) -> Option<Access> {
+        if let (Some(presented), Some(secret)) = (presented, secret) {
+            if super::identity::same_secret(presented, secret) {
+                return Some(Access::Write);
+            }
         }
-        match &self.tokens {
-            None => Some(Access::Write),
-            Some(tokens) => presented.and_then(|token| tokens.get(token).copied()),
+        match (&self.tokens, presented) {
+            (None, None) => Some(Access::Read),
+            (None, Some(_)) => None,
+            (Some(tokens), presented) => presented.and_then(|token| tokens.get(token).copied()),
         }
+    }
+
+    /// What a Postgres connection whose password is `presented` may do (`None` when no
+    /// password was asked for): on a server without tokens, everything.
+    pub fn postgres_access(&self, presented: Option<&str>, secret: Option<&str>) -> Option<Access> {
+        match (&self.tokens, presented) {
+            (None, None) => Some(Access::Write),
+            _ => self.access(presented, secret),
+        }
+    }
+
+    /// Whether every connection must present a token.
+    pub fn required(&self) -> bool {
+        self.tokens.is_some()
     }
 }
 
@@ -141,9 +165,27 @@ mod tests {
         assert_eq!(tokens.access(Some("nope"), None), None);
         assert_eq!(tokens.access(None, None), None);
         assert_eq!(tokens.access(Some("e"), Some("e")), Some(Access::Write));
+        assert_eq!(tokens.access(Some("e"), Some("f")), None);
         std::fs::write(&file, "admin xxxxxxxxxxxxxxxxxxxx\n").unwrap();
         assert!(Tokens::for_address("0.0.0.0:1".parse().unwrap(), Some(&file)).is_err());
         std::fs::write(&file, "read short\n").unwrap();
         assert!(Tokens::for_address("0.0.0.0:1".parse().unwrap(), Some(&file)).is_err());
+    }
+
+    #[test]
+    fn without_tokens_anyone_reads_and_only_the_secret_writes_over_http() {
+        let open = Tokens::for_address("127.0.0.1:1".parse().unwrap(), None).unwrap();
+        assert_eq!(open.access(None, Some("secret")), Some(Access::Read));
+        assert_eq!(
+            open.access(Some("secret"), Some("secret")),
+            Some(Access::Write)
+        );
+        assert_eq!(open.access(Some("guess"), Some("secret")), None);
+        assert_eq!(open.access(Some("guess"), None), None);
+        assert_eq!(
+            open.postgres_access(None, Some("secret")),
+            Some(Access::Write)
+        );
+        assert!(!open.required());
     }
 }

@@ -6,12 +6,14 @@
 //! `--`, so no query string can point a command at another store or file.
 
 use super::access::Access;
+use super::connections::{Activity, Phase};
+use super::cross_site::{self, Hosts};
 use super::invoke::{invoke, Outcome, Request};
 use super::Server;
 use crate::output::Json;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -27,20 +29,28 @@ pub const BODY_BYTES_MAX: usize = 256 << 20;
 pub struct AppState {
     /// The server.
     pub server: Arc<Server>,
-    /// The server's own token (in its entry), if it has one.
-    pub entry_token: Arc<Option<String>>,
+    /// The names requests may give as their `Host`.
+    pub hosts: Arc<Hosts>,
 }
 
 /// A request's query parameters.
 pub type Params = Query<BTreeMap<String, String>>;
 
-/// Every route of the server.
-pub fn router(server: Arc<Server>, entry_token: Option<String>) -> Router {
+/// The page that answers without a token: a command asks it before it trusts the server.
+const IDENTITY_PATH: &str = "/api/identity";
+
+/// What the web view may load: its own inline stylesheet, nothing else (no scripts, no
+/// frames around it, forms only to itself).
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// Every route of the server, for requests sent to `hosts`.
+pub fn router(server: Arc<Server>, hosts: Hosts) -> Router {
     let state = AppState {
         server,
-        entry_token: Arc::new(entry_token),
+        hosts: Arc::new(hosts),
     };
     Router::new()
+        .route(IDENTITY_PATH, get(super::identity::identity))
         .route("/api/status", get(status))
         .route("/api/log", get(log))
         .route("/api/relations/{name}", get(relation))
@@ -54,7 +64,7 @@ pub fn router(server: Arc<Server>, entry_token: Option<String>) -> Router {
         .route("/api/subscribe/{name}", get(super::subscribe::subscribe))
         .merge(super::web::routes())
         .fallback(not_found)
-        .layer(middleware::from_fn_with_state(state.clone(), authorize))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
         .layer(DefaultBodyLimit::max(BODY_BYTES_MAX))
         .with_state(state)
 }
@@ -74,11 +84,12 @@ async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, "no such page")
 }
 
-/// The token a request carries: `Authorization: Bearer TOKEN`, or the `rnt_token` cookie
-/// (a browser's way).
+/// The token a request carries: `Authorization: Bearer TOKEN` (the scheme in any case,
+/// RFC 9110 §11.1), or the `rnt_token` cookie (a browser's way).
 fn presented_token(headers: &HeaderMap) -> Option<&str> {
     if let Some(value) = headers.get(header::AUTHORIZATION) {
-        return value.to_str().ok()?.strip_prefix("Bearer ").map(str::trim);
+        let (scheme, token) = value.to_str().ok()?.trim().split_once(' ')?;
+        return scheme.eq_ignore_ascii_case("bearer").then(|| token.trim());
     }
     let cookies = headers.get(header::COOKIE)?.to_str().ok()?;
     cookies
@@ -88,23 +99,95 @@ fn presented_token(headers: &HeaderMap) -> Option<&str> {
         .map(|(_, value)| value)
 }
 
-/// Lets a request through when its token allows it: reads need a read or write token,
-/// anything else a write token.
-async fn authorize(
+/// The answer refusing a request (boxed: a response is large, and refusals are rare).
+type Refused = Box<Response>;
+
+/// A JSON error answer, boxed as a refusal.
+fn refuse(status: StatusCode, message: &str) -> Refused {
+    Box::new(error(status, message))
+}
+
+/// Every request passes here first: its `Host` and, for a change, its origin (see
+/// `cross_site`), then its token (reads need a read or write token, anything else a write
+/// token; the identity page none); its body is taken whole before a command runs for it.
+/// The connection's phase follows (see `connections`), and every answer carries the
+/// security headers.
+async fn guard(
     State(state): State<AppState>,
     request: axum::extract::Request,
     next: Next,
 ) -> Response {
+    let activity = request.extensions().get::<Arc<Activity>>().cloned();
+    let mut answer = match admit(&state, request).await {
+        Ok(request) => {
+            if let Some(activity) = &activity {
+                activity.enter(Phase::Busy);
+            }
+            next.run(request).await
+        }
+        Err(refused) => *refused,
+    };
+    if let Some(activity) = &activity {
+        activity.enter(Phase::Idle);
+    }
+    let headers = answer.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    answer
+}
+
+/// The request, its body taken whole, when it may go on; else the answer refusing it.
+async fn admit(
+    state: &AppState,
+    request: axum::extract::Request,
+) -> Result<axum::extract::Request, Refused> {
+    let host = match request.headers().get(header::HOST).map(HeaderValue::to_str) {
+        None => None,
+        Some(Ok(host)) => Some(host.to_string()),
+        Some(Err(_)) => {
+            return Err(refuse(
+                StatusCode::BAD_REQUEST,
+                "the Host header is not text",
+            ))
+        }
+    };
+    if !state.hosts.accepts(host.as_deref()) {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "this server does not answer for host {} (give it --allow-host NAME to answer to a name)",
+                rnt_db::diagnostic::clip(host.as_deref().unwrap_or(""))
+            ),
+        ));
+    }
+    if let Some(why) = cross_site::refusal(request.method(), request.headers(), host.as_deref()) {
+        return Err(refuse(StatusCode::FORBIDDEN, &why));
+    }
+    if request.uri().path() != IDENTITY_PATH {
+        authorize(state, &request)?;
+    }
+    take_body(request).await
+}
+
+/// Refuses a request whose token does not allow what it asks.
+fn authorize(state: &AppState, request: &axum::extract::Request) -> Result<(), Refused> {
     let needed = match *request.method() {
         Method::GET | Method::HEAD => Access::Read,
         _ => Access::Write,
     };
     let presented = presented_token(request.headers());
-    match state
-        .server
-        .tokens
-        .access(presented, state.entry_token.as_deref())
-    {
+    let server = &state.server;
+    match server.tokens.access(presented, server.secret.as_deref()) {
         None => {
             let mut answer = error(
                 StatusCode::UNAUTHORIZED,
@@ -112,12 +195,47 @@ async fn authorize(
             );
             answer.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
-                header::HeaderValue::from_static("Bearer"),
+                HeaderValue::from_static("Bearer"),
             );
-            answer
+            Err(Box::new(answer))
         }
-        Some(access) if access < needed => error(StatusCode::FORBIDDEN, "this token may only read"),
-        Some(_) => next.run(request).await,
+        Some(access) if access < needed && presented.is_none() => Err(refuse(
+            StatusCode::UNAUTHORIZED,
+            "a change needs a write token: Authorization: Bearer TOKEN (a server without --token-file takes the secret in its entry, .rnt/server)",
+        )),
+        Some(access) if access < needed => Err(refuse(StatusCode::FORBIDDEN, "this token may only read")),
+        Some(_) => Ok(()),
+    }
+}
+
+/// The request with its body read whole (the connection is *reading* meanwhile, so a body
+/// that stalls is cut off; see `connections`).
+async fn take_body(request: axum::extract::Request) -> Result<axum::extract::Request, Refused> {
+    let has_body = request.headers().contains_key(header::TRANSFER_ENCODING)
+        || request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0");
+    if !has_body {
+        return Ok(request);
+    }
+    if let Some(activity) = request.extensions().get::<Arc<Activity>>() {
+        activity.enter(Phase::Reading);
+    }
+    let (parts, body) = request.into_parts();
+    match axum::body::to_bytes(body, BODY_BYTES_MAX).await {
+        Ok(bytes) => Ok(axum::extract::Request::from_parts(
+            parts,
+            axum::body::Body::from(bytes),
+        )),
+        Err(_) => Err(refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!(
+                "the body was cut short or is over {} MiB",
+                BODY_BYTES_MAX >> 20
+            ),
+        )),
     }
 }
 

@@ -1,10 +1,12 @@
-//! The entry a running server leaves in the store (`server`: a file in a store folder, a
-//! side object `notes/server` under an object store's prefix): its HTTP address, the write
-//! token the store's own users present (the store is theirs), and whether it takes writes.
-//! `rnt` commands on the store read it to go through the server; an entry whose server does
-//! not answer is ignored, so a killed server never gets in the way. No transfer copies it:
-//! a clone never names the original's server.
+//! The entry the writing server leaves in the store (`server`: a file in a store folder,
+//! readable by its owner only; a side object `notes/server` under an object store's prefix):
+//! its HTTP address, the store's id, the machine and pid it runs as, and a secret made at
+//! each start. `rnt` commands on the store read it to go through the server, after the
+//! server proves it holds the secret (see `identity`); a stale entry is replaced. A
+//! read-only server leaves none (any number may serve one store: replicas). No transfer
+//! copies it: a clone never names the original's server.
 
+use super::identity::{self, Answer};
 use super::Server;
 use crate::output::Json;
 use rnt_db::DbError;
@@ -26,40 +28,69 @@ enum Place {
     Note(Arc<dyn ChunkStore>),
 }
 
-/// A running server, as its entry names it.
+/// The writing server, as its entry names it.
 #[derive(Clone)]
 pub struct Entry {
     /// Where it listens for HTTP.
     pub http: SocketAddr,
-    /// The write token for the store's own users.
-    pub token: String,
-    /// Whether it refuses writes.
-    pub read_only: bool,
+    /// The id of the store it serves (see `store_id`).
+    pub store_id: String,
+    /// The machine it runs on (see [`identity::this_machine`]).
+    pub machine: String,
+    /// Its process id, on that machine.
+    pub pid: u32,
+    /// The secret made at its start: a write token, and the key of its proofs.
+    pub secret: String,
     /// Where the entry is kept.
     place: Place,
 }
 
+/// What an entry found in a store comes to, for a command about to use it.
+pub enum Found {
+    /// Its server proved it is the one named: go through it.
+    Serving,
+    /// It names a server on another machine: not for this one, left as it is.
+    Elsewhere,
+    /// Its server is gone, or something else answers there (the reason): replaced.
+    Stale(String),
+    /// Its server's process lives but did not answer in time: left as it is.
+    Silent,
+}
+
 impl Entry {
-    /// Records `server`, listening at `http`, in its store folder (an object store has no
-    /// folder to hold it: `None`). Refuses when another server answers for the store.
+    /// Records `server`, listening at `http`, in its store; `None` for a read-only server
+    /// (never named) and for a store that keeps no entry. Refuses when the entry names a
+    /// server that proves it serves this store; any other entry is replaced.
     pub fn record(server: &Server, http: SocketAddr) -> anyhow::Result<Option<Entry>> {
+        let Some(secret) = server.secret.clone() else {
+            return Ok(None);
+        };
         let place = match crate::store_open::object_store_url(&server.store) {
             Some(_) => Place::Note(Arc::clone(server.db.chunks())),
             None => Place::File(server.store.join(ENTRY_FILE)),
         };
         if let Some(other) = Entry::read_at(&place) {
-            if other.answers() {
-                return Err(DbError::user(format!(
-                    "a server already serves this store at http://{}",
-                    other.http
-                ))
-                .into());
+            match other.judge(&server.store_id) {
+                Found::Serving => {
+                    return Err(DbError::user(format!(
+                        "a server already serves this store at http://{} (pid {}); a second one may serve it with --read-only",
+                        other.http, other.pid
+                    ))
+                    .into())
+                }
+                Found::Elsewhere => eprintln!(
+                    "note: the store named a server on another machine ({}); it names this one now",
+                    other.machine
+                ),
+                Found::Stale(_) | Found::Silent => {}
             }
         }
         let entry = Entry {
             http,
-            token: fresh_token(),
-            read_only: server.read_only,
+            store_id: server.store_id.clone(),
+            machine: identity::this_machine(),
+            pid: std::process::id(),
+            secret,
             place,
         };
         if !entry.write()? {
@@ -86,16 +117,36 @@ impl Entry {
         let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
         Some(Entry {
             http: value.get("http")?.as_str()?.parse().ok()?,
-            token: value.get("token")?.as_str()?.to_string(),
-            read_only: value.get("read_only")?.as_bool()?,
+            store_id: value.get("store_id")?.as_str()?.to_string(),
+            machine: value.get("machine")?.as_str()?.to_string(),
+            pid: u32::try_from(value.get("pid")?.as_u64()?).ok()?,
+            secret: value.get("secret")?.as_str()?.to_string(),
             place: place.clone(),
         })
     }
 
-    /// Whether something accepts connections at the entry's address.
-    pub fn answers(&self) -> bool {
-        std::net::TcpStream::connect_timeout(&self.http, std::time::Duration::from_millis(200))
-            .is_ok()
+    /// What this entry comes to for a command on the store whose id is `store_id`: asks
+    /// the server it names, when that is on this machine.
+    pub fn judge(&self, store_id: &str) -> Found {
+        if self.machine != identity::this_machine() {
+            return Found::Elsewhere;
+        }
+        if self.store_id != store_id {
+            return Found::Stale(format!(
+                "the entry names store {}, not this store ({store_id})",
+                self.store_id
+            ));
+        }
+        match identity::ask(self, store_id, false).0 {
+            Answer::Proven => Found::Serving,
+            Answer::Other(why) => Found::Stale(format!("at http://{}: {why}", self.http)),
+            Answer::Nobody => Found::Stale(format!("nothing answers at http://{}", self.http)),
+            Answer::Silent if process_lives(self.pid) => Found::Silent,
+            Answer::Silent => Found::Stale(format!(
+                "its process ({}) is gone and something silent holds http://{}",
+                self.pid, self.http
+            )),
+        }
     }
 
     /// Writes the entry: in a folder, a temporary file readable by its owner only, renamed
@@ -103,9 +154,10 @@ impl Entry {
     fn write(&self) -> anyhow::Result<bool> {
         let json = Json::object([
             ("http", Json::Str(self.http.to_string())),
-            ("token", Json::Str(self.token.clone())),
-            ("read_only", Json::Bool(self.read_only)),
-            ("pid", Json::UInt(u64::from(std::process::id()))),
+            ("store_id", Json::Str(self.store_id.clone())),
+            ("machine", Json::Str(self.machine.clone())),
+            ("pid", Json::UInt(u64::from(self.pid))),
+            ("secret", Json::Str(self.secret.clone())),
         ]);
         let path = match &self.place {
             Place::Note(chunks) => {
@@ -128,10 +180,10 @@ impl Entry {
         Ok(true)
     }
 
-    /// Removes the entry, if it is still this server's.
+    /// Removes the entry, if it is still the one this names (the same secret).
     pub fn remove(&self) {
         let still_ours = Entry::read_at(&self.place)
-            .is_some_and(|e| e.http == self.http && e.token == self.token);
+            .is_some_and(|e| e.http == self.http && identity::same_secret(&e.secret, &self.secret));
         if !still_ours {
             return;
         }
@@ -146,19 +198,8 @@ impl Entry {
     }
 }
 
-/// A token no one can guess: 128 bits from the system's random source.
-fn fresh_token() -> String {
-    let mut bytes = [0u8; 16];
-    let read = std::fs::File::open("/dev/urandom")
-        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut bytes));
-    if read.is_err() {
-        // No /dev/urandom: the standard library's randomly seeded hasher.
-        use std::hash::BuildHasher as _;
-        let state = std::hash::RandomState::new();
-        let high = state.hash_one(std::process::id()).to_le_bytes();
-        let low = state.hash_one(std::time::SystemTime::now()).to_le_bytes();
-        bytes[..8].copy_from_slice(&high);
-        bytes[8..].copy_from_slice(&low);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// Whether process `pid` of this machine is alive (where that cannot be told: yes).
+pub fn process_lives(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.is_dir() || proc.join(pid.to_string()).exists()
 }

@@ -9,7 +9,8 @@
 //! Answer header: `{"code", "stdout": BYTES, "stderr": BYTES}`, then the two outputs.
 
 use super::api::{error, run_command, AppState};
-use super::entry::Entry;
+use super::entry::{Entry, Found};
+use super::identity::{self, Answer};
 use super::invoke::{route, Outcome, Request, Route};
 use crate::{Cli, Command};
 use axum::body::Bytes;
@@ -17,7 +18,7 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::io::{Read as _, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The variable whose value a forwarded command takes along (the time commits record).
@@ -39,8 +40,11 @@ pub fn through_server(cli: &Cli) -> Option<u8> {
     }
     match send(cli) {
         Ok(code) => Some(code),
-        Err(Unsent::NoServer(store)) if required_for(&store) => {
-            eprintln!("error: {REQUIRE_SERVER_ENV} is set, and no server answered for this store");
+        Err(Unsent::NoServer(store, why)) if required_for(&store) => {
+            eprintln!(
+                "error: {REQUIRE_SERVER_ENV} is set, and no server answered for this store{}",
+                why.map(|why| format!(" ({why})")).unwrap_or_default()
+            );
             Some(crate::EXIT_INTERNAL)
         }
         Err(_) => None,
@@ -58,28 +62,40 @@ fn required_for(store: &std::path::Path) -> bool {
 
 /// Why a command was not sent.
 enum Unsent {
-    /// No server answers for the store.
-    NoServer(PathBuf),
+    /// No server answers for the store (why not, when an entry named one).
+    NoServer(PathBuf, Option<String>),
     /// The command runs here (an input the client cannot read reports itself here; a
     /// read-only server takes no writes).
     Here,
 }
 
-/// Sends `cli` to the store's server, if one answers.
+/// Sends `cli` to the store's server, if one answers and proves it serves this store.
 fn send(cli: &Cli) -> Result<u8, Unsent> {
     let route = route(&cli.command);
     let store = crate::store_open::locate(cli.store.as_deref()).map_err(|_| Unsent::Here)?;
-    let entry = match crate::store_open::object_store_url(&store) {
-        // One request for the entry; a store that cannot be opened reports itself here.
-        Some(_) => crate::store_open::open_at(&store, false)
-            .ok()
-            .and_then(|db| Entry::read_note(std::sync::Arc::clone(db.chunks()))),
-        None => Entry::read(&store),
+    let (entry, store_id) =
+        read_entry(&store).ok_or_else(|| Unsent::NoServer(store.clone(), None))?;
+    let head_before = match entry.judge(&store_id) {
+        Found::Serving => None,
+        Found::Stale(why) => {
+            // Its server is gone, or another answers there: this store's commands run here.
+            entry.remove();
+            return Err(Unsent::NoServer(store, Some(why)));
+        }
+        Found::Elsewhere => {
+            let why = format!("the entry names a server on machine {}", entry.machine);
+            return Err(Unsent::NoServer(store, Some(why)));
+        }
+        Found::Silent => {
+            let why = format!("the server at http://{} did not answer in time", entry.http);
+            return Err(Unsent::NoServer(store, Some(why)));
+        }
     };
-    let entry = entry.ok_or_else(|| Unsent::NoServer(store.clone()))?;
-    if route == Route::Write && entry.read_only {
-        return Err(Unsent::Here);
-    }
+    // A write asks again with the head, so a cut-off answer can say whether it landed.
+    let head_before = match route {
+        Route::Write => identity::ask(&entry, &store_id, true).1,
+        _ => head_before,
+    };
     let argv = std::env::args_os()
         .map(|arg| arg.into_string().ok())
         .collect::<Option<Vec<_>>>()
@@ -92,17 +108,95 @@ fn send(cli: &Cli) -> Result<u8, Unsent> {
             .and_then(|v| v.trim().parse().ok()),
     };
     let mut stream = std::net::TcpStream::connect_timeout(&entry.http, CONNECT_WAIT)
-        .map_err(|_| Unsent::NoServer(store.clone()))?;
+        .map_err(|e| Unsent::NoServer(store.clone(), Some(e.to_string())))?;
     let outcome = exchange(&mut stream, &entry, &request).unwrap_or_else(|e| {
-        Outcome::refused(&format!(
-            "the server at http://{} stopped answering ({e}); the command may or may not have taken effect: see `rnt log`",
-            entry.http
-        ))
+        let cut = CutOff {
+            entry: &entry,
+            store: &store,
+            store_id: &store_id,
+            head_before: head_before.as_deref(),
+        };
+        Outcome::refused(&cut.explain(&e, route))
     });
     let _ = std::io::stdout().write_all(&outcome.stdout);
     let _ = std::io::stdout().flush();
     eprint!("{}", outcome.stderr);
     Ok(outcome.code)
+}
+
+/// The store's server entry and the store's own id (`None`: no entry, or a store that
+/// cannot be opened, which reports itself when the command runs here).
+fn read_entry(store: &Path) -> Option<(Entry, String)> {
+    match crate::store_open::object_store_url(store) {
+        // Two requests: the entry and the id.
+        Some(_) => {
+            let db = crate::store_open::open_at(store, false).ok()?;
+            let entry = Entry::read_note(std::sync::Arc::clone(db.chunks()))?;
+            let id = crate::store_open::store_id(store, &db).unwrap_or_default();
+            Some((entry, id))
+        }
+        None => {
+            let entry = Entry::read(store)?;
+            let id = crate::store_id::read(&crate::store_id::Holder::Folder(store));
+            Some((entry, id.unwrap_or_default()))
+        }
+    }
+}
+
+/// A command whose server stopped answering mid-way, and what can be told of it.
+struct CutOff<'a> {
+    entry: &'a Entry,
+    store: &'a Path,
+    store_id: &'a str,
+    /// The branch's commit the server saw just before a write was sent.
+    head_before: Option<&'a str>,
+}
+
+impl CutOff<'_> {
+    /// What the user is told: for a write whose server is gone, whether the store's head
+    /// moved since it was sent.
+    fn explain(&self, error: &std::io::Error, route: Route) -> String {
+        let http = self.entry.http;
+        let unsure = format!(
+            "the server at http://{http} stopped answering ({error}); the command may or may not have taken effect: see `rnt log`"
+        );
+        if route != Route::Write {
+            return format!(
+                "the server at http://{http} stopped answering ({error}); run the command again"
+            );
+        }
+        let gone = !super::entry::process_lives(self.entry.pid)
+            || !matches!(
+                identity::ask(self.entry, self.store_id, false).0,
+                Answer::Proven | Answer::Silent
+            );
+        let Some(before) = self.head_before.filter(|_| gone) else {
+            return unsure;
+        };
+        let Some(now) = crate::store_open::open_at(self.store, false)
+            .ok()
+            .and_then(|db| identity::head_commit(&db))
+        else {
+            return unsure;
+        };
+        let short = |hex: &str| {
+            hex.chars()
+                .take(crate::output::SHORT_HEX_DIGITS)
+                .collect::<String>()
+        };
+        if now == before {
+            format!(
+                "the server at http://{http} stopped ({error}) before the command committed: HEAD is still {}, nothing changed; run it again",
+                short(&now)
+            )
+        } else {
+            format!(
+                "the server at http://{http} stopped ({error}) after HEAD moved from {} to {}: that is this command's commit unless another writer made it; see `rnt log`",
+                short(before),
+                short(&now)
+            )
+        }
+    }
 }
 
 /// The input files `command` names, read here (`None`: one cannot be read, so the command
@@ -133,7 +227,7 @@ fn exchange(
     let head = format!(
         "POST /api/cli HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         entry.http,
-        entry.token,
+        entry.secret,
         body.len()
     );
     stream.write_all(head.as_bytes())?;

@@ -2,6 +2,8 @@
 //! with captured output, and checks on exit codes and messages.
 #![allow(dead_code)] // Each test file uses a different part.
 
+pub mod http;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -7,7 +7,9 @@
 
 use super::values;
 use super::wire::{self, Message, Reader};
+use super::{begun, Tracked};
 use crate::serve::access::Access;
+use crate::serve::connections::{Activity, Phase};
 use crate::serve::Server;
 use rnt_sql::error::SqlErrorKind;
 use rnt_sql::{Outcome, Session, SqlError};
@@ -91,15 +93,18 @@ impl<'s> Conversation<'s> {
     }
 
     /// Answers messages until the client says goodbye or the connection breaks.
-    pub fn run(mut self, stream: TcpStream) -> std::io::Result<()> {
+    pub fn run(mut self, stream: TcpStream, activity: &Activity) -> std::io::Result<()> {
         let db = self.server.db.clone();
         let mut session = Session::new(&db);
-        let mut input = stream.try_clone()?;
-        let mut out = BufWriter::new(stream);
+        let mut input = Tracked::new(stream.try_clone()?, activity);
+        let mut out = BufWriter::new(Tracked::new(stream, activity));
         ready(&mut out, &session)?;
         let mut failed = false;
         loop {
-            let (kind, body) = wire::read_message(&mut input)?;
+            activity.enter(Phase::Idle);
+            let (kind, body) =
+                wire::read_message(&mut input, wire::MESSAGE_BYTES_MAX, begun(activity))?;
+            activity.enter(Phase::Busy);
             let answered = match kind {
                 b'X' => return Ok(()),
                 b'S' => {

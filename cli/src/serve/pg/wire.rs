@@ -1,11 +1,22 @@
 //! The Postgres v3 wire format: reading a frontend message (the startup packet has no type
-//! byte), and building backend messages. Every length is checked before anything is read
-//! into memory.
+//! byte), and building backend messages. Every length is checked against the most its
+//! phase allows before anything is read, and a body's buffer grows as its bytes arrive,
+//! never from the length a peer claims.
 
 use std::io::{self, Read, Write};
 
-/// The largest frontend message accepted (a query, a bind's parameters).
+/// The largest frontend message accepted after authentication (a query, a bind's
+/// parameters).
 pub const MESSAGE_BYTES_MAX: usize = 64 << 20;
+
+/// The largest startup packet (PostgreSQL's own limit, `MAX_STARTUP_PACKET_LENGTH`).
+pub const STARTUP_BYTES_MAX: usize = 10_000;
+
+/// The largest message before authentication (the password).
+pub const LOGIN_BYTES_MAX: usize = 4 << 10;
+
+/// A body's buffer starts at most this large, and doubles as its bytes arrive.
+const FIRST_BUFFER_BYTES: usize = 8 << 10;
 
 /// The startup packet's request codes (a cancel request, 80877102, gets no answer).
 pub const PROTOCOL_3: i32 = 196_608;
@@ -16,23 +27,33 @@ fn invalid(message: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message.to_string())
 }
 
-/// Reads a length word and that many bytes (less the word itself).
-fn read_body(stream: &mut impl Read) -> io::Result<Vec<u8>> {
+/// Reads a length word and that many bytes (less the word itself), refusing a length over
+/// `max`.
+fn read_body(stream: &mut impl Read, max: usize) -> io::Result<Vec<u8>> {
     let mut length = [0u8; 4];
     stream.read_exact(&mut length)?;
     let length = usize::try_from(i32::from_be_bytes(length))
         .map_err(|_| invalid("a negative message length"))?;
-    if !(4..=MESSAGE_BYTES_MAX).contains(&length) {
+    if !(4..=max).contains(&length) {
         return Err(invalid("a message length out of bounds"));
     }
-    let mut body = vec![0u8; length - 4];
-    stream.read_exact(&mut body)?;
+    let wanted = length - 4;
+    let mut body = Vec::with_capacity(wanted.min(FIRST_BUFFER_BYTES));
+    let read = stream
+        .take(u64::try_from(wanted).unwrap_or(u64::MAX))
+        .read_to_end(&mut body)?;
+    if read < wanted {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the connection closed inside a message",
+        ));
+    }
     Ok(body)
 }
 
 /// The startup packet: its request code and the rest.
 pub fn read_startup(stream: &mut impl Read) -> io::Result<(i32, Vec<u8>)> {
-    let body = read_body(stream)?;
+    let body = read_body(stream, STARTUP_BYTES_MAX)?;
     if body.len() < 4 {
         return Err(invalid("a startup packet without a code"));
     }
@@ -40,11 +61,17 @@ pub fn read_startup(stream: &mut impl Read) -> io::Result<(i32, Vec<u8>)> {
     Ok((code, body[4..].to_vec()))
 }
 
-/// A typed message: its type byte and body.
-pub fn read_message(stream: &mut impl Read) -> io::Result<(u8, Vec<u8>)> {
+/// A typed message of at most `max` bytes: its type byte and body; `begun` is called when
+/// its first byte has arrived.
+pub fn read_message(
+    stream: &mut impl Read,
+    max: usize,
+    begun: impl FnOnce(),
+) -> io::Result<(u8, Vec<u8>)> {
     let mut kind = [0u8; 1];
     stream.read_exact(&mut kind)?;
-    Ok((kind[0], read_body(stream)?))
+    begun();
+    Ok((kind[0], read_body(stream, max)?))
 }
 
 /// A cursor over a message body.
@@ -173,14 +200,27 @@ mod tests {
             .string("SELECT 1")
             .write_to(&mut bytes)
             .unwrap();
-        let (kind, body) = read_message(&mut bytes.as_slice()).unwrap();
+        let (kind, body) = read_message(&mut bytes.as_slice(), MESSAGE_BYTES_MAX, || {}).unwrap();
         assert_eq!(kind, b'Q');
         assert_eq!(Reader::new(&body).string().unwrap(), "SELECT 1");
         for length in [-5i32, 2, i32::MAX] {
             let mut bad = vec![b'Q'];
             bad.extend_from_slice(&length.to_be_bytes());
-            assert!(read_message(&mut bad.as_slice()).is_err());
+            assert!(read_message(&mut bad.as_slice(), MESSAGE_BYTES_MAX, || {}).is_err());
         }
+        // Before authentication, a few KB at most; a claimed length costs nothing until
+        // its bytes arrive.
+        assert!(read_message(&mut bytes.as_slice(), 8, || {}).is_err());
+        let mut claimed = vec![b'Q'];
+        claimed.extend_from_slice(&(60i32 << 20).to_be_bytes());
+        claimed.extend_from_slice(b"short");
+        let cut = read_message(&mut claimed.as_slice(), MESSAGE_BYTES_MAX, || {});
+        assert_eq!(cut.unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
+        let mut startup = (i32::try_from(STARTUP_BYTES_MAX).unwrap() + 1)
+            .to_be_bytes()
+            .to_vec();
+        startup.extend_from_slice(&PROTOCOL_3.to_be_bytes());
+        assert!(read_startup(&mut startup.as_slice()).is_err());
         assert!(Reader::new(b"no nul").string().is_err());
         assert!(Reader::new(&[0, 0, 0, 9, 1]).value().is_err());
     }
