@@ -229,3 +229,92 @@ impl Drop for Stopped {
         let _ = self.0.wait();
     }
 }
+
+/// A site the user visits, served by Python on another port: `/form` submits a text/plain
+/// form to rnt whose body is a valid change file (`+orders(666, 6, 6)`, then `#=` as a
+/// comment), `/fetch` POSTs to rnt with `fetch` and then tells its own server (`POST
+/// /done`, recorded in `done`) that rnt answered.
+fn evil_site(rnt: &str, done: &Path) -> (std::process::Child, String) {
+    let script = r#"
+import http.server, socketserver, sys
+rnt, done = sys.argv[1], sys.argv[2]
+FORM = ('<form method="post" enctype="text/plain" action="http://%s/api/commit?message=evil">'
+        '<input name="+orders(666, 6, 6)&#10;#" value=""></form>'
+        '<script>document.forms[0].submit()</script>') % rnt
+FETCH = ('<script>fetch("http://%s/api/sql", {method: "POST", mode: "no-cors", '
+         'headers: {"Content-Type": "text/plain"}, body: "INSERT INTO orders VALUES (667, 6, 6)"})'
+         '.then(() => fetch("/done", {method: "POST"}))</script>') % rnt
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def do_GET(self):
+        page = FORM if self.path == "/form" else FETCH
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(page.encode())
+    def do_POST(self):
+        open(done, "a").write(self.path + "\n")
+        self.send_response(204)
+        self.end_headers()
+server = socketserver.TCPServer(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"#;
+    let mut child = Command::new("python3")
+        .args(["-c", script, rnt])
+        .arg(done)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    (child, format!("http://127.0.0.1:{}", port.trim()))
+}
+
+#[test]
+fn a_page_of_another_site_cannot_change_the_store() {
+    let Some(browser) = chromium() else { return };
+    let shop = Shop::bare();
+    shop.ok(&["init"]);
+    shop.ok(&[
+        "sql",
+        "CREATE TABLE orders (id INT PRIMARY KEY, customer INT, amount INT)",
+    ]);
+    let head = shop.head();
+    let (server, address) = shop.serve(&[]);
+    let _server = Stopped(server);
+    let work = tempfile::tempdir().unwrap();
+    let done = work.path().join("done");
+    let (site, origin) = evil_site(&address, &done);
+    let _site = Stopped(site);
+    let profile = work.path().join("profile");
+    let run = |url: &str| {
+        let output = Command::new(&browser)
+            .args(flags(&profile))
+            .args(["--virtual-time-budget=5000", "--dump-dom", url])
+            .output()
+            .expect("run chromium");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // The form's navigation lands on rnt's refusal.
+    let landed = run(&format!("{origin}/form"));
+    assert!(landed.contains("a browser sent this request from another"), "{landed}");
+    // The fetch reached rnt and came back (the page then told its own server so).
+    run(&format!("{origin}/fetch"));
+    let told = std::fs::read_to_string(&done).unwrap_or_default();
+    assert!(told.contains("/done"), "the page's fetch never completed");
+    assert_eq!(
+        shop.head(),
+        head,
+        "a page of another site changed the store"
+    );
+    assert!(shop
+        .ok(&["--no-server", "show", "orders", "--format", "json"])
+        .trim()
+        .eq("[]"));
+}

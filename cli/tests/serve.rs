@@ -7,10 +7,10 @@
 
 mod common;
 
-use common::http::{get, request};
+use common::http::{get, read_events, request, subscribe};
 use common::{Rng, Shop};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -187,59 +187,6 @@ fn sql_over_http_is_a_commit_and_a_query() {
     );
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert!(answer.body.contains('4'), "{}", answer.body);
-}
-
-/// Reads server-sent events until `count` commit events came: (id, data) each.
-fn read_events(
-    stream: &mut BufReader<TcpStream>,
-    count: usize,
-) -> Vec<(String, serde_json::Value)> {
-    let mut events = Vec::new();
-    let (mut id, mut data) = (None, None);
-    let mut line = String::new();
-    while events.len() < count {
-        line.clear();
-        if stream.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        let text = line.trim_end();
-        if let Some(value) = text.strip_prefix("id: ") {
-            id = Some(value.to_string());
-        } else if let Some(value) = text.strip_prefix("data: ") {
-            data = Some(serde_json::from_str(value).unwrap());
-        } else if text.is_empty() {
-            if let (Some(i), Some(d)) = (id.take(), data.take()) {
-                events.push((i, d));
-            }
-        }
-    }
-    events
-}
-
-/// Opens a subscription stream to `relation` from `since`.
-fn subscribe(address: &str, relation: &str, since: &str) -> BufReader<TcpStream> {
-    let mut stream = TcpStream::connect(address).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    write!(
-        stream,
-        "GET /api/subscribe/{relation}?since={since} HTTP/1.1\r\nHost: {address}\r\n\r\n"
-    )
-    .unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).unwrap();
-        assert!(
-            !line.is_empty(),
-            "the subscription closed before its events"
-        );
-        if line == "\r\n" {
-            return reader;
-        }
-    }
 }
 
 /// Applies the changes of events to a set of tuples.
@@ -702,4 +649,102 @@ fn a_subscription_follows_the_branch_it_names() {
         events[0].1["changes"],
         serde_json::json!([["+", [8, 2, 1]]])
     );
+}
+
+/// Polls `address`'s status until it names commit `commit`; returns how long that took.
+fn until_seen(address: &str, commit: &str, within: Duration) -> Duration {
+    let started = Instant::now();
+    loop {
+        let status = get(address, "/api/status").json();
+        if status["commit"].as_str() == Some(commit) {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < within,
+            "{address} still shows {} after {within:?}, not {commit}",
+            status["commit"]
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn read_replicas_on_one_bucket_follow_the_writing_server() {
+    let Some(url) = rnt_store_testkit::s3::fresh_location("replicas") else {
+        return;
+    };
+    // Three working folders: the writer's, and one for each replica.
+    let writer = Shop::bare();
+    writer.ok(&["--store", &url, "init"]);
+    writer.write("p.rnt", PROGRAM);
+    writer.ok(&["--store", &url, "define", "p.rnt"]);
+    let (writer_server, writer_address) = writer.serve(&["--store", &url]);
+    let first = Shop::bare();
+    let (first_server, first_address) = first.serve(&["--store", &url, "--read-only"]);
+    let second = Shop::bare();
+    let (second_server, second_address) = second.serve(&["--store", &url, "--read-only"]);
+    let _servers = [writer_server, first_server, second_server].map(Killed);
+    let start = get(&first_address, "/api/status").json()["commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut events = subscribe(&first_address, "per_customer", &start);
+    let mut commits = Vec::new();
+    let mut slowest = Duration::ZERO;
+    for n in 0..4 {
+        // Through the writing server: the entry in the bucket names it.
+        let mut commit = writer.command(&[
+            "--store",
+            &url,
+            "commit",
+            "-m",
+            &format!("c{n}"),
+            &format!("+orders({n}, 7, {n})"),
+        ]);
+        let done = commit.env("RNT_REQUIRE_SERVER", &url).output().unwrap();
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        let head = get(&writer_address, "/api/status").json()["commit"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        for replica in [&first_address, &second_address] {
+            slowest = slowest.max(until_seen(replica, &head, Duration::from_secs(1)));
+        }
+        commits.push(head);
+    }
+    eprintln!("the replicas saw each commit within {slowest:?}");
+    // The replica's subscriber got every commit once, in order.
+    let got: Vec<String> = read_events(&mut events, commits.len())
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(got, commits);
+    // A write to a replica is refused, by HTTP and by Postgres, and changes nothing.
+    let refused = request(
+        &first_address,
+        "POST",
+        "/api/commit?message=x",
+        None,
+        b"+orders(99, 1, 1)\n",
+    );
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.body.contains("read-only"), "{}", refused.body);
+    assert_eq!(
+        get(&second_address, "/api/status").json()["commit"].as_str(),
+        commits.last().map(String::as_str)
+    );
+}
+
+/// A child process killed when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -187,6 +187,12 @@ fn authorize(state: &AppState, request: &axum::extract::Request) -> Result<(), R
     };
     let presented = presented_token(request.headers());
     let server = &state.server;
+    if needed == Access::Write && server.read_only {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            "this server is read-only (a replica): send changes to the store's writing server",
+        ));
+    }
     match server.tokens.access(presented, server.secret.as_deref()) {
         None => {
             let mut answer = error(

@@ -230,12 +230,7 @@ async fn serve(
     let entry = tokio::task::spawn_blocking(move || entry::Entry::record(&recording, bound))
         .await
         .context("recording the server in the store")??;
-    let role = if server.read_only { " (read-only)" } else { "" };
-    writeln!(
-        out,
-        "serving {} at http://{bound}{role}",
-        server.store.display()
-    )?;
+    writeln!(out, "serving {} at http://{bound}", server.store.display())?;
     match pg::listen(Arc::clone(&server), pg.address) {
         Ok(bound) => writeln!(out, "postgres at {bound}")?,
         Err(error) if !pg.asked => eprintln!(

@@ -1,7 +1,7 @@
 //! Plain HTTP/1.1 to `rnt serve` on loopback, one request a connection, as a test needs
 //! to send it: any method, path, token and extra headers, and the whole answer back.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
@@ -85,4 +85,57 @@ fn unchunk(mut text: &str) -> String {
 /// A GET without a token.
 pub fn get(address: &str, path: &str) -> Answer {
     request(address, "GET", path, None, b"")
+}
+
+/// Reads server-sent events until `count` commit events came: (id, data) each.
+pub fn read_events(
+    stream: &mut BufReader<TcpStream>,
+    count: usize,
+) -> Vec<(String, serde_json::Value)> {
+    let mut events = Vec::new();
+    let (mut id, mut data) = (None, None);
+    let mut line = String::new();
+    while events.len() < count {
+        line.clear();
+        if stream.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let text = line.trim_end();
+        if let Some(value) = text.strip_prefix("id: ") {
+            id = Some(value.to_string());
+        } else if let Some(value) = text.strip_prefix("data: ") {
+            data = Some(serde_json::from_str(value).unwrap());
+        } else if text.is_empty() {
+            if let (Some(i), Some(d)) = (id.take(), data.take()) {
+                events.push((i, d));
+            }
+        }
+    }
+    events
+}
+
+/// Opens a subscription stream to `relation` from `since`.
+pub fn subscribe(address: &str, relation: &str, since: &str) -> BufReader<TcpStream> {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/subscribe/{relation}?since={since} HTTP/1.1\r\nHost: {address}\r\n\r\n"
+    )
+    .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        assert!(
+            !line.is_empty(),
+            "the subscription closed before its events"
+        );
+        if line == "\r\n" {
+            return reader;
+        }
+    }
 }

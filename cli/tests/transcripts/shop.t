@@ -372,7 +372,7 @@ $ rnt status --format json
 }
 
 $ rnt gc
-kept 34 chunks, dropped 0; the store went from 14970 to 11817 bytes (3153 freed)
+kept 34 chunks, dropped 0; the store went from 15003 to 11850 bytes (3153 freed)
 
 $ rnt gc --format json
-{"bytes_after":11817,"bytes_before":11817,"chunks_dropped":0,"chunks_kept":34}
+{"bytes_after":11850,"bytes_before":11850,"chunks_dropped":0,"chunks_kept":34}
