@@ -303,7 +303,10 @@ fn a_page_of_another_site_cannot_change_the_store() {
     };
     // The form's navigation lands on rnt's refusal.
     let landed = run(&format!("{origin}/form"));
-    assert!(landed.contains("a browser sent this request from another"), "{landed}");
+    assert!(
+        landed.contains("a browser sent this request from another"),
+        "{landed}"
+    );
     // The fetch reached rnt and came back (the page then told its own server so).
     run(&format!("{origin}/fetch"));
     let told = std::fs::read_to_string(&done).unwrap_or_default();

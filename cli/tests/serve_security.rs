@@ -536,3 +536,40 @@ fn an_entry_for_another_machine_is_left_to_it() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     drop(server);
 }
+
+/// A write whose server dies before committing says so, from the store itself: HEAD has
+/// not moved, nothing changed, run it again.
+#[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "needs fault points: build with `--features rnt-cli/fault-injection` (scripts/test does)"
+)]
+fn a_write_cut_off_by_a_dying_server_says_whether_it_landed() {
+    let shop = Shop::init();
+    shop.ok(&["sql", "CREATE TABLE t (id INT PRIMARY KEY)"]);
+    let head = shop.head().unwrap();
+    let mut command = shop.command(&["serve", "--http", "127.0.0.1:0", "--pg", "127.0.0.1:0"]);
+    // The server aborts where its first commit's manifest would replace the old one.
+    command.env(rnt_store::fault::FAULT_ENV, "manifest-rename:1");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let cut = shop.run(&["sql", "INSERT INTO t VALUES (1)"]);
+    let _ = child.wait();
+    assert_ne!(cut.code, 0);
+    assert!(
+        cut.stderr.contains("before the command committed")
+            && cut.stderr.contains(&head[..12])
+            && cut.stderr.contains("run it again"),
+        "{}",
+        cut.stderr
+    );
+    assert_eq!(shop.head().as_deref(), Some(head.as_str()));
+}
