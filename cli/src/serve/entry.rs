@@ -47,8 +47,9 @@ pub struct Entry {
 
 /// What an entry found in a store comes to, for a command about to use it.
 pub enum Found {
-    /// Its server proved it is the one named: go through it.
-    Serving,
+    /// Its server proved it is the one named: go through it (with the current branch's
+    /// commit it sees, when asked).
+    Serving(Option<String>),
     /// It names a server on another machine: not for this one, left as it is.
     Elsewhere,
     /// Its server is gone, or something else answers there (the reason): replaced.
@@ -70,8 +71,8 @@ impl Entry {
             None => Place::File(server.store.join(ENTRY_FILE)),
         };
         if let Some(other) = Entry::read_at(&place) {
-            match other.judge(&server.store_id) {
-                Found::Serving => {
+            match other.judge(&server.store_id, false) {
+                Found::Serving(_) => {
                     return Err(DbError::user(format!(
                         "a server already serves this store at http://{} (pid {}); a second one may serve it with --read-only",
                         other.http, other.pid
@@ -126,8 +127,9 @@ impl Entry {
     }
 
     /// What this entry comes to for a command on the store whose id is `store_id`: asks
-    /// the server it names, when that is on this machine.
-    pub fn judge(&self, store_id: &str) -> Found {
+    /// the server it names, when that is on this machine (`with_head`: and the commit its
+    /// current branch is at).
+    pub fn judge(&self, store_id: &str, with_head: bool) -> Found {
         if self.machine != identity::this_machine() {
             return Found::Elsewhere;
         }
@@ -137,12 +139,12 @@ impl Entry {
                 self.store_id
             ));
         }
-        match identity::ask(self, store_id, false).0 {
-            Answer::Proven => Found::Serving,
-            Answer::Other(why) => Found::Stale(format!("at http://{}: {why}", self.http)),
-            Answer::Nobody => Found::Stale(format!("nothing answers at http://{}", self.http)),
-            Answer::Silent if process_lives(self.pid) => Found::Silent,
-            Answer::Silent => Found::Stale(format!(
+        match identity::ask(self, store_id, with_head) {
+            (Answer::Proven, head) => Found::Serving(head),
+            (Answer::Other(why), _) => Found::Stale(format!("at http://{}: {why}", self.http)),
+            (Answer::Nobody, _) => Found::Stale(format!("nothing answers at http://{}", self.http)),
+            (Answer::Silent, _) if process_lives(self.pid) => Found::Silent,
+            (Answer::Silent, _) => Found::Stale(format!(
                 "its process ({}) is gone and something silent holds http://{}",
                 self.pid, self.http
             )),

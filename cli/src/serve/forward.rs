@@ -75,8 +75,9 @@ fn send(cli: &Cli) -> Result<u8, Unsent> {
     let store = crate::store_open::locate(cli.store.as_deref()).map_err(|_| Unsent::Here)?;
     let (entry, store_id) =
         read_entry(&store).ok_or_else(|| Unsent::NoServer(store.clone(), None))?;
-    let head_before = match entry.judge(&store_id) {
-        Found::Serving => None,
+    // A write learns the head too, so a cut-off answer can say whether it landed.
+    let head_before = match entry.judge(&store_id, route == Route::Write) {
+        Found::Serving(head) => head,
         Found::Stale(why) => {
             // Its server is gone, or another answers there: this store's commands run here.
             entry.remove();
@@ -90,11 +91,6 @@ fn send(cli: &Cli) -> Result<u8, Unsent> {
             let why = format!("the server at http://{} did not answer in time", entry.http);
             return Err(Unsent::NoServer(store, Some(why)));
         }
-    };
-    // A write asks again with the head, so a cut-off answer can say whether it landed.
-    let head_before = match route {
-        Route::Write => identity::ask(&entry, &store_id, true).1,
-        _ => head_before,
     };
     let argv = std::env::args_os()
         .map(|arg| arg.into_string().ok())
