@@ -573,3 +573,32 @@ fn a_write_cut_off_by_a_dying_server_says_whether_it_landed() {
     );
     assert_eq!(shop.head().as_deref(), Some(head.as_str()));
 }
+
+/// Every store has an id of its own: `init` makes one, a clone makes a new one (no transfer
+/// copies it), and so does the store a first push creates.
+#[test]
+fn init_clone_and_a_first_push_give_each_store_its_own_id() {
+    let id = |store: &std::path::Path| {
+        let text = std::fs::read_to_string(store.join("id")).expect("an id file");
+        let id = text.trim().to_string();
+        assert!(
+            id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{id:?}"
+        );
+        id
+    };
+    let origin = Shop::init();
+    origin.ok(&["sql", "CREATE TABLE t (id INT PRIMARY KEY)"]);
+    let origin_id = id(&origin.store());
+    let copies = Shop::bare();
+    let origin_path = origin.store().display().to_string();
+    copies.ok(&["clone", &origin_path, "cloned"]);
+    let cloned_id = id(&copies.dir().join("cloned/.rnt"));
+    let pushed = copies.dir().join("pushed");
+    let pushed_path = pushed.display().to_string();
+    origin.ok(&["remote", "add", "pushed", &pushed_path]);
+    origin.ok(&["push", "pushed", "main"]);
+    let pushed_id = id(&pushed);
+    let ids: std::collections::BTreeSet<_> = [&origin_id, &cloned_id, &pushed_id].into();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+}
