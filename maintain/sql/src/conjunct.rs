@@ -89,6 +89,9 @@ impl Lowerer<'_> {
     }
 
     /// `v = literal` as a constant in `v`'s atoms (null never: `= NULL` is never true).
+    /// Only a column of type int, str or bool takes one: an atom's constant is written as
+    /// the column's value, and a decimal (`1.5` for a `decimal(10, 2)` holding `1.50`), a
+    /// date or a timestamp literal is not one, so such an equality stays a filter.
     fn bind_constant(
         &self,
         v: Var,
@@ -99,6 +102,9 @@ impl Lowerer<'_> {
         let Expr::Value(value) = literal else {
             return Ok(false);
         };
+        if !matches!(ty, Some(Type::Int | Type::Str | Type::Bool)) {
+            return Ok(false);
+        }
         let lowered = expr::coerce(expr::literal(&value.value)?, literal, ty)?;
         match lowered.0 {
             Ex::Lit(text) if text != "null" => Ok(body.bind(v, &text)),
