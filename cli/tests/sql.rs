@@ -525,3 +525,47 @@ fn alter_table_is_one_rnt_alter_each_with_views_kept_current() {
     assert_eq!(shop.head(), head_bag);
     assert_ne!(head, head_bag);
 }
+
+/// Statements the front end cannot compile yet are refused as not supported (exit 1, never
+/// 70), name no compiled rule, and change nothing; a column named twice is a binding error
+/// pointing at the second one (issue 37: these exited 70).
+#[test]
+fn what_the_front_end_cannot_compile_is_refused_never_an_internal_error() {
+    let shop = shop();
+    shop.ok(&[
+        "sql",
+        "CREATE TABLE k (d DATE, n INT); INSERT INTO k VALUES (DATE '2013-06-01', 1)",
+    ]);
+    let head = shop.head();
+    for statement in [
+        "CREATE VIEW w AS SELECT n, row_number() OVER (ORDER BY n) AS r FROM k",
+        "CREATE VIEW top2 AS SELECT n FROM k ORDER BY n LIMIT 2",
+        "CREATE MATERIALIZED VIEW nulls AS SELECT * FROM k WHERE NULL IN (1)",
+        "SELECT * FROM k WHERE NULL IN (1)",
+    ] {
+        let run = shop.run(&["sql", statement]);
+        assert_eq!(run.code, 1, "{statement}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with("error: not supported: "),
+            "{statement}: {}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains(":-") && !run.stderr.contains("_answer"),
+            "{statement} quotes compiled rules: {}",
+            run.stderr
+        );
+        assert_eq!(shop.head(), head, "{statement} changed the store");
+    }
+    let twice = shop.run(&["sql", "CREATE TABLE d (a INT,\n  a INT)"]);
+    assert_eq!(twice.code, 1, "{}", twice.stderr);
+    assert!(
+        twice
+            .stderr
+            .contains("the column `a` is named twice in `d`")
+            && twice.stderr.contains("line 2, column 3"),
+        "{}",
+        twice.stderr
+    );
+    assert_eq!(shop.head(), head);
+}

@@ -54,7 +54,16 @@ pub fn create_table(create: &CreateTable, catalog: &Catalog) -> SqlResult<String
     let mut columns = Vec::new();
     let mut constraints = Constraints::default();
     for column in &create.columns {
-        columns.push(column_spec(column, &mut constraints)?);
+        let spec = column_spec(column, &mut constraints)?;
+        if columns.iter().any(|c: &ColumnSpec| c.name == spec.name) {
+            let at = column.name.span.start;
+            return Err(SqlError::bind(format!(
+                "the column `{}` is named twice in `{name}`",
+                spec.name
+            ))
+            .at(at.line, at.column));
+        }
+        columns.push(spec);
     }
     for constraint in &create.constraints {
         table_constraint(constraint, &mut constraints)?;
@@ -451,13 +460,7 @@ fn declarations_for(
 ) -> SqlResult<String> {
     let parsed = rnt_lang::syntax::parse(rules);
     if let Some(d) = parsed.diagnostics.first() {
-        return Err(SqlError::new(
-            crate::error::SqlErrorKind::Db(70),
-            format!(
-                "the lowering made rules that do not parse ({}): a bug",
-                d.message
-            ),
-        ));
+        return Err(SqlError::uncompiled(&d.message));
     }
     let known: BTreeMap<String, Declaration> = program
         .relations

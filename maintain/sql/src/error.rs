@@ -55,6 +55,18 @@ impl SqlError {
         SqlError::new(SqlErrorKind::Unsupported, format!("not supported: {what}"))
     }
 
+    /// A statement the front end compiled to rules the rule language refuses
+    /// (`diagnostics`, rendered): a limit of the front end, refused as not supported with
+    /// the diagnostics' first message only (never the rules: users wrote SQL).
+    pub fn uncompiled(diagnostics: &str) -> SqlError {
+        let first = diagnostics.lines().next().unwrap_or("").trim();
+        let first = first.strip_prefix("error: ").unwrap_or(first);
+        SqlError::unsupported(format!(
+            "this statement: rnt's SQL front end cannot compile it yet ({})",
+            rnt_lang::diagnostic::clip(first)
+        ))
+    }
+
     /// A violated constraint, named.
     pub fn constraint(message: impl Into<String>) -> SqlError {
         SqlError::new(SqlErrorKind::Constraint, message)
@@ -119,6 +131,11 @@ impl std::error::Error for SqlError {}
 
 impl From<DbError> for SqlError {
     fn from(error: DbError) -> SqlError {
+        if let DbError::Program { rendered, .. } = &error {
+            // Rules the front end made that the language refuses: its limit, not the
+            // user's error, and never shown as rules.
+            return SqlError::uncompiled(rendered);
+        }
         let code = error.exit_code();
         let text = error.to_string();
         let message = text.strip_prefix("error: ").unwrap_or(&text).to_string();

@@ -379,10 +379,7 @@ impl<'d> Session<'d> {
                 what: what.to_string(),
             }),
             Ok(CommitOutcome::NothingToCommit) => Ok(Outcome::NothingToCommit),
-            Err(rnt_db::DbError::Program { rendered, .. }) => Err(SqlError::new(
-                SqlErrorKind::Db(70),
-                format!("the SQL compiled to rules that do not check (a bug of rnt's SQL front end):\n{rendered}"),
-            )),
+            Err(rnt_db::DbError::Program { rendered, .. }) => Err(SqlError::uncompiled(&rendered)),
             Err(other) => Err(other.into()),
         }
     }
