@@ -569,3 +569,37 @@ fn what_the_front_end_cannot_compile_is_refused_never_an_internal_error() {
     );
     assert_eq!(shop.head(), head);
 }
+
+/// DROP takes what the dropped relation made and nothing else: dropping table `t` keeps
+/// table `t_x`'s UNIQUE constraint and a user's assertion named `t_…`, and dropping view
+/// `a` leaves view `a_b` and its helpers (they were taken by name prefix).
+#[test]
+fn drop_takes_only_what_the_dropped_relation_made() {
+    let shop = Shop::init();
+    shop.ok(&[
+        "sql",
+        "CREATE TABLE t (a INT UNIQUE, b INT); CREATE TABLE t_x (a INT UNIQUE, b INT);
+         CREATE TABLE u (a INT);
+         CREATE ASSERTION u_small CHECK (NOT EXISTS (SELECT 1 FROM u WHERE a > 100));
+         CREATE MATERIALIZED VIEW a AS SELECT a, count(*) AS n FROM t_x GROUP BY a;
+         CREATE MATERIALIZED VIEW a_b AS SELECT a, count(*) AS n FROM t_x GROUP BY a",
+    ]);
+    shop.ok(&["sql", "DROP TABLE t"]);
+    let duplicate = shop.run(&["sql", "INSERT INTO t_x VALUES (1, 1), (1, 2)"]);
+    assert_eq!(
+        duplicate.code, 2,
+        "t_x's UNIQUE went with t: {}",
+        duplicate.stderr
+    );
+    shop.ok(&["sql", "DROP VIEW a"]);
+    shop.ok(&[
+        "sql",
+        "INSERT INTO t_x VALUES (1, 1), (2, 2), (NULL, 3), (NULL, 4)",
+    ]);
+    let rows = shop.ok(&["sql", "SELECT a, n FROM a_b ORDER BY a", "--format", "csv"]);
+    assert_eq!(rows, "a,n\n1,1\n2,1\n,2\n");
+    let status = shop.ok(&["status", "--format", "json"]);
+    assert!(!status.contains("\"name\": \"a\""), "{status}");
+    let big = shop.run(&["sql", "INSERT INTO u VALUES (101)"]);
+    assert_eq!(big.code, 2, "{}", big.stderr);
+}

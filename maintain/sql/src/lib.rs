@@ -41,6 +41,7 @@ mod names;
 mod outer;
 pub mod output;
 mod overlay;
+mod owned;
 mod query;
 mod scalar;
 mod scope;

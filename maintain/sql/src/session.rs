@@ -423,13 +423,7 @@ impl<'d> Session<'d> {
         }
         let mut ast = head.program.to_ast();
         let owned = |relation: &str, dropped: &str| {
-            relation == dropped
-                || relation.starts_with(&format!("_{dropped}_"))
-                || (relation.starts_with(&format!("{dropped}_"))
-                    && head
-                        .program
-                        .relation(relation)
-                        .is_some_and(|r| r.kind() == RelationKind::Denial))
+            crate::owned::owned_by(relation, dropped, &head.program)
         };
         loop {
             let mut grew = false;
