@@ -151,10 +151,22 @@ fn select_latencies(address: &str, readers: usize, seconds: u64) -> Vec<f64> {
 
 /// One HTTP request; the status code and body.
 fn http(address: &str, method: &str, path: &str, body: &[u8]) -> (u16, String) {
+    http_with(address, method, path, None, body)
+}
+
+/// As [`http`], with `token` as the bearer token (a write needs the server's secret).
+fn http_with(
+    address: &str,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &[u8],
+) -> (u16, String) {
     let mut stream = TcpStream::connect(address).unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     )
     .unwrap();
@@ -167,6 +179,13 @@ fn http(address: &str, method: &str, path: &str, body: &[u8]) -> (u16, String) {
         .map_or("", |(_, b)| b)
         .to_string();
     (status, body)
+}
+
+/// The writing server's secret, from the entry it keeps in `store` (a write token).
+fn entry_secret(store: &Path) -> String {
+    let entry = std::fs::read_to_string(store.join("server")).expect("the server's entry");
+    let entry: serde_json::Value = serde_json::from_str(&entry).expect("the entry is JSON");
+    entry["secret"].as_str().expect("a secret").to_string()
 }
 
 /// The reference store built through the CLI.
@@ -268,6 +287,7 @@ fn main() {
     let (served, pg) = serve_with(dir, &copies[0], &["--pg", "127.0.0.1:0"]);
     let pg = pg.expect("the Postgres address");
     let http_server = serve(dir, &copies[1]);
+    let secret = entry_secret(&copies[1]);
     let process = Database::new(
         open_store(
             &copies[2],
@@ -303,10 +323,11 @@ fn main() {
                     rnt(dir, &copies[0], &["commit", "-m", "tick", "-f", "tick.txt"]);
                 }
                 Way::Http => {
-                    let (status, body) = http(
+                    let (status, body) = http_with(
                         &http_server.address,
                         "POST",
                         "/api/commit?message=tick",
+                        Some(&secret),
                         text.as_bytes(),
                     );
                     assert_eq!(status, 200, "{body}");
