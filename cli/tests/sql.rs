@@ -603,3 +603,64 @@ fn drop_takes_only_what_the_dropped_relation_made() {
     let big = shop.run(&["sql", "INSERT INTO u VALUES (101)"]);
     assert_eq!(big.code, 2, "{}", big.stderr);
 }
+
+/// CREATE OR REPLACE MATERIALIZED VIEW is one commit whose diff is the view's change (and
+/// its readers'); a view others read keeps its columns; what it replaces leaves whole.
+#[test]
+fn create_or_replace_materialized_view_is_one_commit_of_the_views_change() {
+    let shop = Shop::init();
+    shop.ok(&[
+        "sql",
+        "CREATE TABLE r (id INT PRIMARY KEY, g INT, x INT);
+         INSERT INTO r VALUES (1, 1, 10), (2, 1, 20), (3, 2, 5);
+         CREATE MATERIALIZED VIEW tot AS SELECT g, sum(x) AS s FROM r GROUP BY g;
+         CREATE MATERIALIZED VIEW big AS SELECT g FROM tot WHERE s > 6",
+    ]);
+    let before = shop.log().len();
+    let replaced = shop.ok(&[
+        "sql",
+        "CREATE OR REPLACE MATERIALIZED VIEW tot AS SELECT g, min(x) AS s FROM r GROUP BY g",
+    ]);
+    assert!(
+        replaced.contains("CREATE OR REPLACE MATERIALIZED VIEW"),
+        "{replaced}"
+    );
+    assert_eq!(shop.log().len(), before + 1);
+    let diff = shop.ok(&["diff", "--all", "HEAD~1", "HEAD"]);
+    assert_eq!(
+        diff.lines()
+            .filter(|l| l.starts_with(['+', '-']))
+            .collect::<Vec<_>>(),
+        ["-tot(1, 30)", "+tot(1, 10)"],
+        "{diff}"
+    );
+    shop.ok(&["verify"]);
+    // Its reader keeps it to its columns.
+    let head = shop.head();
+    let refused = shop.run(&[
+        "sql",
+        "CREATE OR REPLACE MATERIALIZED VIEW tot AS SELECT g FROM r",
+    ]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("`big` reads it"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(shop.head(), head);
+    // Unread, anything goes; a table is not a view; a new name is created.
+    shop.ok(&["sql", "DROP VIEW big"]);
+    shop.ok(&[
+        "sql",
+        "CREATE OR REPLACE MATERIALIZED VIEW tot AS SELECT g FROM r",
+    ]);
+    let rows = shop.ok(&["sql", "SELECT g FROM tot ORDER BY g", "--format", "csv"]);
+    assert_eq!(rows, "g\n1\n1\n2\n");
+    let table = shop.run(&["sql", "CREATE OR REPLACE MATERIALIZED VIEW r AS SELECT 1"]);
+    assert_eq!(table.code, 1, "{}", table.stderr);
+    shop.ok(&[
+        "sql",
+        "CREATE OR REPLACE MATERIALIZED VIEW fresh AS SELECT g FROM r",
+    ]);
+    shop.ok(&["verify"]);
+}

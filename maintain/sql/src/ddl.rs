@@ -462,9 +462,11 @@ fn declarations_for(
     if let Some(d) = parsed.diagnostics.first() {
         return Err(SqlError::uncompiled(&d.message));
     }
+    // What the view replaces (CREATE OR REPLACE) is not known: its rules are new.
     let known: BTreeMap<String, Declaration> = program
         .relations
         .iter()
+        .filter(|(n, _)| !crate::owned::owned_by(n, &view.name, program))
         .map(|(n, r)| (n.clone(), r.declaration.clone()))
         .collect();
     let inferred = infer_head_declarations(&parsed.program, &known);

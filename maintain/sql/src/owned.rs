@@ -17,6 +17,49 @@ pub fn owned_by(relation: &str, dropped: &str, program: &Program) -> bool {
         || owner_of_constraint(relation, program).as_deref() == Some(dropped)
 }
 
+/// The program `program` would be without `name` and what it owns (its readers stay: a
+/// replacement must satisfy them, and the program's check says whether it does).
+pub fn program_without(program: &Program, name: &str) -> rnt_lang::syntax::ast::Program {
+    let mut ast = program.to_ast();
+    ast.declarations
+        .retain(|d| !owned_by(&d.name.name, name, program));
+    ast.rules
+        .retain(|r| !owned_by(&r.head.relation.name, name, program));
+    ast
+}
+
+/// A relation of `program` (`program` less what `name` owns) that reads `name`, if any.
+pub fn reader_of(program: &rnt_lang::syntax::ast::Program, name: &str) -> Option<String> {
+    use rnt_lang::syntax::ast::Literal;
+    program
+        .rules
+        .iter()
+        .find(|rule| {
+            rule.body.iter().any(|literal| match literal {
+                Literal::Positive(atom)
+                | Literal::Negative { atom, .. }
+                | Literal::Optional { atom, .. } => atom.relation.name == name,
+                _ => false,
+            })
+        })
+        .map(|rule| rule.head.relation.name.clone())
+}
+
+/// The columns of `name`'s declaration in `program`: name, type and nullability each.
+pub fn columns_of(
+    program: &rnt_lang::syntax::ast::Program,
+    name: &str,
+) -> Option<Vec<(String, String, bool)>> {
+    let declaration = program.declarations.iter().find(|d| d.name.name == name)?;
+    Some(
+        declaration
+            .attributes
+            .iter()
+            .map(|a| (a.name.name.clone(), a.ty.name(), a.nullable))
+            .collect(),
+    )
+}
+
 /// The view or table whose CREATE made helper `relation` (`_{owner}_N`), if any.
 fn owner_of_helper(relation: &str, program: &Program) -> Option<String> {
     let inner = relation.strip_prefix('_')?;

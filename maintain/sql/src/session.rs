@@ -17,7 +17,7 @@ use rnt_db::change::Change;
 use rnt_db::{Attribute, CommitOutcome, Database, DiffScope, RelationSchema, Snapshot, Value};
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_store::Address;
-use sqlparser::ast::{ObjectType, Spanned, Statement};
+use sqlparser::ast::{CreateView, ObjectType, Spanned, Statement};
 use sqlparser::dialect::{DuckDbDialect, PostgreSqlDialect};
 use sqlparser::parser::Parser;
 use std::sync::Arc;
@@ -190,16 +190,7 @@ impl<'d> Session<'d> {
                 let text = ddl::create_table(create, &Catalog::of(&head.program))?;
                 self.define(&head, &text, statement, "CREATE TABLE")
             }
-            Statement::CreateView(create) => {
-                let head = self.head_outside_transaction("CREATE VIEW")?;
-                let text = ddl::create_view(create, &Catalog::of(&head.program), &head.program)?;
-                let what = if create.materialized {
-                    "CREATE MATERIALIZED VIEW"
-                } else {
-                    "CREATE VIEW"
-                };
-                self.define(&head, &text, statement, what)
-            }
+            Statement::CreateView(create) => self.create_view(create, statement),
             Statement::Drop {
                 object_type,
                 names: dropped,
@@ -213,6 +204,49 @@ impl<'d> Session<'d> {
                 crate::expr::clip(other)
             ))),
         }
+    }
+
+    /// CREATE [OR REPLACE] [MATERIALIZED] VIEW: one define, one commit. A replacement
+    /// takes the old view's place with what it owns (its readers must accept the new
+    /// columns); the commit's diff is the view's change.
+    fn create_view(&self, create: &CreateView, statement: &Statement) -> SqlResult<Outcome> {
+        let head = self.head_outside_transaction("CREATE VIEW")?;
+        let catalog = Catalog::of(&head.program);
+        let text = ddl::create_view(create, &catalog, &head.program)?;
+        let kind = if create.materialized {
+            "MATERIALIZED VIEW"
+        } else {
+            "VIEW"
+        };
+        let name = names::object(&create.name)?;
+        let Some(old) = catalog.get(&name).filter(|_| create.or_replace) else {
+            return self.define(&head, &text, statement, &format!("CREATE {kind}"));
+        };
+        let same_kind = match old.kind {
+            RelationKind::View => create.materialized,
+            RelationKind::Ephemeral => !create.materialized,
+            _ => false,
+        };
+        if !same_kind {
+            return Err(SqlError::bind(format!(
+                "`{name}` is not a {} (CREATE OR REPLACE {kind} replaces one)",
+                kind.to_lowercase()
+            )));
+        }
+        let without = crate::owned::program_without(&head.program, &name);
+        if let Some(reader) = crate::owned::reader_of(&without, &name) {
+            // Its readers were written against its columns: those must stay (PostgreSQL's
+            // rule for CREATE OR REPLACE VIEW).
+            let new = rnt_lang::syntax::parse(&text).program;
+            let before = crate::owned::columns_of(&head.program.to_ast(), &name);
+            if before != crate::owned::columns_of(&new, &name) {
+                return Err(SqlError::bind(format!(
+                    "cannot replace `{name}` with other columns: `{reader}` reads it (DROP {kind} {name} CASCADE, then CREATE)"
+                )));
+            }
+        }
+        let program = format!("{}\n{text}", rnt_lang::canonical::canonical_text(&without));
+        self.define_program(&program, statement, &format!("CREATE OR REPLACE {kind}"))
     }
 
     /// ALTER TABLE: one `rnt alter`, one commit (`alter_table.rs`).
