@@ -1055,7 +1055,8 @@ fn bless(mut baseline: BTreeMap<(String, String), Tally>, runs: &[Run]) {
     let mut text = String::from(
         "# SQLite's sqllogictest files through rnt's SQL (maintain/sql/tests/sqlite_slt.rs):\n\
          # per file and mode, the records run and how many had each verdict. No failure count\n\
-         # may rise above its line; RNT_SQLITE_SLT_BLESS=1 rewrites the lines of the files run.\n\
+         # may rise above its line; RNT_SQLITE_SLT_BLESS=1 rewrites the lines of the files and\n\
+         # modes run.\n\
          # file mode records pass wrong division refused error internal\n",
     );
     for ((file, mode), tally) in &baseline {
