@@ -188,13 +188,7 @@ fn the_web_view_in_a_real_browser() {
     }
 
     // A commit through the API appears on the next load.
-    let entry: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(shop.store().join("server")).unwrap())
-            .unwrap();
-    let authorization = format!(
-        "Authorization: Bearer {}",
-        entry["secret"].as_str().unwrap()
-    );
+    let authorization = format!("Authorization: Bearer {}", shop.server_secret());
     let api = Command::new("curl")
         .args([
             "-sf",

@@ -44,17 +44,10 @@ per_customer(c, sum(a), count()) :- orders(_, c, a).
 ";
 
 impl Served {
-    /// The writing server's secret, from its entry (`.rnt/server`): a write token.
+    /// The writing server's secret: a write token.
     fn secret(&self) -> String {
-        entry_secret(&self.shop)
+        self.shop.server_secret()
     }
-}
-
-/// The secret in the store's server entry.
-fn entry_secret(shop: &Shop) -> String {
-    let entry = std::fs::read_to_string(shop.store().join("server")).expect("the server entry");
-    let entry: serde_json::Value = serde_json::from_str(&entry).expect("the entry is JSON");
-    entry["secret"].as_str().expect("a secret").to_string()
 }
 
 fn served(extra: &[&str]) -> Served {

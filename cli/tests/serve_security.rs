@@ -198,10 +198,7 @@ fn served_table() -> (Shop, Server, String) {
     let shop = Shop::init();
     shop.ok(&["sql", "CREATE TABLE t (id INT PRIMARY KEY)"]);
     let server = serve_at(&shop, "127.0.0.1:0", &[], None);
-    let entry: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(shop.store().join("server")).unwrap())
-            .unwrap();
-    let secret = entry["secret"].as_str().unwrap().to_string();
+    let secret = shop.server_secret();
     (shop, server, secret)
 }
 

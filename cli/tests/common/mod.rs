@@ -115,6 +115,14 @@ impl Shop {
         shop
     }
 
+    /// The writing server's secret, from the entry it keeps in the store (`.rnt/server`):
+    /// the write token HTTP changes need.
+    pub fn server_secret(&self) -> String {
+        let entry = std::fs::read_to_string(self.store().join("server")).expect("the server entry");
+        let entry: serde_json::Value = serde_json::from_str(&entry).expect("the entry is JSON");
+        entry["secret"].as_str().expect("a secret").to_string()
+    }
+
     /// The working folder.
     pub fn dir(&self) -> &Path {
         self.dir.path()
