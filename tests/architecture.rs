@@ -1,7 +1,9 @@
 //! Guards the layers docs/design.md draws (`docs/design.md`, "Layers"), from what Cargo itself
 //! says: `cargo metadata` lists each workspace crate's dependencies, and every one points
-//! down — `lang` depends on no crate of ours, `engine` on `lang` and `merkle`, `db` on
-//! `engine`, `lang`, `merkle` and `store`, and only `cli` (and this facade) above them.
+//! down — `lang` depends on no crate of ours, `sql` (the SQL compiler) on `lang` alone,
+//! `engine` on `lang` and `merkle`, `db` on `engine`, `lang`, `merkle` and `store`,
+//! `sql-run` (running SQL) on `db`, `lang`, `sql` and `store`, and only `cli` (and this
+//! facade) above them.
 //! Dev-dependencies may reach sideways for test data, never up.
 
 use serde_json::Value;
@@ -10,7 +12,7 @@ use std::process::Command;
 
 /// Each crate of ours, its layer (dependencies go to lower layers only), and the crates of
 /// ours it may depend on (its normal dependencies must be exactly these).
-const LAYERS: [(&str, u32, &[&str]); 9] = [
+const LAYERS: [(&str, u32, &[&str]); 10] = [
     ("rnt-store", 0, &[]),
     // Test support (the S3 test server): only ever a dev-dependency, of any crate.
     ("rnt-store-testkit", 1, &["rnt-store"]),
@@ -22,7 +24,13 @@ const LAYERS: [(&str, u32, &[&str]); 9] = [
         3,
         &["rnt-engine", "rnt-lang", "rnt-merkle", "rnt-store"],
     ),
-    ("rnt-sql", 4, &["rnt-db", "rnt-lang", "rnt-store"]),
+    // The SQL compiler knows the rule language, never the database (issue 37).
+    ("rnt-sql", 1, &["rnt-lang"]),
+    (
+        "rnt-sql-run",
+        4,
+        &["rnt-db", "rnt-lang", "rnt-sql", "rnt-store"],
+    ),
     (
         "rnt-cli",
         5,
@@ -31,7 +39,7 @@ const LAYERS: [(&str, u32, &[&str]); 9] = [
             "rnt-engine",
             "rnt-lang",
             "rnt-merkle",
-            "rnt-sql",
+            "rnt-sql-run",
             "rnt-store",
         ],
     ),
@@ -134,13 +142,14 @@ fn every_dependency_between_our_crates_points_down() {
 
 /// The source folders of our crates (tests, benches and test support excluded: they are
 /// not what a newcomer reads to find a concept).
-const SOURCES: [&str; 7] = [
+const SOURCES: [&str; 8] = [
     "src",
     "store/src",
     "merkle/src",
     "maintain/lang/src",
     "maintain/engine/src",
     "maintain/db/src",
+    "maintain/sql-run/src",
     "cli/src",
 ];
 

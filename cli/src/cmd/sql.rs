@@ -15,7 +15,7 @@ use crate::Context;
 use anyhow::Context as _;
 use clap::Args;
 use rnt_db::Database;
-use rnt_sql::{Outcome, Session, SqlError};
+use rnt_sql_run::{Outcome, Session, SqlError};
 use std::fmt;
 use std::io::{BufRead, IsTerminal, Write};
 

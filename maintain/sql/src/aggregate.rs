@@ -227,7 +227,7 @@ impl Lowerer<'_> {
                 crate::error::SqlErrorKind::Bind if error.message.starts_with("unknown column") => {
                     SqlError::bind(format!(
                         "`{}` must appear in GROUP BY or be used in an aggregate",
-                        expr::clip(e)
+                        crate::error::clip(e)
                     ))
                 }
                 _ => error,
@@ -701,7 +701,7 @@ fn aggregate_call(
         _ => {
             return Err(SqlError::unsupported(format!(
                 "the aggregate `{}`",
-                expr::clip(call)
+                crate::error::clip(call)
             )))
         }
     })

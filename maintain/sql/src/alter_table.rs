@@ -19,7 +19,7 @@
 use crate::catalog::{Catalog, Table};
 use crate::error::{SqlError, SqlResult};
 use crate::names;
-use rnt_db::Alteration;
+use rnt_lang::alter::Alteration;
 use rnt_lang::value::ColumnType;
 use sqlparser::ast::{
     AlterColumnOperation, AlterTable, AlterTableOperation, ColumnOption, Expr, RenameTableNameKind,
@@ -42,7 +42,7 @@ pub fn plan(alter: &AlterTable, catalog: &Catalog) -> SqlResult<Planned> {
     let relation = names::object(&alter.name)?;
     let table = catalog
         .get(&relation)
-        .filter(|t| t.kind == rnt_db::RelationKind::Relation)
+        .filter(|t| t.kind == rnt_lang::syntax::ast::RelationKind::Relation)
         .ok_or_else(|| SqlError::bind(format!("unknown table `{relation}`")))?;
     let [operation] = alter.operations.as_slice() else {
         return Err(SqlError::unsupported(
@@ -143,7 +143,7 @@ fn operation_of(
         other => {
             return Err(SqlError::unsupported(format!(
                 "ALTER TABLE … {}",
-                crate::expr::clip(other)
+                crate::error::clip(other)
             )))
         }
     })
@@ -196,7 +196,7 @@ fn column_alteration(
         other => {
             return Err(SqlError::unsupported(format!(
                 "ALTER COLUMN … {}",
-                crate::expr::clip(other)
+                crate::error::clip(other)
             )))
         }
     };
@@ -220,7 +220,7 @@ fn primary_key(table: &Table, constraint: &TableConstraint) -> SqlResult<Alterat
             Expr::Identifier(ident) => existing(table, ident),
             other => Err(SqlError::unsupported(format!(
                 "a key on the expression `{}`",
-                crate::expr::clip(other)
+                crate::error::clip(other)
             ))),
         })
         .collect::<SqlResult<Vec<_>>>()?;
@@ -247,7 +247,7 @@ fn literal_text(expr: &Expr) -> SqlResult<String> {
         Expr::Nested(inner) => literal_text(inner),
         other => Err(SqlError::unsupported(format!(
             "the DEFAULT `{}` (a literal is supported)",
-            crate::expr::clip(other)
+            crate::error::clip(other)
         ))),
     }
 }

@@ -20,24 +20,8 @@ use crate::expr::{self, Context, Typed};
 use crate::names;
 use crate::scope::Scope;
 use crate::select::visit;
-use rnt_db::{Database, Snapshot};
 use rnt_lang::value::{Type, Value};
 use sqlparser::ast::{BinaryOperator, DateTimeField, Expr, Interval, Value as SqlValue};
-use std::borrow::Cow;
-
-/// `snapshot` as a query reads it: a state whose program mentions `now` has a clock (its
-/// last clock step, which its views were maintained at, so that a view equals its SELECT);
-/// another is read at the time of the query, as a commit would take it.
-pub fn readable<'s>(snapshot: &'s Snapshot, db: &Database) -> Cow<'s, Snapshot> {
-    match snapshot.state.clock {
-        Some(_) => Cow::Borrowed(snapshot),
-        None => {
-            let mut clocked = snapshot.clone();
-            clocked.state.clock = Some(db.commit_time());
-            Cow::Owned(clocked)
-        }
-    }
-}
 
 /// What the clock side of a comparison is compared with.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -72,7 +56,7 @@ pub fn refused(expr: &Expr) -> SqlError {
     SqlError::unsupported(format!(
         "`{}`: now() stands only in a comparison with a column, as a time window \
          (`ts > now() - INTERVAL 7 DAY`, `t > epoch(now()) - 604800`)",
-        expr::clip(expr)
+        crate::error::clip(expr)
     ))
 }
 
@@ -114,7 +98,7 @@ pub fn comparison(
         _ => {
             return Err(SqlError::bind(format!(
                 "`{}` compares {} with {}",
-                expr::clip(&whole()),
+                crate::error::clip(&whole()),
                 match clock.1 {
                     Unit::Timestamp => "now(), a TIMESTAMP,",
                     Unit::Seconds => "epoch(now()), an INT of seconds,",
@@ -178,7 +162,7 @@ fn interval_seconds(expr: &Expr) -> SqlResult<i64> {
     let (amount, unit) = interval_parts(interval).ok_or_else(|| {
         SqlError::unsupported(format!(
             "the interval `{}` with now() (a number of seconds, minutes, hours, days or weeks)",
-            expr::clip(expr)
+            crate::error::clip(expr)
         ))
     })?;
     let per = match unit.trim_end_matches('s') {
@@ -193,9 +177,12 @@ fn interval_seconds(expr: &Expr) -> SqlResult<i64> {
             )))
         }
     };
-    amount
-        .checked_mul(per)
-        .ok_or_else(|| SqlError::bind(format!("the interval `{}` is too long", expr::clip(expr))))
+    amount.checked_mul(per).ok_or_else(|| {
+        SqlError::bind(format!(
+            "the interval `{}` is too long",
+            crate::error::clip(expr)
+        ))
+    })
 }
 
 /// An interval's amount and unit name (lower case), from either way of writing it.

@@ -192,7 +192,7 @@ fn default(column: &ColumnSpec, expr: &Expr) -> SqlResult<Value> {
     let value = crate::dml::literal_value(expr).ok_or_else(|| {
         SqlError::unsupported(format!(
             "the DEFAULT `{}` of `{}` (a literal is supported)",
-            expr::clip(expr),
+            crate::error::clip(expr),
             column.name
         ))
     })?;

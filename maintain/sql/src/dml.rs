@@ -17,22 +17,29 @@ use crate::names;
 use crate::scope::Scope;
 use crate::select::{split_and, Lowerer};
 use crate::top;
-use rnt_db::change::{Change, Sign};
-use rnt_db::{Database, Snapshot, Value};
+use rnt_lang::change::{Change, Sign};
 use rnt_lang::conform::conform;
 use rnt_lang::syntax::ast::RelationKind;
+use rnt_lang::value::Value;
 use sqlparser::ast::{
     Assignment, AssignmentTarget, ConflictTarget, Delete, Expr, FromTable, Insert,
     OnConflictAction, OnInsert, TableFactor, TableObject, Update,
 };
 use std::collections::BTreeMap;
 
-/// What DML statements read and write: the database and the state they run on.
+/// What a DML statement reads from the state it runs on; `rnt-sql-run` answers from the
+/// database (the head, or a transaction's working state).
+pub trait Reads {
+    /// The rows of `rules`, whose first head is the answer, evaluated on the state.
+    fn answer(&self, rules: &str) -> SqlResult<Vec<Vec<Value>>>;
+    /// Every tuple of relation `relation` (a bag's with its `_count` last).
+    fn tuples(&self, relation: &str) -> SqlResult<Vec<Vec<Value>>>;
+}
+
+/// What DML statements read and write: the state they run on and its catalog.
 pub struct Target<'a> {
-    /// The database.
-    pub db: &'a Database,
-    /// The state the statement reads (the head, or a transaction's working state).
-    pub snapshot: &'a Snapshot,
+    /// The state's rows.
+    pub reads: &'a dyn Reads,
     /// Its catalog.
     pub catalog: &'a Catalog,
 }
@@ -51,8 +58,7 @@ impl Target<'_> {
 
     /// Evaluates rules whose first head is the answer.
     fn answer(&self, rules: &str) -> SqlResult<Vec<Vec<Value>>> {
-        let snapshot = crate::clock::readable(self.snapshot, self.db);
-        Ok(self.db.query(&snapshot, rules)?.tuples)
+        self.reads.answer(rules)
     }
 
     /// The change set of an INSERT.
@@ -308,7 +314,7 @@ impl Target<'_> {
             *delta.entry(row).or_default() += 1;
         }
         let mut present: BTreeMap<Vec<Value>, i64> = BTreeMap::new();
-        for mut tuple in self.db.tuples(self.snapshot, &table.name)? {
+        for mut tuple in self.reads.tuples(&table.name)? {
             let count = match tuple.pop() {
                 Some(Value::Int(n)) => n,
                 _ => 0,
@@ -460,7 +466,7 @@ impl Target<'_> {
             }
             other => Err(SqlError::unsupported(format!(
                 "the target `{}`",
-                expr::clip(other)
+                crate::error::clip(other)
             ))),
         }
     }

@@ -2,7 +2,6 @@
 //! caret), what went wrong, and the exit code it stands for (`docs/design.md`: 1 for a user
 //! error, 2 for a refused commit — a violated constraint or denial).
 
-use rnt_db::DbError;
 use std::fmt;
 
 /// What kind of failure, which decides the exit code.
@@ -129,16 +128,11 @@ impl fmt::Display for SqlError {
 
 impl std::error::Error for SqlError {}
 
-impl From<DbError> for SqlError {
-    fn from(error: DbError) -> SqlError {
-        if let DbError::Program { rendered, .. } = &error {
-            // Rules the front end made that the language refuses: its limit, not the
-            // user's error, and never shown as rules.
-            return SqlError::uncompiled(rendered);
-        }
-        let code = error.exit_code();
-        let text = error.to_string();
-        let message = text.strip_prefix("error: ").unwrap_or(&text).to_string();
-        SqlError::new(SqlErrorKind::Db(code), message)
+/// `expr` as text of at most ~60 characters, for messages.
+pub fn clip(expr: &impl std::fmt::Display) -> String {
+    let text = expr.to_string();
+    match text.chars().count() > 60 {
+        true => format!("{}…", text.chars().take(60).collect::<String>()),
+        false => text,
     }
 }

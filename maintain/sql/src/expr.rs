@@ -8,7 +8,7 @@
 //! float (`//` is integer division, truncating toward zero as the rule language's `/`).
 
 use crate::body::{Body, Ex};
-use crate::error::{SqlError, SqlResult};
+use crate::error::{clip, SqlError, SqlResult};
 use crate::names;
 use crate::scope::{Resolved, Scope};
 use crate::types;
@@ -221,15 +221,6 @@ pub fn lower(expr: &Expr, scope: &Scope, cx: &Context<'_>, body: &Body) -> SqlRe
             )))
         }
     })
-}
-
-/// `expr` as text of at most ~60 characters, for messages.
-pub fn clip(expr: &impl std::fmt::Display) -> String {
-    let text = expr.to_string();
-    match text.chars().count() > 60 {
-        true => format!("{}…", text.chars().take(60).collect::<String>()),
-        false => text,
-    }
 }
 
 fn negate_if(ex: Ex, negated: bool) -> Ex {

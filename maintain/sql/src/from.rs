@@ -97,7 +97,7 @@ impl Lowerer<'_> {
             }
             other => Err(SqlError::unsupported(format!(
                 "the join `{}`",
-                crate::expr::clip(&format!("{other:?}").split('(').next().unwrap_or("join"))
+                crate::error::clip(&format!("{other:?}").split('(').next().unwrap_or("join"))
             ))),
         }
     }
@@ -134,7 +134,7 @@ impl Lowerer<'_> {
             }
             other => Err(SqlError::unsupported(format!(
                 "the FROM item `{}`",
-                crate::expr::clip(other)
+                crate::error::clip(other)
             ))),
         }
     }
@@ -506,7 +506,7 @@ fn classify(condition: &Expr, scope: &Scope, right: &Source) -> SqlResult<OnPart
     Err(SqlError::unsupported(format!(
         "the LEFT JOIN condition `{}` (equalities with the left side's columns, and conditions \
          on the right side's own, are)",
-        crate::expr::clip(condition)
+        crate::error::clip(condition)
     )))
 }
 

@@ -164,7 +164,7 @@ fn sort_conditions(
             return Err(SqlError::unsupported(format!(
                 "the LEFT JOIN condition `{}` (a condition reading both sides is a \
                  comparison of columns, constants and arithmetic)",
-                expr::clip(condition)
+                crate::error::clip(condition)
             )));
         }
         for v in reads.left {
@@ -201,7 +201,7 @@ fn reads(condition: &Expr, scope: &Scope, right: &[Var]) -> SqlResult<Reads> {
             Resolved::Outer(..) => {
                 return Err(SqlError::unsupported(format!(
                     "the LEFT JOIN condition `{}` reading the enclosing query",
-                    expr::clip(condition)
+                    crate::error::clip(condition)
                 )))
             }
         }

@@ -4,7 +4,7 @@
 //! ```text
 //! SQL text ──parse (sqlparser, PostgreSQL dialect)──▶ statements
 //!          ──bind (catalog: the state's relations)──▶ scopes, columns, types
-//!          ──lower──▶ rules (rule-language text)  ──▶ rnt-db: query, define, commit
+//!          ──lower──▶ rules (rule-language text)  ──▶ rnt-sql-run: query, define, commit
 //! ```
 //!
 //! - **Bags.** A table with a PRIMARY KEY is a keyed relation, a set. A table without one
@@ -13,23 +13,25 @@
 //!   lowered to an aggregate that sums the multiplicities of what it reads; one whose rows
 //!   provably cannot repeat (DISTINCT, GROUP BY, or a key of every source in its output) is
 //!   a plain rule, maintained as the hand-written one would be.
-//! - **What runs where.** A query is lowered to rules and evaluated by `Database::query`
-//!   (ORDER BY, LIMIT and OFFSET are applied to its rows here); a materialized view to view
-//!   declarations and rules added to the program by `Database::define`; DML reads what it
-//!   changes with a query and commits the change set through the ordinary commit path, so
-//!   denials judge it as any commit.
+//! - **What runs where.** This crate compiles; `rnt-sql-run` runs. A query is lowered to
+//!   rules the runner evaluates (ORDER BY, LIMIT and OFFSET are applied to its rows by
+//!   [`output::rows`]); a materialized view to view declarations and rules the runner
+//!   defines; DML ([`dml`]) reads what it changes through [`dml::Reads`] and returns a
+//!   change set the runner commits, so denials judge it as any commit. History sources
+//!   come through [`history::History`].
 //!
-//! The crate knows the language and the database's API, not the engine.
+//! The crate knows the rule language and sqlparser, never the database or the store
+//! (`tests/architecture.rs` holds it to that).
 
 mod aggregate;
-mod alter_table;
-mod as_of;
+pub mod alter_table;
+pub mod as_of;
 mod body;
 pub mod catalog;
 mod clock;
 mod conjunct;
-mod ddl;
-mod dml;
+pub mod ddl;
+pub mod dml;
 pub mod error;
 mod expr;
 mod from;
@@ -37,21 +39,18 @@ mod grouped_window;
 pub mod history;
 mod inline;
 mod left_on;
-mod names;
+pub mod names;
 mod outer;
 pub mod output;
-mod overlay;
-mod owned;
+pub mod owned;
 mod query;
 mod scalar;
 mod scope;
 mod select;
-pub mod session;
 pub mod split;
-mod top;
+pub mod top;
 mod types;
 mod view_limit;
 mod window;
 
 pub use error::{SqlError, SqlResult};
-pub use session::{Outcome, Session};

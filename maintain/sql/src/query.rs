@@ -124,7 +124,7 @@ impl Lowerer<'_> {
             }
             other => Err(SqlError::unsupported(format!(
                 "the query `{}`",
-                expr::clip(other)
+                crate::error::clip(other)
             ))),
         }
     }

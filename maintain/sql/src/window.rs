@@ -409,7 +409,7 @@ fn lower_call(expr: Expr, scope: &Scope, body: &mut Body) -> SqlResult<Call> {
                     return Err(SqlError::unsupported(format!(
                         "a running `sum` of `{}`, which is {other}, not a number (INT or \
                          DECIMAL)",
-                        expr::clip(x)
+                        crate::error::clip(x)
                     )))
                 }
             };
@@ -440,7 +440,7 @@ fn lower_call(expr: Expr, scope: &Scope, body: &mut Body) -> SqlResult<Call> {
             return Err(SqlError::unsupported(format!(
                 "the window function `{}` (row_number, rank, dense_rank, sum, count(*), lag \
                  and lead are)",
-                expr::clip(&expr)
+                crate::error::clip(&expr)
             )))
         }
     };

@@ -1,6 +1,6 @@
 //! One connection's conversation after startup: simple queries (`Q`, statements split at
 //! `;`, each answered in turn) and the extended protocol (`P`arse, `B`ind, `D`escribe,
-//! `E`xecute, `S`ync, `C`lose, `H` flush). Statements run in one `rnt_sql::Session` per
+//! `E`xecute, `S`ync, `C`lose, `H` flush). Statements run in one `rnt_sql_run::Session` per
 //! connection, so `BEGIN … COMMIT` spans messages; a statement that may write runs as the
 //! server's one writer (`gate`). After an error in the extended protocol, messages are
 //! skipped until `Sync`, as Postgres does.
@@ -11,8 +11,8 @@ use super::{begun, Tracked};
 use crate::serve::access::Access;
 use crate::serve::connections::{Activity, Phase};
 use crate::serve::Server;
-use rnt_sql::error::SqlErrorKind;
-use rnt_sql::{Outcome, Session, SqlError};
+use rnt_sql_run::SqlErrorKind;
+use rnt_sql_run::{Outcome, Session, SqlError};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::net::TcpStream;
@@ -155,7 +155,7 @@ impl<'s> Conversation<'s> {
         session: &mut Session,
         text: &str,
     ) -> std::io::Result<()> {
-        let pieces = rnt_sql::split::statements(text);
+        let pieces = rnt_sql_run::split::statements(text);
         if pieces.is_empty() {
             return Message::new(b'I').write_to(out);
         }

@@ -12,7 +12,7 @@
 //! `now` in the rules), runs apart (`run_w8`): its table has a time column, and each tick
 //! commits 100 new orders with a clock step past 100 old ones, as the catalogue's W8 does.
 //!
-//! `cargo bench -p rnt-sql --bench sql_workloads`; `RNT_BENCH_SCALE` (default 0.1: 100k
+//! `cargo bench -p rnt-sql-run --bench sql_workloads`; `RNT_BENCH_SCALE` (default 0.1: 100k
 //! orders; 1 is the reference 1M), `RNT_BENCH_TICKS` (20), `RNT_BENCH_ONLY=W5`.
 
 // Test data and measurements: small generated numbers and counters cast freely.
@@ -28,7 +28,7 @@ mod common;
 
 use common::{data, env_or, median, tick, CommitSamples, Data, Rng, Sizes};
 use rnt_db::{Database, Value};
-use rnt_sql::Session;
+use rnt_sql_run::Session;
 use rnt_store::MemoryStore;
 use std::sync::Arc;
 

@@ -3,19 +3,18 @@
 //! COMMIT (the statements run in an in-memory layer over the store, with the program's
 //! denials set aside, and COMMIT commits their net change of the base relations).
 
-use crate::as_of::AsOf;
-use crate::catalog::Catalog;
-use crate::ddl;
-use crate::dml::Target;
-use crate::error::{SqlError, SqlErrorKind, SqlResult};
+use crate::error::Sql;
 use crate::history::Reader;
-use crate::names;
-use crate::output;
 use crate::overlay::Overlay;
-use crate::top;
+use crate::reads::StateReads;
 use rnt_db::change::Change;
 use rnt_db::{Attribute, CommitOutcome, Database, DiffScope, RelationSchema, Snapshot, Value};
 use rnt_lang::syntax::ast::RelationKind;
+use rnt_sql::as_of::AsOf;
+use rnt_sql::catalog::Catalog;
+use rnt_sql::dml::Target;
+use rnt_sql::error::{SqlError, SqlErrorKind, SqlResult};
+use rnt_sql::{ddl, names, output, top};
 use rnt_store::Address;
 use sqlparser::ast::{CreateView, ObjectType, Spanned, Statement};
 use sqlparser::dialect::{DuckDbDialect, PostgreSqlDialect};
@@ -146,7 +145,7 @@ impl<'d> Session<'d> {
                 Statement::CreateView(create) => ddl::create_view(create, &catalog, &head.program),
                 other => Err(SqlError::unsupported(format!(
                     "--rules of `{}` (of a query, CREATE TABLE or CREATE VIEW)",
-                    crate::expr::clip(other)
+                    rnt_sql::error::clip(other)
                 ))),
             };
             out.push_str(&rules.map_err(|e| e.at(start.line, start.column))?);
@@ -201,7 +200,7 @@ impl<'d> Session<'d> {
             Statement::AlterTable(alter) => self.alter_table(alter, statement),
             other => Err(SqlError::unsupported(format!(
                 "the statement `{}`",
-                crate::expr::clip(other)
+                rnt_sql::error::clip(other)
             ))),
         }
     }
@@ -233,13 +232,13 @@ impl<'d> Session<'d> {
                 kind.to_lowercase()
             )));
         }
-        let without = crate::owned::program_without(&head.program, &name);
-        if let Some(reader) = crate::owned::reader_of(&without, &name) {
+        let without = rnt_sql::owned::program_without(&head.program, &name);
+        if let Some(reader) = rnt_sql::owned::reader_of(&without, &name) {
             // Its readers were written against its columns: those must stay (PostgreSQL's
             // rule for CREATE OR REPLACE VIEW).
             let new = rnt_lang::syntax::parse(&text).program;
-            let before = crate::owned::columns_of(&head.program.to_ast(), &name);
-            if before != crate::owned::columns_of(&new, &name) {
+            let before = rnt_sql::owned::columns_of(&head.program.to_ast(), &name);
+            if before != rnt_sql::owned::columns_of(&new, &name) {
                 return Err(SqlError::bind(format!(
                     "cannot replace `{name}` with other columns: `{reader}` reads it (DROP {kind} {name} CASCADE, then CREATE)"
                 )));
@@ -256,14 +255,17 @@ impl<'d> Session<'d> {
         statement: &Statement,
     ) -> SqlResult<Outcome> {
         let head = self.head_outside_transaction("ALTER TABLE")?;
-        let planned = crate::alter_table::plan(alter, &Catalog::of(&head.program))?;
+        let planned = rnt_sql::alter_table::plan(alter, &Catalog::of(&head.program))?;
         let message = self.message_for(statement);
-        let altered = self.db.alter(
-            &planned.relation,
-            &planned.alteration,
-            planned.default.as_deref(),
-            &message,
-        )?;
+        let altered = self
+            .db
+            .alter(
+                &planned.relation,
+                &planned.alteration,
+                planned.default.as_deref(),
+                &message,
+            )
+            .sql()?;
         Ok(match altered.outcome {
             CommitOutcome::Committed { commit, state, .. } => Outcome::Committed {
                 commit,
@@ -288,7 +290,7 @@ impl<'d> Session<'d> {
             .message
             .clone()
             .unwrap_or_else(|| format!("CREATE ASSERTION {name}"));
-        match self.db.define(&program, "sql", &message)? {
+        match self.db.define(&program, "sql", &message).sql()? {
             CommitOutcome::Committed { commit, state, .. } => Ok(Outcome::Committed {
                 commit,
                 state,
@@ -301,9 +303,9 @@ impl<'d> Session<'d> {
     /// The state a query reads: `--at`, the transaction's working state, or the head.
     fn read_snapshot(&self) -> SqlResult<Snapshot> {
         if let Some(reference) = &self.at {
-            return Ok(self.db.resolve(reference)?);
+            return self.db.resolve(reference).sql();
         }
-        Ok(self.working_db().head()?)
+        self.working_db().head().sql()
     }
 
     fn working_db(&self) -> &Database {
@@ -321,8 +323,8 @@ impl<'d> Session<'d> {
         let lowered = top::lower_with(&catalog, query, Some((&reader, as_of)))?;
         let extra = reader.into_extra();
         let rules = format!("{}\n{}", lowered.rules, extra.text);
-        let snapshot = crate::clock::readable(&snapshot, db);
-        let answer = db.query_with(&snapshot, &extra.entries, &rules)?;
+        let snapshot = crate::reads::readable(&snapshot, db);
+        let answer = db.query_with(&snapshot, &extra.entries, &rules).sql()?;
         let rows = output::rows(
             answer.tuples,
             lowered.answer.bag,
@@ -345,11 +347,13 @@ impl<'d> Session<'d> {
 
     fn with_target<T>(&self, f: impl FnOnce(&Target<'_>) -> SqlResult<T>) -> SqlResult<T> {
         let db = self.working_db();
-        let snapshot = db.head()?;
+        let snapshot = db.head().sql()?;
         let catalog = Catalog::of(&snapshot.program);
         f(&Target {
-            db,
-            snapshot: &snapshot,
+            reads: &StateReads {
+                db,
+                snapshot: &snapshot,
+            },
             catalog: &catalog,
         })
     }
@@ -366,7 +370,7 @@ impl<'d> Session<'d> {
         }
         let message = self.message_for(statement);
         let in_transaction = self.transaction.is_some();
-        let outcome = self.working_db().commit(changes, &message, None)?;
+        let outcome = self.working_db().commit(changes, &message, None).sql()?;
         match (in_transaction, outcome) {
             (true, _) => Ok(Outcome::Note(what.to_string())),
             (false, CommitOutcome::Committed { commit, state, .. }) => Ok(Outcome::Committed {
@@ -384,7 +388,7 @@ impl<'d> Session<'d> {
                 "{what} inside a transaction (yet)"
             )));
         }
-        Ok(self.db.head()?)
+        self.db.head().sql()
     }
 
     /// Defines the head's program with `additions` appended.
@@ -406,15 +410,14 @@ impl<'d> Session<'d> {
         what: &str,
     ) -> SqlResult<Outcome> {
         let message = self.message_for(statement);
-        match self.db.define(program, "sql", &message) {
-            Ok(CommitOutcome::Committed { commit, state, .. }) => Ok(Outcome::Committed {
+        // A program the language refuses is the compiler's limit (`from_db` says so).
+        match self.db.define(program, "sql", &message).sql()? {
+            CommitOutcome::Committed { commit, state, .. } => Ok(Outcome::Committed {
                 commit,
                 state,
                 what: what.to_string(),
             }),
-            Ok(CommitOutcome::NothingToCommit) => Ok(Outcome::NothingToCommit),
-            Err(rnt_db::DbError::Program { rendered, .. }) => Err(SqlError::uncompiled(&rendered)),
-            Err(other) => Err(other.into()),
+            CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
         }
     }
 
@@ -457,7 +460,7 @@ impl<'d> Session<'d> {
         }
         let mut ast = head.program.to_ast();
         let owned = |relation: &str, dropped: &str| {
-            crate::owned::owned_by(relation, dropped, &head.program)
+            rnt_sql::owned::owned_by(relation, dropped, &head.program)
         };
         loop {
             let mut grew = false;
@@ -515,7 +518,7 @@ impl<'d> Session<'d> {
                 "a transaction is open already (COMMIT or ROLLBACK it first)",
             ));
         }
-        let start = self.db.head()?;
+        let start = self.db.head().sql()?;
         let overlay = Overlay::over(Arc::clone(self.db.chunks()))
             .map_err(|e| SqlError::new(SqlErrorKind::Db(3), e.to_string()))?;
         let time = self.db.commit_time();
@@ -536,7 +539,8 @@ impl<'d> Session<'d> {
                 &rnt_lang::canonical::canonical_text(&ast),
                 "transaction",
                 "transaction",
-            )?;
+            )
+            .sql()?;
         }
         self.transaction = Some(Transaction { db, start });
         Ok(Outcome::Note("BEGIN".into()))
@@ -546,10 +550,11 @@ impl<'d> Session<'d> {
         let Some(transaction) = self.transaction.take() else {
             return Err(SqlError::bind("COMMIT outside a transaction"));
         };
-        let end = transaction.db.head()?;
+        let end = transaction.db.head().sql()?;
         let changes: Vec<Change> = transaction
             .db
-            .diff(&transaction.start, &end, &DiffScope::Base)?
+            .diff(&transaction.start, &end, &DiffScope::Base)
+            .sql()?
             .into_iter()
             .map(|c| Change {
                 sign: c.sign,
@@ -565,7 +570,7 @@ impl<'d> Session<'d> {
             return Ok(Outcome::NothingToCommit);
         }
         let message = self.message.clone().unwrap_or_else(|| "transaction".into());
-        match self.db.commit(changes, &message, None)? {
+        match self.db.commit(changes, &message, None).sql()? {
             CommitOutcome::Committed { commit, state, .. } => Ok(Outcome::Committed {
                 commit,
                 state,
@@ -579,7 +584,7 @@ impl<'d> Session<'d> {
     fn message_for(&self, statement: &Statement) -> String {
         self.message
             .clone()
-            .unwrap_or_else(|| crate::expr::clip(statement))
+            .unwrap_or_else(|| rnt_sql::error::clip(statement))
     }
 }
 
@@ -610,7 +615,7 @@ pub struct Parsed {
 /// statement by statement.
 pub fn parse(text: &str) -> SqlResult<Vec<Parsed>> {
     let mut out = Vec::new();
-    for piece in crate::split::statements(text) {
+    for piece in rnt_sql::split::statements(text) {
         let shift = |e: SqlError| match e.at {
             Some((line, column)) => SqlError {
                 at: Some((line + piece.line - 1, column)),
@@ -626,7 +631,7 @@ pub fn parse(text: &str) -> SqlResult<Vec<Parsed>> {
             });
             continue;
         }
-        let (text, as_of) = crate::as_of::strip(&piece.text);
+        let (text, as_of) = rnt_sql::as_of::strip(&piece.text);
         let statements = match Parser::parse_sql(&PostgreSqlDialect {}, &text) {
             Ok(statements) => statements,
             Err(error) => match Parser::parse_sql(&DuckDbDialect {}, &text) {

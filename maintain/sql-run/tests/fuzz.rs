@@ -15,7 +15,7 @@ mod rng;
 
 use rng::Rng;
 use rnt_db::Database;
-use rnt_sql::Session;
+use rnt_sql_run::Session;
 use rnt_store::MemoryStore;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;

@@ -9,7 +9,7 @@
 //! and `RNT_VIEW_PROPS_SEED=N` reruns that one case.
 
 use rnt_db::{Database, Value};
-use rnt_sql::{Outcome, Session};
+use rnt_sql_run::{Outcome, Session};
 use rnt_store::MemoryStore;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -26,8 +26,8 @@
 
 use md5::{Digest, Md5};
 use rnt_db::{Database, Value};
-use rnt_sql::error::SqlErrorKind;
-use rnt_sql::{Outcome, Session, SqlError};
+use rnt_sql_run::SqlErrorKind;
+use rnt_sql_run::{Outcome, Session, SqlError};
 use rnt_store::MemoryStore;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -1053,7 +1053,7 @@ fn bless(mut baseline: BTreeMap<(String, String), Tally>, runs: &[Run]) {
         baseline.insert(key, run.tally.clone());
     }
     let mut text = String::from(
-        "# SQLite's sqllogictest files through rnt's SQL (maintain/sql/tests/sqlite_slt.rs):\n\
+        "# SQLite's sqllogictest files through rnt's SQL (maintain/sql-run/tests/sqlite_slt.rs):\n\
          # per file and mode, the records run and how many had each verdict. No failure count\n\
          # may rise above its line; RNT_SQLITE_SLT_BLESS=1 rewrites the lines of the files and\n\
          # modes run.\n\

@@ -7,7 +7,7 @@
 //! `RNT_SLT_FILTER=name` runs the files whose name holds `name`.
 
 use rnt_db::{Database, Value};
-use rnt_sql::{Outcome, Session};
+use rnt_sql_run::{Outcome, Session};
 use rnt_store::MemoryStore;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! against the arithmetic here), equals its SELECT run as a query, and passes `verify`.
 
 use rnt_db::{Database, Value};
-use rnt_sql::{Outcome, Session};
+use rnt_sql_run::{Outcome, Session};
 use rnt_store::MemoryStore;
 use std::sync::Arc;
 

@@ -1,0 +1,22 @@
+//! Running SQL against an rnt database (`docs/sql.md`): a [`Session`] takes statements, has
+//! `rnt-sql` compile each against the state's catalog, and runs the result — a query
+//! through `Database::query`, DDL as a define, DML as a change set committed through the
+//! ordinary commit path, `BEGIN … COMMIT` as one commit of many statements.
+//!
+//! ```text
+//! SQL text ──rnt-sql (parse, bind, lower)──▶ rules, declarations, change sets
+//!          ──rnt-sql-run──▶ rnt-db: query, define, commit
+//! ```
+//!
+//! The compiler reads the database only through the traits it names (`rnt_sql::dml::Reads`,
+//! `rnt_sql::history::History`), answered here ([`reads`], [`history`]).
+
+pub mod error;
+pub mod history;
+mod overlay;
+pub mod reads;
+pub mod session;
+
+pub use rnt_sql::error::SqlErrorKind;
+pub use rnt_sql::{split, SqlError, SqlResult};
+pub use session::{Outcome, Session};
