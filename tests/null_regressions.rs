@@ -138,3 +138,18 @@ fn an_ephemeral_read_under_a_null_partition_finds_its_null_rows() {
     assert_verified(&db);
     assert_eq!(tuples(&db, "v0"), ["[Int(5)]"]);
 }
+
+/// `coalesce` is lazy, as SQL's COALESCE: an argument after the first non-null one is never
+/// evaluated, so `coalesce(a, a / 0)` fails only where `a` is null (issue 37, W7; it failed
+/// every commit that inserted a row).
+#[test]
+fn coalesce_evaluates_no_argument_after_the_first_value() {
+    let db = database_of(
+        "relation d(id: int, a: int?) key(id).
+         view c(id: int, v: int?).
+         c(id, v) :- d(id, a), a is not null, v = coalesce(a, a / 0).",
+    );
+    commit(&db, "+d(1, 7)\n+d(2, null)\n");
+    assert_eq!(tuples(&db, "c"), ["[Int(1), Int(7)]"]);
+    assert_verified(&db);
+}

@@ -31,6 +31,20 @@ pub fn eval_expr(expr: &Expr, bindings: &Bindings, rule: &str) -> EngineResult<V
             let b = eval_expr(right, bindings, rule)?;
             arithmetic(*op, a, b, rule)
         }
+        // Lazy, as SQL's COALESCE: an argument after the first non-null one is never
+        // evaluated (`coalesce(a, a / 0)` fails only where `a` is null).
+        ExprKind::Call {
+            function: Function::Coalesce,
+            args,
+        } => {
+            for arg in args {
+                let value = eval_expr(arg, bindings, rule)?;
+                if !value.is_null() {
+                    return Ok(value);
+                }
+            }
+            Ok(Value::Null)
+        }
         ExprKind::Call { function, args } => {
             let mut values = Vec::with_capacity(args.len());
             for arg in args {

@@ -2,7 +2,9 @@
 //!
 //! Order: from the variables bound at the start (none for a full evaluation; the head's
 //! bound columns for a read of an ephemeral relation; the delta atom's for a delta rule),
-//! place every assignment, filter and `not` as soon as its variables are bound, then read
+//! place every filter and `not` as soon as its variables are bound, and each assignment
+//! when its value is bound and no such test is left to place (SQL's WHERE before its
+//! SELECT list), then read
 //! the positive atom with the most bound columns next. The order of rules and body
 //! literals in the source carries no meaning; ties break on the literal's canonical text
 //! (then its position, for duplicates), so plans are deterministic and the same for every
@@ -491,60 +493,88 @@ impl<'r> Placer<'r> {
         }
     }
 
-    /// Places everything that needs no new binding, as early as possible: assignments
-    /// whose value is bound, filters with both sides bound, `not` atoms fully bound.
+    /// Places everything that needs no new binding, as early as possible: filters with both
+    /// sides bound, `not` atoms fully bound and null tests first, then one assignment whose
+    /// value is bound, and again. A filter thus runs before any assignment it does not read,
+    /// as SQL evaluates WHERE before the SELECT list: `v = a / b, b != 0` never divides by
+    /// the zero the filter removes.
     fn place_ready(&mut self) {
-        let rule = &self.checked.rule;
-        let mut progress = true;
-        while progress {
-            progress = false;
-            for (i, literal) in rule.body.iter().enumerate() {
-                if self.placed[i] {
-                    continue;
-                }
-                let step = match literal {
-                    Literal::Comparison(comparison) => match self.assignment_of[i] {
-                        Some(a) => {
-                            let assignment = &self.checked.assignments[a];
-                            expr_bound(&assignment.value, &self.bound).then(|| {
-                                self.bound[assignment.variable.index()] = true;
-                                Step::Assign {
-                                    variable: assignment.variable,
-                                    value: assignment.value.clone(),
-                                }
-                            })
-                        }
-                        None => (expr_bound(&comparison.left, &self.bound)
-                            && expr_bound(&comparison.right, &self.bound))
-                        .then(|| Step::Filter(comparison.clone())),
-                    },
-                    Literal::Negative { atom, .. } => {
-                        let all_bound = atom.terms.iter().all(|t| match t.kind {
-                            TermKind::Var(v) => self.bound[v.index()],
-                            _ => true,
-                        });
-                        all_bound.then(|| {
-                            let mut scratch = self.bound.clone();
-                            Step::Not(atom_read(atom, i, &mut scratch))
-                        })
-                    }
-                    Literal::IsNull { expr, negated, .. } => {
-                        expr_bound(expr, &self.bound).then(|| Step::IsNull {
-                            expr: expr.clone(),
-                            negated: *negated,
-                        })
-                    }
-                    // A checked rule's optional atoms are expanded away (`rnt_lang::check`).
-                    Literal::Positive(_) | Literal::Window(_) | Literal::Optional { .. } => None,
-                };
-                if let Some(step) = step {
-                    self.steps.push(step);
-                    self.step_texts.push(self.texts[i].clone());
-                    self.placed[i] = true;
-                    progress = true;
-                }
+        loop {
+            while self.place_ready_tests() {}
+            if !self.place_ready_assignment() {
+                break;
             }
         }
+    }
+
+    /// Places each ready filter, `not` atom and null test; whether any was.
+    fn place_ready_tests(&mut self) -> bool {
+        let rule = &self.checked.rule;
+        let mut progress = false;
+        for (i, literal) in rule.body.iter().enumerate() {
+            if self.placed[i] || self.assignment_of[i].is_some() {
+                continue;
+            }
+            let step = match literal {
+                Literal::Comparison(comparison) => (expr_bound(&comparison.left, &self.bound)
+                    && expr_bound(&comparison.right, &self.bound))
+                .then(|| Step::Filter(comparison.clone())),
+                Literal::Negative { atom, .. } => {
+                    let all_bound = atom.terms.iter().all(|t| match t.kind {
+                        TermKind::Var(v) => self.bound[v.index()],
+                        _ => true,
+                    });
+                    all_bound.then(|| {
+                        let mut scratch = self.bound.clone();
+                        Step::Not(atom_read(atom, i, &mut scratch))
+                    })
+                }
+                Literal::IsNull { expr, negated, .. } => {
+                    expr_bound(expr, &self.bound).then(|| Step::IsNull {
+                        expr: expr.clone(),
+                        negated: *negated,
+                    })
+                }
+                // A checked rule's optional atoms are expanded away (`rnt_lang::check`).
+                Literal::Positive(_) | Literal::Window(_) | Literal::Optional { .. } => None,
+            };
+            if let Some(step) = step {
+                self.push_step(i, step);
+                progress = true;
+            }
+        }
+        progress
+    }
+
+    /// Places the first assignment (in body order) whose value is bound; whether there was
+    /// one.
+    fn place_ready_assignment(&mut self) -> bool {
+        let rule = &self.checked.rule;
+        for i in 0..rule.body.len() {
+            let Some(a) = self.assignment_of[i].filter(|_| !self.placed[i]) else {
+                continue;
+            };
+            let assignment = &self.checked.assignments[a];
+            if !expr_bound(&assignment.value, &self.bound) {
+                continue;
+            }
+            self.bound[assignment.variable.index()] = true;
+            let step = Step::Assign {
+                variable: assignment.variable,
+                value: assignment.value.clone(),
+            };
+            self.push_step(i, step);
+            return true;
+        }
+        false
+    }
+
+    /// Appends `step`, which places body literal `literal`.
+    fn push_step(&mut self, literal: usize, step: Step) {
+        debug_assert!(!self.placed[literal], "a literal is placed once");
+        self.steps.push(step);
+        self.step_texts.push(self.texts[literal].clone());
+        self.placed[literal] = true;
     }
 
     /// The positive atom with the most bound columns next, preferring relations `avoid`
