@@ -117,11 +117,26 @@ fn a_transaction_is_one_commit_judged_at_commit() {
 fn errors_point_at_the_line_and_column_and_change_nothing() {
     let shop = shop();
     let head = shop.head();
-    let cases: [(&str, i32, &[&str]); 5] = [
+    let cases: [(&str, i32, &[&str]); 7] = [
         (
             "SELECT 1;\nSELEC 2",
             1,
             &["syntax error", "line 2, column 1", "SELEC 2", "^"],
+        ),
+        // A statement after another on one line: the caret is at its own start.
+        (
+            "SELECT 1; SELECT nope FROM orders",
+            1,
+            &[
+                "unknown column `nope`",
+                "line 1, column 11",
+                "\n  |           ^",
+            ],
+        ),
+        (
+            "SELECT 1; SELEC 2",
+            1,
+            &["syntax error", "line 1, column 11"],
         ),
         ("SELECT nope FROM orders", 1, &["unknown column `nope`"]),
         ("SELECT amount / 2 FROM orders", 1, &["not supported: `/`"]),

@@ -17,7 +17,7 @@ use rnt_sql::error::{SqlError, SqlErrorKind, SqlResult};
 use rnt_sql::{ddl, names, output, top};
 use rnt_store::Address;
 use sqlparser::ast::{CreateView, ObjectType, Spanned, Statement};
-use sqlparser::dialect::{DuckDbDialect, PostgreSqlDialect};
+use sqlparser::dialect::{DuckDbDialect, GenericDialect, PostgreSqlDialect};
 use sqlparser::parser::Parser;
 use std::sync::Arc;
 
@@ -103,9 +103,9 @@ impl<'d> Session<'d> {
             let (line, column) = match &parsed.stmt {
                 Stmt::Sql(statement) => {
                     let start = statement.span().start;
-                    (parsed.line + start.line.max(1) - 1, start.column)
+                    rnt_sql::split::in_script(parsed.start, start.line, start.column)
                 }
-                Stmt::Assertion { .. } => (parsed.line, 1),
+                Stmt::Assertion { .. } => parsed.start,
             };
             let result = match &parsed.stmt {
                 Stmt::Sql(statement) => self.statement(statement, &parsed.as_of),
@@ -148,7 +148,8 @@ impl<'d> Session<'d> {
                     rnt_sql::error::clip(other)
                 ))),
             };
-            out.push_str(&rules.map_err(|e| e.at(start.line, start.column))?);
+            let (line, column) = rnt_sql::split::in_script(parsed.start, start.line, start.column);
+            out.push_str(&rules.map_err(|e| e.at(line, column))?);
         }
         Ok(out)
     }
@@ -607,8 +608,8 @@ pub struct Parsed {
     pub stmt: Stmt,
     /// Its `AS OF 'REF'`s (blanked out of the text sqlparser read).
     pub as_of: Vec<AsOf>,
-    /// The line of the script its text starts on.
-    pub line: u64,
+    /// The line and column of the script its text starts at.
+    pub start: (u64, u64),
 }
 
 /// Parses a script (PostgreSQL's dialect, DuckDB's where it differs, as for `//`),
@@ -618,16 +619,16 @@ pub fn parse(text: &str) -> SqlResult<Vec<Parsed>> {
     for piece in rnt_sql::split::statements(text) {
         let shift = |e: SqlError| match e.at {
             Some((line, column)) => SqlError {
-                at: Some((line + piece.line - 1, column)),
+                at: Some(piece.in_script(line, column)),
                 ..e
             },
-            None => e.at(piece.line, 1),
+            None => e.at(piece.line, piece.column),
         };
         if let Some(assertion) = assertion(&piece.text).map_err(shift)? {
             out.push(Parsed {
                 stmt: assertion,
                 as_of: Vec::new(),
-                line: piece.line,
+                start: (piece.line, piece.column),
             });
             continue;
         }
@@ -636,6 +637,12 @@ pub fn parse(text: &str) -> SqlResult<Vec<Parsed>> {
             Ok(statements) => statements,
             Err(error) => match Parser::parse_sql(&DuckDbDialect {}, &text) {
                 Ok(statements) => statements,
+                // SQLite's and MySQL's `REPLACE INTO t …` (INSERT OR REPLACE), which only
+                // sqlparser's generic dialect reads among the ones above.
+                Err(_) if starts_with_replace(&text) => {
+                    Parser::parse_sql(&GenericDialect {}, &text)
+                        .map_err(|_| shift(parse_error(&error.to_string())))?
+                }
                 Err(_) => return Err(shift(parse_error(&error.to_string()))),
             },
         };
@@ -647,10 +654,17 @@ pub fn parse(text: &str) -> SqlResult<Vec<Parsed>> {
         out.extend(statements.into_iter().map(|stmt| Parsed {
             stmt: Stmt::Sql(Box::new(stmt)),
             as_of: as_of.clone(),
-            line: piece.line,
+            start: (piece.line, piece.column),
         }));
     }
     Ok(out)
+}
+
+/// Whether the statement's first word is REPLACE.
+fn starts_with_replace(text: &str) -> bool {
+    text.split_whitespace()
+        .next()
+        .is_some_and(|word| word.eq_ignore_ascii_case("replace"))
 }
 
 /// `CREATE ASSERTION name CHECK (NOT EXISTS (query))`, if the text is one.

@@ -13,11 +13,12 @@ use crate::catalog::Table;
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::names;
-use crate::scope::Scope;
+use crate::scope::{Resolved, Scope};
 use crate::select::{place, visit, weight_product, weights, Lowerer, OutputColumn};
 use rnt_lang::value::{Type, Value};
 use sqlparser::ast::{
     DuplicateTreatment, Expr, FunctionArgumentClause, FunctionArguments, GroupByExpr, Select,
+    SelectItem,
 };
 
 /// One SQL aggregate call and how it is computed.
@@ -33,10 +34,12 @@ struct Call {
 }
 
 impl Lowerer<'_> {
-    /// Lowers an aggregating SELECT into the relation `name`.
+    /// Lowers an aggregating SELECT into the relation `name` (a set of its distinct rows
+    /// when `distinct`).
     #[allow(clippy::too_many_arguments)] // the block's parts, as select() has them
     pub fn aggregate(
         &mut self,
+        distinct: bool,
         select: &Select,
         items: &[(Expr, String)],
         name: &str,
@@ -45,7 +48,7 @@ impl Lowerer<'_> {
         correlated: &[(Var, Var)],
         sort_keys: &[Expr],
     ) -> SqlResult<Table> {
-        let keys = group_keys(select, items)?;
+        let keys = group_keys(select, items, scope)?;
         let cx = Context::default();
         // The keys: correlation columns first, then GROUP BY's.
         let mut key_vars: Vec<Var> = correlated.iter().map(|(inner, _)| *inner).collect();
@@ -159,6 +162,7 @@ impl Lowerer<'_> {
             body.text()
         ));
         self.layer_above(
+            distinct,
             select,
             items,
             name,
@@ -176,6 +180,7 @@ impl Lowerer<'_> {
     #[allow(clippy::too_many_arguments)] // the two layers' shared parts
     fn layer_above(
         &mut self,
+        distinct: bool,
         select: &Select,
         items: &[(Expr, String)],
         name: &str,
@@ -271,8 +276,10 @@ impl Lowerer<'_> {
             .iter()
             .map(|c| place(&mut filtered, c.value.clone()))
             .collect();
-        // One row per group: a set when the output holds every group key, else count them.
-        let unique = global
+        // One row per group: a set when the output holds every group key or DISTINCT
+        // asks for one, else count them.
+        let unique = distinct
+            || global
             || key_vars
                 .iter()
                 .all(|k| head.iter().any(|h| filtered.same(*h, *k)));
@@ -447,8 +454,18 @@ fn substitute(ex: &Ex, pairs: &[(Ex, Ex)]) -> Ex {
     }
 }
 
-/// The GROUP BY expressions, with an output alias or position read as its SELECT item.
-fn group_keys(select: &Select, items: &[(Expr, String)]) -> SqlResult<Vec<Expr>> {
+/// The item of the SELECT list that `AS name` names, if any.
+fn explicit_alias(select: &Select, name: &str) -> Option<Expr> {
+    select.projection.iter().find_map(|item| match item {
+        SelectItem::ExprWithAlias { expr, alias } if names::ident(alias).ok()? == name => {
+            Some(expr.clone())
+        }
+        _ => None,
+    })
+}
+
+/// The GROUP BY expressions, with a position or an output alias read as its SELECT item.
+fn group_keys(select: &Select, items: &[(Expr, String)], scope: &Scope) -> SqlResult<Vec<Expr>> {
     let exprs = match &select.group_by {
         GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs.clone(),
         GroupByExpr::All(_) => {
@@ -478,11 +495,13 @@ fn group_keys(select: &Select, items: &[(Expr, String)]) -> SqlResult<Vec<Expr>>
                 _ => Ok(e.clone()),
             },
             Expr::Identifier(ident) => {
+                // An input column first, as DuckDB and PostgreSQL bind GROUP BY; else an
+                // alias the SELECT list writes (a generated name such as `col0` is none).
                 let name = names::ident(ident)?;
-                Ok(items
-                    .iter()
-                    .find(|(item, alias)| *alias == name && !matches!(item, Expr::Identifier(_)))
-                    .map_or(e.clone(), |(item, _)| item.clone()))
+                if matches!(scope.resolve(None, &name), Ok(Resolved::Local(..))) {
+                    return Ok(e.clone());
+                }
+                Ok(explicit_alias(select, &name).unwrap_or_else(|| e.clone()))
             }
             _ => Ok(e.clone()),
         })

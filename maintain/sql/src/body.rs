@@ -193,11 +193,12 @@ impl Body {
             .collect()
     }
 
-    /// The relations and terms of the plain atoms, for uniqueness proofs.
-    pub fn plain_atoms(&self) -> Vec<(String, Vec<Option<Var>>)> {
+    /// The relations and terms of the plain and optional atoms (the ones a match reads a
+    /// tuple of), for uniqueness proofs.
+    pub fn matched_atoms(&self) -> Vec<(String, Vec<Option<Var>>)> {
         self.atoms
             .iter()
-            .filter(|a| a.kind == AtomKind::Plain)
+            .filter(|a| matches!(a.kind, AtomKind::Plain | AtomKind::Optional))
             .map(|a| (a.relation.clone(), a.terms.clone()))
             .collect()
     }

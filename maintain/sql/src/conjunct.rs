@@ -122,10 +122,9 @@ impl Lowerer<'_> {
         scope: &Scope,
     ) -> SqlResult<()> {
         let (helper, outer) = self.subquery_helper(subquery, scope, false)?;
-        let kind = if negated {
-            AtomKind::Negated
-        } else {
-            AtomKind::Plain
+        let (kind, outer) = match negated {
+            true => (AtomKind::Negated, outer),
+            false => (AtomKind::Plain, detached(outer, body, scope)),
         };
         body.atom(kind, &helper, outer.into_iter().map(Some).collect());
         Ok(())
@@ -146,15 +145,23 @@ impl Lowerer<'_> {
         let mut terms: Vec<Option<Var>> = outer.into_iter().map(Some).collect();
         terms.push(Some(value));
         if !negated {
-            body.atom(AtomKind::Plain, &helper, terms);
+            let vars = detached(terms.into_iter().flatten().collect(), body, scope);
+            body.atom(
+                AtomKind::Plain,
+                &helper,
+                vars.into_iter().map(Some).collect(),
+            );
             return Ok(());
         }
         // x NOT IN (S) is true when S is empty, or when x is not null, S holds no null
         // and x is not in S; otherwise false or unknown (SQL's three-valued IN). S's count
         // and null count per correlation key come from a helper (one row always when
-        // uncorrelated), membership from an optional read of S's distinct values.
+        // uncorrelated). Membership is an anti-join: when S is empty no row matches it
+        // either, so the rule is `not S(k, x)` and `c = 0 or (x is not null and n = 0)`.
+        // (A negated atom reads x however it is bound — an assignment included — where an
+        // optional atom would bind x itself and turn its assignment into a filter.)
         let (stats, correlated) = self.in_statistics(&helper, terms.len() - 1);
-        let (e, n, m) = (body.var(), body.var(), body.var());
+        let (e, n) = (body.var(), body.var());
         let mut stat_terms: Vec<Option<Var>> = terms[..terms.len() - 1].to_vec();
         stat_terms.extend([Some(e), Some(n)]);
         let kind = if correlated {
@@ -163,16 +170,7 @@ impl Lowerer<'_> {
             AtomKind::Plain
         };
         body.atom(kind, &stats, stat_terms);
-        let member = self.helper_name();
-        let vars: Vec<String> = (0..terms.len()).map(|i| format!("v{i}")).collect();
-        self.rules.push(format!(
-            "{member}({}, 1) :- {helper}({}).",
-            vars.join(", "),
-            vars.join(", ")
-        ));
-        let mut member_terms = terms;
-        member_terms.push(Some(m));
-        body.atom(AtomKind::Optional, &member, member_terms);
+        body.atom(AtomKind::Negated, &helper, terms);
         let zero = |v: Var| {
             Ex::bin(
                 "=",
@@ -180,12 +178,8 @@ impl Lowerer<'_> {
                 Ex::Lit("0".into()),
             )
         };
-        let absent = Ex::all(vec![
-            Ex::IsNull(Box::new(Ex::Var(value)), true),
-            zero(n),
-            Ex::IsNull(Box::new(Ex::Var(m)), false),
-        ]);
-        body.filter(Ex::bin("or", zero(e), absent));
+        let no_null = Ex::all(vec![Ex::IsNull(Box::new(Ex::Var(value)), true), zero(n)]);
+        body.filter(Ex::bin("or", zero(e), no_null));
         let _ = (ty, expr_may_be_null(x, scope));
         Ok(())
     }
@@ -348,4 +342,30 @@ pub(crate) fn expr_may_be_null(expr: &Expr, scope: &Scope) -> bool {
         Ok(Resolved::Local(_, Some(ty))) | Ok(Resolved::Outer(_, Some(ty))) => ty.nullable,
         _ => true,
     }
+}
+
+/// `vars` as a plain atom may read them: a variable an optional atom binds (a LEFT JOIN's
+/// nullable column) is replaced by a fresh one and a filter equating the two. A plain atom
+/// binds before optional atoms, so reading the optional atom's variable itself would leave
+/// the LEFT JOIN's padded binding nothing to bind: it would become an anti-join test run
+/// once per row the plain atom reads (issue 37, W4). Through the filter, a padded null
+/// matches nothing, as SQL's comparison with NULL.
+fn detached(vars: Vec<Var>, body: &mut Body, scope: &Scope) -> Vec<Var> {
+    // This body's sources only: an enclosing query's variables belong to its own body.
+    let optional: Vec<Var> = scope
+        .sources
+        .iter()
+        .filter(|source| source.optional)
+        .flat_map(|source| source.vars.iter().copied())
+        .collect();
+    vars.into_iter()
+        .map(|v| {
+            if !optional.iter().any(|o| body.same(*o, v)) {
+                return v;
+            }
+            let fresh = body.var();
+            body.filter(Ex::bin("=", Ex::Var(fresh), Ex::Var(v)));
+            fresh
+        })
+        .collect()
 }

@@ -23,7 +23,7 @@ use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::value::Value;
 use sqlparser::ast::{
     Assignment, AssignmentTarget, ConflictTarget, Delete, Expr, FromTable, Insert,
-    OnConflictAction, OnInsert, TableFactor, TableObject, Update,
+    OnConflictAction, OnInsert, SqliteOnConflict, TableFactor, TableObject, Update,
 };
 use std::collections::BTreeMap;
 
@@ -69,6 +69,7 @@ impl Target<'_> {
         if insert.returning.is_some() || !insert.assignments.is_empty() {
             return Err(SqlError::unsupported("INSERT … RETURNING or SET"));
         }
+        refuse_insert_clauses(insert)?;
         let table = self.table(&names::object(name)?)?;
         let positions: Vec<usize> = match insert.columns.is_empty() {
             true => (0..table.columns.len()).collect(),
@@ -129,9 +130,15 @@ impl Target<'_> {
             }
             full.push(conformed(&table, tuple)?);
         }
+        let asks_on_present =
+            insert.on.is_some() || insert.or.is_some() || insert.ignore || insert.replace_into;
         match table.bag {
+            true if asks_on_present => Err(SqlError::bind(format!(
+                "`{}` has no PRIMARY KEY: ON CONFLICT, OR IGNORE and OR REPLACE need one",
+                table.name
+            ))),
             true => self.bag_additions(&table, full, Vec::new()),
-            false => self.keyed_insert(&table, full, insert.on.as_ref()),
+            false => self.keyed_insert(&table, full, on_present(insert, &table)?),
         }
     }
 
@@ -140,7 +147,7 @@ impl Target<'_> {
         &self,
         table: &Table,
         rows: Vec<Vec<Value>>,
-        on: Option<&OnInsert>,
+        action: OnPresent<'_>,
     ) -> SqlResult<Vec<Change>> {
         let key = table.keys[0].clone();
         let mut proposed: BTreeMap<Vec<Value>, Vec<Value>> = BTreeMap::new();
@@ -151,31 +158,22 @@ impl Target<'_> {
             }
         }
         let present = self.present_keys(table, proposed.keys().cloned().collect())?;
-        let action = match on {
-            None => None,
-            Some(OnInsert::OnConflict(conflict)) => {
-                check_conflict_target(table, conflict.conflict_target.as_ref())?;
-                Some(&conflict.action)
-            }
-            Some(_) => {
-                return Err(SqlError::unsupported(
-                    "ON DUPLICATE KEY UPDATE (write ON CONFLICT)",
-                ))
-            }
-        };
         let mut changes = Vec::new();
         let mut updates = Vec::new();
         for (k, row) in proposed {
             match (present.get(&k), action) {
                 (None, _) => changes.push(change(Sign::Insert, table, row)),
-                (Some(_), None) => return Err(pkey_violation(table, &k)),
-                (Some(_), Some(OnConflictAction::DoNothing)) => {}
-                (Some(old), Some(OnConflictAction::DoUpdate(_))) => {
-                    updates.push((old.clone(), row))
+                (Some(_), OnPresent::Refuse) => return Err(pkey_violation(table, &k)),
+                (Some(_), OnPresent::Nothing) => {}
+                (Some(old), OnPresent::Replace) if *old != row => {
+                    changes.push(change(Sign::Delete, table, old.clone()));
+                    changes.push(change(Sign::Insert, table, row));
                 }
+                (Some(_), OnPresent::Replace) => {}
+                (Some(old), OnPresent::Update(_)) => updates.push((old.clone(), row)),
             }
         }
-        if let Some(OnConflictAction::DoUpdate(update)) = action {
+        if let OnPresent::Update(update) = action {
             changes.extend(self.conflict_updates(
                 table,
                 &updates,
@@ -743,5 +741,73 @@ pub(crate) fn literal_value(expr: &Expr) -> Option<Value> {
         }
         Expr::Nested(inner) => literal_value(inner),
         _ => None,
+    }
+}
+
+/// What an INSERT does with a proposed row whose key is present.
+#[derive(Clone, Copy)]
+enum OnPresent<'a> {
+    /// Refuse the statement: the key's constraint is violated.
+    Refuse,
+    /// Keep the present row (`ON CONFLICT DO NOTHING`, `INSERT OR IGNORE`).
+    Nothing,
+    /// Put the proposed row in its place (`INSERT OR REPLACE`).
+    Replace,
+    /// Update the present row (`ON CONFLICT DO UPDATE`).
+    Update(&'a sqlparser::ast::DoUpdate),
+}
+
+/// The INSERT's answer for present keys, from ON CONFLICT or SQLite's `OR IGNORE` /
+/// `OR REPLACE` (which DuckDB takes too) and `REPLACE INTO`.
+fn on_present<'a>(insert: &'a Insert, table: &Table) -> SqlResult<OnPresent<'a>> {
+    if insert.replace_into {
+        // `REPLACE INTO` (SQLite, MySQL): INSERT OR REPLACE.
+        return match (&insert.on, insert.or, insert.ignore) {
+            (None, None, false) => Ok(OnPresent::Replace),
+            _ => Err(SqlError::bind("REPLACE INTO with another conflict clause")),
+        };
+    }
+    match (&insert.on, insert.or, insert.ignore) {
+        (None, None, false) => Ok(OnPresent::Refuse),
+        (None, Some(SqliteOnConflict::Ignore), _) | (None, None, true) => Ok(OnPresent::Nothing),
+        (None, Some(SqliteOnConflict::Replace), _) => Ok(OnPresent::Replace),
+        (None, Some(other), _) => Err(SqlError::unsupported(format!(
+            "INSERT {other} (ON CONFLICT DO NOTHING, DO UPDATE, OR IGNORE and OR REPLACE are)"
+        ))),
+        (Some(OnInsert::OnConflict(conflict)), None, false) => {
+            check_conflict_target(table, conflict.conflict_target.as_ref())?;
+            Ok(match &conflict.action {
+                OnConflictAction::DoNothing => OnPresent::Nothing,
+                OnConflictAction::DoUpdate(update) => OnPresent::Update(update),
+            })
+        }
+        (Some(OnInsert::OnConflict(_)), ..) => Err(SqlError::bind(
+            "INSERT with both OR IGNORE/OR REPLACE and ON CONFLICT: write one",
+        )),
+        (Some(_), ..) => Err(SqlError::unsupported(
+            "ON DUPLICATE KEY UPDATE (write ON CONFLICT)",
+        )),
+    }
+}
+
+/// Refuses by name the INSERT clauses rnt does not honour (none is ignored silently).
+fn refuse_insert_clauses(insert: &Insert) -> SqlResult<()> {
+    let refused = [
+        (insert.overwrite, "INSERT OVERWRITE"),
+        (insert.partitioned.is_some(), "INSERT … PARTITION"),
+        (insert.overriding.is_some(), "INSERT … OVERRIDING"),
+        (insert.by_name, "INSERT … BY NAME"),
+        (insert.priority.is_some(), "INSERT with a priority"),
+        (insert.output.is_some(), "INSERT … OUTPUT"),
+        (insert.insert_alias.is_some(), "INSERT … AS alias"),
+        (insert.settings.is_some(), "INSERT … SETTINGS"),
+        (
+            !insert.after_columns.is_empty(),
+            "INSERT with columns after the table",
+        ),
+    ];
+    match refused.iter().find(|(present, _)| *present) {
+        Some((_, what)) => Err(SqlError::unsupported(what.to_string())),
+        None => Ok(()),
     }
 }

@@ -250,11 +250,16 @@ impl Lowerer<'_> {
                 OnPart::Right => right_only.push(condition.clone()),
             }
         }
+        let joined: Vec<usize> = joins.iter().map(|(_, c)| *c).collect();
+        if (1..joined.len()).any(|i| joined[..i].contains(&joined[i])) {
+            // Two equalities on one right column (`a.p = b.x AND a.q = b.x`) also say
+            // `a.p = a.q`, which must not filter the preserved side: the pairs helper.
+            return self.general_left_join(table, alias, &conditions, body, scope);
+        }
         let table = match right_only.is_empty() {
             true => table,
             false => self.filtered(&table, &alias, &right_only)?,
         };
-        let joined: Vec<usize> = joins.iter().map(|(_, c)| *c).collect();
         // A column that is not null in a matched row: null exactly where the row is padded.
         let sentinel_column = (0..table.columns.len())
             .find(|c| !joined.contains(c) && table.columns[*c].ty.is_some_and(|t| !t.nullable));

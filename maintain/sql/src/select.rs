@@ -193,7 +193,17 @@ impl<'c> Lowerer<'c> {
                      number its rows outside it)",
                 ));
             }
-            self.aggregate(select, &items, name, body, &scope, &correlated, sort_keys)?
+            let distinct = distinct_here || matches!(select.distinct, Some(Distinct::Distinct));
+            self.aggregate(
+                distinct,
+                select,
+                &items,
+                name,
+                body,
+                &scope,
+                &correlated,
+                sort_keys,
+            )?
         } else {
             if select.having.is_some() {
                 return Err(SqlError::bind("HAVING needs GROUP BY or an aggregate"));
@@ -441,12 +451,15 @@ pub fn weight_product(weights: &[(Var, bool)]) -> Ex {
         .unwrap_or_else(|| Ex::Lit("1".into()))
 }
 
-/// Whether the head determines every plain atom's tuple: starting from the head's
-/// variables, an atom whose key's variables are all known makes all its variables known.
-/// Then two different matches differ in some atom's tuple, hence in the head.
+/// Whether the head determines every plain and optional atom's tuple: starting from the
+/// head's variables, an atom whose key's variables are all known makes all its variables
+/// known (an optional atom's too: its match, or its one padded binding). Then two different
+/// matches differ in some atom's tuple, hence in the head. An optional atom that may match
+/// several tuples the head does not tell apart makes the rows repeat (a LEFT JOIN keeps
+/// every match).
 fn provably_unique(body: &Body, head: &[Var], lowerer: &Lowerer<'_>) -> bool {
     let mut known: BTreeSet<String> = head.iter().map(|v| body.name(*v)).collect();
-    let atoms = body.plain_atoms();
+    let atoms = body.matched_atoms();
     let is_known = |known: &BTreeSet<String>, t: &Option<Var>| match t {
         None => false,
         Some(v) => {

@@ -10,6 +10,25 @@ pub struct Piece {
     pub text: String,
     /// The script line the text starts on.
     pub line: u64,
+    /// The column (1-based, in characters) of that line the text starts at.
+    pub column: u64,
+}
+
+impl Piece {
+    /// Where a position of the piece's text (1-based line and column) is in the script: on
+    /// the piece's first line, columns count from where the piece starts.
+    pub fn in_script(&self, line: u64, column: u64) -> (u64, u64) {
+        in_script((self.line, self.column), line, column)
+    }
+}
+
+/// Where position (`line`, `column`) of a text starting at `start` (a line and column of
+/// the script) is in the script.
+pub fn in_script(start: (u64, u64), line: u64, column: u64) -> (u64, u64) {
+    match line.max(1) {
+        1 => (start.0, start.1 + column.max(1) - 1),
+        line => (start.0 + line - 1, column),
+    }
 }
 
 /// The statements of `script`; blank ones (and comments alone) are dropped.
@@ -64,10 +83,14 @@ fn push(pieces: &mut Vec<Piece>, script: &str, start: usize, end: usize) {
     if !meaningful {
         return;
     }
-    let line = 1 + script[..start].matches('\n').count() as u64;
+    let before = &script[..start];
+    let line = 1 + before.matches('\n').count() as u64;
+    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+    let column = 1 + before[line_start..].chars().count() as u64;
     pieces.push(Piece {
         text: text.to_string(),
         line,
+        column,
     });
 }
 
@@ -91,5 +114,10 @@ mod tests {
         );
         assert_eq!(pieces[1].line, 1);
         assert_eq!(pieces[2].line, 2);
+        // The second piece starts after `SELECT ';';` on line 1: column 12.
+        assert_eq!((pieces[1].line, pieces[1].column), (1, 12));
+        assert_eq!(pieces[1].in_script(1, 2), (1, 13));
+        assert_eq!(pieces[1].in_script(2, 5), (2, 5));
+        assert_eq!((pieces[2].line, pieces[2].column), (2, 30));
     }
 }
