@@ -139,6 +139,11 @@ impl Body {
         }
     }
 
+    /// The constant `v` is bound to, if any.
+    pub fn constant_of(&self, v: Var) -> Option<&str> {
+        self.constant[self.find(v)].as_deref()
+    }
+
     /// Whether `a` and `b` are one variable.
     pub fn same(&self, a: Var, b: Var) -> bool {
         self.find(a) == self.find(b)
@@ -153,8 +158,21 @@ impl Body {
         });
     }
 
-    /// A filter: the literal holds when `condition` is true.
+    /// A filter: the literal holds when `condition` is true. A comparison with the null
+    /// literal (`null = 1`, from SQL's `NULL IN (1)`) is null, never true: it is written
+    /// as a null condition, since the rule language refuses such a comparison as a literal.
     pub fn filter(&mut self, condition: Ex) {
+        let compares_with_null = matches!(&condition,
+            Ex::Bin(op, left, right)
+                if matches!(*op, "=" | "!=" | "<" | "<=" | ">" | ">=")
+                    && [left, right].iter().any(|side| matches!(&***side, Ex::Lit(t) if t == "null")));
+        let condition = match compares_with_null {
+            true => Ex::Case(
+                vec![(Ex::Lit("false".into()), Ex::Lit("true".into()))],
+                None,
+            ),
+            false => condition,
+        };
         self.filters.push(condition);
     }
 

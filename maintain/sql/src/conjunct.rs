@@ -43,14 +43,13 @@ impl Lowerer<'_> {
                 negated,
                 ..
             } => self.in_subquery(expr, subquery, *negated, body, scope),
-            Expr::BinaryOp { left, op, right }
-                if is_comparison(op)
-                    && (matches!(**left, Expr::Subquery(_))
-                        || matches!(**right, Expr::Subquery(_))) =>
-            {
-                let left = self.scalar_side(left, body, scope)?;
-                let right = self.scalar_side(right, body, scope)?;
-                body.filter(comparison(op, left, right));
+            other if has_scalar_subquery(other) => {
+                let replacements = self.scalar_values(other, body, scope)?;
+                let cx = Context {
+                    replacements: &replacements,
+                };
+                let (ex, _) = expr::lower(other, scope, &cx, body)?;
+                body.filter(ex);
                 Ok(())
             }
             other => {
@@ -214,18 +213,49 @@ impl Lowerer<'_> {
         (stats, keys > 0)
     }
 
-    /// A side of a comparison: a scalar subquery joined as its one row (null when it has
-    /// none), or an expression.
-    fn scalar_side(&mut self, side: &Expr, body: &mut Body, scope: &Scope) -> SqlResult<Ex> {
-        let Expr::Subquery(subquery) = side else {
-            return Ok(expr::lower(side, scope, &Context::default(), body)?.0);
-        };
+    /// The value of each scalar subquery in `condition`, joined into `body`: the
+    /// replacements its lowering reads.
+    fn scalar_values(
+        &mut self,
+        condition: &Expr,
+        body: &mut Body,
+        scope: &Scope,
+    ) -> SqlResult<Vec<(Expr, Ex, Option<Type>)>> {
+        let mut found: Vec<Query> = Vec::new();
+        crate::select::visit(condition, &mut |e| {
+            if let Expr::Subquery(q) = e {
+                if !found.contains(q) {
+                    found.push((**q).clone());
+                }
+            }
+        });
+        let mut replacements = Vec::new();
+        for query in found {
+            let (value, ty) = self.scalar_value(&query, body, scope)?;
+            replacements.push((Expr::Subquery(Box::new(query)), value, ty));
+        }
+        Ok(replacements)
+    }
+
+    /// One scalar subquery's value in `body`. One aggregate item, correlated or not: the
+    /// SELECT list's scalar subquery (grouped by its correlation columns, the value over no
+    /// rows where a key has none: count 0, max null). Any other shape, uncorrelated: its
+    /// value, or null when it has no row.
+    fn scalar_value(
+        &mut self,
+        subquery: &Query,
+        body: &mut Body,
+        scope: &Scope,
+    ) -> SqlResult<(Ex, Option<Type>)> {
+        if crate::select::returns_one_row(subquery) {
+            return self.scalar_subquery(subquery, body, scope);
+        }
         let name = self.helper_name();
         let produced = self.query_into(subquery, &name, &[])?;
         if produced.columns.len() != 1 {
             return Err(SqlError::bind("a scalar subquery returns one column"));
         }
-        // One row always: the value, or null when the subquery has no row.
+        let ty = produced.columns[0].ty.map(|t| t.ty);
         let one = self.helper_name();
         let count = if produced.bag { ", _" } else { "" };
         self.rules.push(format!("{one}(v) :- {name}(v{count})."));
@@ -233,7 +263,7 @@ impl Lowerer<'_> {
             .push(format!("{one}(null) :- not {name}(_{count})."));
         let value = body.var();
         body.atom(AtomKind::Plain, &one, vec![Some(value)]);
-        Ok(Ex::Var(value))
+        Ok((Ex::Var(value), ty))
     }
 
     /// A helper holding the subquery's distinct rows (its correlation columns first, then,
@@ -283,24 +313,6 @@ impl Lowerer<'_> {
         });
         Ok((helper, produced.correlated))
     }
-}
-
-fn is_comparison(op: &BinaryOperator) -> bool {
-    use BinaryOperator as B;
-    matches!(op, B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq)
-}
-
-fn comparison(op: &BinaryOperator, left: Ex, right: Ex) -> Ex {
-    use BinaryOperator as B;
-    let symbol = match op {
-        B::Eq => "=",
-        B::NotEq => "!=",
-        B::Lt => "<",
-        B::LtEq => "<=",
-        B::Gt => ">",
-        _ => ">=",
-    };
-    Ex::bin(symbol, left, right)
 }
 
 /// A column reference of a plain (not optional) source, or of an enclosing query.
@@ -368,4 +380,11 @@ fn detached(vars: Vec<Var>, body: &mut Body, scope: &Scope) -> Vec<Var> {
             fresh
         })
         .collect()
+}
+
+/// Whether `condition` holds a scalar subquery (`Expr::Subquery`) outside EXISTS and IN.
+fn has_scalar_subquery(condition: &Expr) -> bool {
+    let mut found = false;
+    crate::select::visit(condition, &mut |e| found |= matches!(e, Expr::Subquery(_)));
+    found
 }

@@ -331,8 +331,13 @@ fn unique_denial(table: &Table, columns: &[String]) -> SqlResult<String> {
         ));
     }
     if table.bag {
+        // A repeated row violates UNIQUE only when none of `cols` is null.
+        let not_null: String = shared
+            .iter()
+            .map(|c| format!(", {c} is not null"))
+            .collect();
         text.push_str(&format!(
-            "{name}({}) :- {}, n > 1.\n",
+            "{name}({}) :- {}, n > 1{not_null}.\n",
             shared.join(", "),
             atom(table, "", true)
         ));

@@ -13,6 +13,7 @@ use crate::catalog::{Catalog, Table};
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::from::add_source;
+use crate::insert_conflict::{on_present, refuse_insert_clauses, OnPresent};
 use crate::names;
 use crate::scope::Scope;
 use crate::select::{split_and, Lowerer};
@@ -22,8 +23,7 @@ use rnt_lang::conform::conform;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::value::Value;
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, ConflictTarget, Delete, Expr, FromTable, Insert,
-    OnConflictAction, OnInsert, SqliteOnConflict, TableFactor, TableObject, Update,
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, TableFactor, TableObject, Update,
 };
 use std::collections::BTreeMap;
 
@@ -128,7 +128,7 @@ impl Target<'_> {
                     tuple[at] = value;
                 }
             }
-            full.push(conformed(&table, tuple)?);
+            full.push(typed(&table, tuple)?);
         }
         let asks_on_present =
             insert.on.is_some() || insert.or.is_some() || insert.ignore || insert.replace_into;
@@ -137,7 +137,12 @@ impl Target<'_> {
                 "`{}` has no PRIMARY KEY: ON CONFLICT, OR IGNORE and OR REPLACE need one",
                 table.name
             ))),
-            true => self.bag_additions(&table, full, Vec::new()),
+            true => {
+                for row in &full {
+                    not_null(&table, row)?;
+                }
+                self.bag_additions(&table, full, Vec::new())
+            }
             false => self.keyed_insert(&table, full, on_present(insert, &table)?),
         }
     }
@@ -161,6 +166,14 @@ impl Target<'_> {
         let mut changes = Vec::new();
         let mut updates = Vec::new();
         for (k, row) in proposed {
+            let written = match (present.get(&k), action) {
+                (Some(_), OnPresent::Nothing | OnPresent::Update(_)) => false,
+                (Some(old), OnPresent::Replace) => *old != row,
+                _ => true,
+            };
+            if written {
+                not_null(table, &row)?;
+            }
             match (present.get(&k), action) {
                 (None, _) => changes.push(change(Sign::Insert, table, row)),
                 (Some(_), OnPresent::Refuse) => return Err(pkey_violation(table, &k)),
@@ -581,22 +594,44 @@ fn assigned(
 }
 
 /// `row` read into the table's column types; a null in a NOT NULL column is a violation.
+/// `row` in the table's column types, its NOT NULL columns checked.
 fn conformed(table: &Table, row: Vec<Value>) -> SqlResult<Vec<Value>> {
+    let row = typed(table, row)?;
+    not_null(table, &row)?;
+    Ok(row)
+}
+
+/// `row` in the table's column types; nulls anywhere (NOT NULL is judged on the row that is
+/// written: an INSERT's proposed row that only updates a present one may hold a null in a
+/// column the update leaves, as in DuckDB).
+fn typed(table: &Table, row: Vec<Value>) -> SqlResult<Vec<Value>> {
     row.into_iter()
         .zip(&table.columns)
         .map(|(value, column)| {
             let ty = column.ty.expect("a table's columns have types");
-            if value.is_null() && !ty.nullable {
-                return Err(SqlError::constraint(format!(
-                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint {}_{}_not_null",
-                    column.name, table.name, table.name, column.name
-                )));
-            }
+            let ty = rnt_lang::value::ColumnType::nullable(ty.ty);
             conform(value, ty).map_err(|why| {
-                SqlError::bind(format!("column `{}` of `{}`: the value {why}", column.name, table.name))
+                SqlError::bind(format!(
+                    "column `{}` of `{}`: the value {why}",
+                    column.name, table.name
+                ))
             })
         })
         .collect()
+}
+
+/// Refuses a null in a NOT NULL column of `row`, naming the constraint as PostgreSQL does.
+fn not_null(table: &Table, row: &[Value]) -> SqlResult<()> {
+    for (value, column) in row.iter().zip(&table.columns) {
+        let nullable = column.ty.is_none_or(|t| t.nullable);
+        if value.is_null() && !nullable {
+            return Err(SqlError::constraint(format!(
+                "null value in column \"{}\" of relation \"{}\" violates not-null constraint {}_{}_not_null",
+                column.name, table.name, table.name, column.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn with_count(row: &[Value], count: i64) -> Vec<Value> {
@@ -632,32 +667,6 @@ fn pkey_violation(table: &Table, key: &[Value]) -> SqlError {
         names.join(", "),
         values.join(", ")
     ))
-}
-
-fn check_conflict_target(table: &Table, target: Option<&ConflictTarget>) -> SqlResult<()> {
-    match target {
-        None => Ok(()),
-        Some(ConflictTarget::Columns { columns, .. }) => {
-            let named: Vec<usize> = columns
-                .iter()
-                .map(|c| names::ident(c).map(|c| table.column(&c)))
-                .collect::<SqlResult<Vec<_>>>()?
-                .into_iter()
-                .flatten()
-                .collect();
-            let mut key = table.keys[0].clone();
-            let mut named = named;
-            key.sort_unstable();
-            named.sort_unstable();
-            match key == named {
-                true => Ok(()),
-                false => Err(SqlError::unsupported(
-                    "ON CONFLICT on columns other than the primary key",
-                )),
-            }
-        }
-        Some(other) => Err(SqlError::unsupported(format!("ON CONFLICT {other}"))),
-    }
 }
 
 /// The rows of `VALUES (…), …` when every value is a literal or `DEFAULT` (read here, so
@@ -741,73 +750,5 @@ pub(crate) fn literal_value(expr: &Expr) -> Option<Value> {
         }
         Expr::Nested(inner) => literal_value(inner),
         _ => None,
-    }
-}
-
-/// What an INSERT does with a proposed row whose key is present.
-#[derive(Clone, Copy)]
-enum OnPresent<'a> {
-    /// Refuse the statement: the key's constraint is violated.
-    Refuse,
-    /// Keep the present row (`ON CONFLICT DO NOTHING`, `INSERT OR IGNORE`).
-    Nothing,
-    /// Put the proposed row in its place (`INSERT OR REPLACE`).
-    Replace,
-    /// Update the present row (`ON CONFLICT DO UPDATE`).
-    Update(&'a sqlparser::ast::DoUpdate),
-}
-
-/// The INSERT's answer for present keys, from ON CONFLICT or SQLite's `OR IGNORE` /
-/// `OR REPLACE` (which DuckDB takes too) and `REPLACE INTO`.
-fn on_present<'a>(insert: &'a Insert, table: &Table) -> SqlResult<OnPresent<'a>> {
-    if insert.replace_into {
-        // `REPLACE INTO` (SQLite, MySQL): INSERT OR REPLACE.
-        return match (&insert.on, insert.or, insert.ignore) {
-            (None, None, false) => Ok(OnPresent::Replace),
-            _ => Err(SqlError::bind("REPLACE INTO with another conflict clause")),
-        };
-    }
-    match (&insert.on, insert.or, insert.ignore) {
-        (None, None, false) => Ok(OnPresent::Refuse),
-        (None, Some(SqliteOnConflict::Ignore), _) | (None, None, true) => Ok(OnPresent::Nothing),
-        (None, Some(SqliteOnConflict::Replace), _) => Ok(OnPresent::Replace),
-        (None, Some(other), _) => Err(SqlError::unsupported(format!(
-            "INSERT {other} (ON CONFLICT DO NOTHING, DO UPDATE, OR IGNORE and OR REPLACE are)"
-        ))),
-        (Some(OnInsert::OnConflict(conflict)), None, false) => {
-            check_conflict_target(table, conflict.conflict_target.as_ref())?;
-            Ok(match &conflict.action {
-                OnConflictAction::DoNothing => OnPresent::Nothing,
-                OnConflictAction::DoUpdate(update) => OnPresent::Update(update),
-            })
-        }
-        (Some(OnInsert::OnConflict(_)), ..) => Err(SqlError::bind(
-            "INSERT with both OR IGNORE/OR REPLACE and ON CONFLICT: write one",
-        )),
-        (Some(_), ..) => Err(SqlError::unsupported(
-            "ON DUPLICATE KEY UPDATE (write ON CONFLICT)",
-        )),
-    }
-}
-
-/// Refuses by name the INSERT clauses rnt does not honour (none is ignored silently).
-fn refuse_insert_clauses(insert: &Insert) -> SqlResult<()> {
-    let refused = [
-        (insert.overwrite, "INSERT OVERWRITE"),
-        (insert.partitioned.is_some(), "INSERT … PARTITION"),
-        (insert.overriding.is_some(), "INSERT … OVERRIDING"),
-        (insert.by_name, "INSERT … BY NAME"),
-        (insert.priority.is_some(), "INSERT with a priority"),
-        (insert.output.is_some(), "INSERT … OUTPUT"),
-        (insert.insert_alias.is_some(), "INSERT … AS alias"),
-        (insert.settings.is_some(), "INSERT … SETTINGS"),
-        (
-            !insert.after_columns.is_empty(),
-            "INSERT with columns after the table",
-        ),
-    ];
-    match refused.iter().find(|(present, _)| *present) {
-        Some((_, what)) => Err(SqlError::unsupported(what.to_string())),
-        None => Ok(()),
     }
 }

@@ -38,6 +38,7 @@ mod from;
 mod grouped_window;
 pub mod history;
 mod inline;
+mod insert_conflict;
 mod left_on;
 pub mod names;
 mod outer;

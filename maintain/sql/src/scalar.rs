@@ -19,11 +19,9 @@
 use crate::body::{AtomKind, Body, Ex, Var};
 use crate::error::{SqlError, SqlResult};
 use crate::scope::Scope;
-use crate::select::{contains_aggregate, visit, Lowerer, Produced};
+use crate::select::{returns_one_row, visit, Lowerer, Produced};
 use rnt_lang::value::Type;
-use sqlparser::ast::{
-    BinaryOperator, Expr, GroupByExpr, Query, SelectItem, SetExpr, Value as SqlValue,
-};
+use sqlparser::ast::{BinaryOperator, Expr, Query, SetExpr, Value as SqlValue};
 
 /// An expression computed before the output (matched by syntax), its value and type.
 pub type Replacement = (Expr, Ex, Option<Type>);
@@ -56,7 +54,7 @@ impl Lowerer<'_> {
     }
 
     /// One scalar subquery's value in `body`.
-    fn scalar_subquery(
+    pub fn scalar_subquery(
         &mut self,
         query: &Query,
         body: &mut Body,
@@ -103,6 +101,17 @@ impl Lowerer<'_> {
             vars.join(", "),
             vars.join(", ")
         ));
+        let constants: Option<Vec<String>> = produced
+            .correlated
+            .iter()
+            .map(|v| body.constant_of(*v).map(str::to_string))
+            .collect();
+        if let Some(constants) = constants {
+            // Every correlation column pinned (`WHERE t.g = 1`): one key, read by a plain
+            // atom of a one-row helper (an optional atom of constants only would share no
+            // variable with the rule).
+            return self.pinned_scalar(query, &keyed, &constants, body);
+        }
         let (found, flag) = (body.var(), body.var());
         let mut terms: Vec<Option<Var>> = produced.correlated.iter().copied().map(Some).collect();
         terms.extend([Some(found), Some(flag)]);
@@ -119,6 +128,28 @@ impl Lowerer<'_> {
         );
         let value = body.var();
         body.assign(value, chosen);
+        Ok(value)
+    }
+
+    /// The value of a correlated scalar subquery whose correlation columns are the
+    /// constants `key`: `keyed`'s value under that key, else the item over no rows.
+    fn pinned_scalar(
+        &mut self,
+        query: &Query,
+        keyed: &str,
+        key: &[String],
+        body: &mut Body,
+    ) -> SqlResult<Var> {
+        let fallback = self.empty_value(query)?;
+        let one = self.helper_name();
+        let key = key.join(", ");
+        self.rules
+            .push(format!("{one}(v) :- {keyed}({key}, v, _)."));
+        self.rules.push(format!(
+            "{one}(v) :- not {keyed}({key}, _, _), {fallback}(v)."
+        ));
+        let value = body.var();
+        body.atom(AtomKind::Plain, &one, vec![Some(value)]);
         Ok(value)
     }
 
@@ -155,24 +186,9 @@ fn with_count(mut terms: Vec<Option<Var>>, bag: bool) -> Vec<Option<Var>> {
     terms
 }
 
-/// Refuses a subquery that may return more than one row: only one SELECT item holding an
-/// aggregate, without GROUP BY or HAVING, returns exactly one.
+/// Refuses a subquery that may return more than one row (see [`returns_one_row`]).
 fn refuse_many_rows(query: &Query) -> SqlResult<()> {
-    let one_row = match &*query.body {
-        SetExpr::Select(select) => {
-            let grouped =
-                !matches!(&select.group_by, GroupByExpr::Expressions(e, _) if e.is_empty());
-            let aggregate = match select.projection.as_slice() {
-                [SelectItem::UnnamedExpr(e)] | [SelectItem::ExprWithAlias { expr: e, .. }] => {
-                    contains_aggregate(e)
-                }
-                _ => false,
-            };
-            aggregate && !grouped && select.having.is_none() && select.qualify.is_none()
-        }
-        _ => false,
-    };
-    match one_row {
+    match returns_one_row(query) {
         true => Ok(()),
         false => Err(SqlError::unsupported(
             "a scalar subquery in the SELECT list that may return more than one row \

@@ -14,7 +14,7 @@ use crate::scope::{Scope, Source};
 use crate::window::has_window;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::value::{ColumnType, Type};
-use sqlparser::ast::{Distinct, Expr, GroupByExpr, Select, SelectItem};
+use sqlparser::ast::{Distinct, Expr, GroupByExpr, Query, Select, SelectItem, SetExpr};
 use std::collections::BTreeSet;
 
 /// The aggregate functions SQL names.
@@ -735,5 +735,24 @@ fn refuse_clauses(select: &Select) -> SqlResult<()> {
     match refused.iter().find(|(present, _)| *present) {
         Some((_, what)) => Err(SqlError::unsupported(what)),
         None => Ok(()),
+    }
+}
+
+/// Whether the subquery returns exactly one row by its shape: one SELECT item holding an
+/// aggregate, without GROUP BY, HAVING or QUALIFY.
+pub fn returns_one_row(query: &Query) -> bool {
+    match &*query.body {
+        SetExpr::Select(select) => {
+            let grouped =
+                !matches!(&select.group_by, GroupByExpr::Expressions(e, _) if e.is_empty());
+            let aggregate = match select.projection.as_slice() {
+                [SelectItem::UnnamedExpr(e)] | [SelectItem::ExprWithAlias { expr: e, .. }] => {
+                    contains_aggregate(e)
+                }
+                _ => false,
+            };
+            aggregate && !grouped && select.having.is_none() && select.qualify.is_none()
+        }
+        _ => false,
     }
 }
