@@ -7,16 +7,19 @@
 //! computed, first gathers its rows in a helper view, and each window after the first
 //! reads a helper holding the rows with the windows before it. A nullable `sum(x)` is two
 //! literals: the running sum of `coalesce(x, 0)` and the running count of values, null
-//! while that is 0. Rows that may repeat (a table without a primary key) are refused: a
-//! window numbers rows, and a bag's copies are one tuple. QUALIFY's conditions apply after
-//! every window (each must read a window's value; one that does not belongs in WHERE).
+//! while that is 0. Rows that may repeat (a table without a primary key, a join of one)
+//! are first expanded into numbered copies (`copies`), so a window numbers each copy.
+//! QUALIFY's conditions apply after every window (each must read a window's value; one that
+//! does not belongs in WHERE).
 
-use crate::body::{Body, Ex, Var, WindowLit};
+use crate::body::{AtomKind, Body, Ex, Var, WindowLit};
+use crate::catalog::{Column, Table};
 use crate::conjunct::expr_may_be_null;
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::scope::Scope;
-use crate::select::{map_operands, place, split_and, visit, weights, Lowerer};
+use crate::select::{map_operands, place, split_and, visit, weight_product, weights, Lowerer};
+use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::value::Type;
 use sqlparser::ast::{
     Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, OrderByExpr, OrderBySort,
@@ -178,16 +181,20 @@ impl Lowerer<'_> {
         &mut self,
         items: &[(Expr, String)],
         qualify: Option<&Expr>,
-        body: Body,
+        body_in: Body,
         scope: &Scope,
     ) -> SqlResult<(Body, Scope, Replacements)> {
-        if !weights(scope).is_empty() {
-            return Err(SqlError::unsupported(
-                "a window over rows that may repeat (a table without a PRIMARY KEY, or a \
-                 subquery that keeps duplicates): a window numbers rows, and a row's copies \
-                 are one tuple here",
-            ));
-        }
+        let (body, expanded);
+        let scope = match weights(scope).is_empty() {
+            true => {
+                body = body_in;
+                scope
+            }
+            false => {
+                (body, expanded) = self.copies(body_in, scope);
+                &expanded
+            }
+        };
         let qualify = qualify.map(|q| with_window_aliases(q, items, scope));
         let qualify = qualify.as_ref();
         let mut exprs: Vec<&Expr> = items.iter().map(|(e, _)| e).collect();
@@ -254,6 +261,81 @@ impl Lowerer<'_> {
 
     /// Gathers `body`'s rows in a helper view and returns a body reading it, with the
     /// scope's, the results' and the literals' variables mapped onto its columns.
+    /// The rows of `body`, which may repeat (its scope has weights), as a set of numbered
+    /// copies the windows read: a row of multiplicity n becomes n rows, the same values and
+    /// a last column 1 … n. So a window numbers each copy, and rows SQL's ORDER BY leaves
+    /// tied are ordered by the remaining columns, then by copy (the engine orders a
+    /// partition by the order terms, then the atom's other columns). Helpers:
+    /// `rows` (the body's distinct matches, `widen`), `most(max(n))`, `copy(i)` for
+    /// i = 1 … most (recursive), and `copies(rows…, i) :- rows(…), copy(i), i <= n`. A
+    /// change of a row reads its copies (O(n)), and the numbers only when the most grows.
+    fn copies(&mut self, body: Body, scope: &Scope) -> (Body, Scope) {
+        let mut scope = scope.clone();
+        let weights = weights(&scope);
+        let mut vars: Vec<&mut Var> = scope_vars_mut(&mut scope);
+        let mut needed: Vec<Var> = vars.iter().map(|v| **v).collect();
+        needed.extend(weights.iter().map(|(w, _)| *w));
+        let (mut rows, mapped) = self.widen(body, &needed);
+        for (var, new) in vars.iter_mut().zip(&mapped) {
+            **var = *new;
+        }
+        let mapped_weights: Vec<(Var, bool)> = weights
+            .iter()
+            .zip(&mapped[mapped.len() - weights.len()..])
+            .map(|((_, optional), w)| (*w, *optional))
+            .collect();
+        let n = rows.var();
+        rows.assign(n, weight_product(&mapped_weights));
+        let (most, copy, copies) = (self.helper_name(), self.helper_name(), self.helper_name());
+        self.push_rule(format!("{most}(max({})) :- {}.", rows.name(n), rows.text()));
+        self.push_rule(format!("{copy}(1) :- {most}(m), m >= 1."));
+        self.push_rule(format!(
+            "{copy}(j) :- {copy}(i), {most}(m), i < m, j = i + 1."
+        ));
+        let atom_vars = rows.atom_vars();
+        let terms: Vec<String> = atom_vars.iter().map(|v| rows.name(*v)).collect();
+        let i = rows.var();
+        rows.atom(AtomKind::Plain, &copy, vec![Some(i)]);
+        rows.filter(Ex::bin("<=", Ex::Var(i), Ex::Var(n)));
+        self.push_rule(format!(
+            "{copies}({}, {}) :- {}.",
+            terms.join(", "),
+            rows.name(i),
+            rows.text()
+        ));
+        let width = terms.len() + 1;
+        self.made(Table {
+            name: copies.clone(),
+            kind: RelationKind::View,
+            columns: (0..width)
+                .map(|c| Column {
+                    name: format!("c{c}"),
+                    ty: None,
+                })
+                .collect(),
+            bag: false,
+            keys: vec![(0..width).collect()],
+        });
+        let mut expanded = Body::default();
+        let fresh: Vec<Var> = (0..width).map(|_| expanded.var()).collect();
+        expanded.atom(
+            AtomKind::Plain,
+            &copies,
+            fresh.iter().map(|v| Some(*v)).collect(),
+        );
+        for var in scope_vars_mut(&mut scope) {
+            let at = atom_vars
+                .iter()
+                .position(|a| rows.same(*a, *var))
+                .expect("every column of the scope is a column of the gathered rows");
+            *var = fresh[at];
+        }
+        for source in &mut scope.sources {
+            source.weight = None;
+        }
+        (expanded, scope)
+    }
+
     fn gather(
         &mut self,
         body: Body,
