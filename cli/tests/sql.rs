@@ -679,3 +679,44 @@ fn create_or_replace_materialized_view_is_one_commit_of_the_views_change() {
     ]);
     shop.ok(&["verify"]);
 }
+
+/// A CREATE TABLE clause is honoured or refused by name, never ignored (issue 37: TEMP made
+/// a permanent table; UNLOGGED, PARTITION BY and WITH (…) were accepted and dropped); IF NOT
+/// EXISTS on an existing table changes nothing.
+#[test]
+fn create_table_clauses_are_honoured_or_refused_by_name() {
+    let shop = shop();
+    let head = shop.head();
+    let refused = [
+        (
+            "CREATE TEMP TABLE x (a INT)",
+            "not supported: CREATE TEMP TABLE",
+        ),
+        (
+            "CREATE TEMPORARY TABLE x (a INT)",
+            "not supported: CREATE TEMP TABLE",
+        ),
+        (
+            "CREATE UNLOGGED TABLE x (a INT)",
+            "not supported: CREATE UNLOGGED TABLE",
+        ),
+        (
+            "CREATE TABLE x (a INT) PARTITION BY RANGE (a)",
+            "not supported: partitioned tables",
+        ),
+        (
+            "CREATE TABLE x (a INT) WITH (fillfactor = 70)",
+            "not supported: table options",
+        ),
+    ];
+    for (sql, needle) in refused {
+        let stderr = shop.fails(&["sql", sql], 1);
+        assert!(stderr.contains(needle), "{sql}: {needle:?} not in {stderr}");
+    }
+    assert_eq!(shop.head(), head);
+    let out = shop.ok(&["sql", "CREATE TABLE IF NOT EXISTS orders (x INT)"]);
+    assert!(out.contains("nothing to commit"), "{out}");
+    assert_eq!(shop.head(), head);
+    shop.ok(&["sql", "CREATE TABLE IF NOT EXISTS fresh (x INT)"]);
+    assert_ne!(shop.head(), head);
+}

@@ -17,8 +17,10 @@ use rnt_lang::check::{infer_head_declarations, Program};
 use rnt_lang::conform::conform;
 use rnt_lang::syntax::ast::{Declaration, RelationKind};
 use rnt_lang::value::{ColumnType, Type, Value};
+use sqlparser::ast::helpers::stmt_create_table::CreateTableBuilder;
 use sqlparser::ast::{
-    ColumnOption, CreateTable, CreateView, Expr, Ident, ObjectName, TableConstraint,
+    ColumnOption, CreateTable, CreateTableOptions, CreateView, Expr, Ident, ObjectName,
+    TableConstraint,
 };
 use std::collections::BTreeMap;
 
@@ -45,11 +47,17 @@ pub fn create_table(create: &CreateTable, catalog: &Catalog) -> SqlResult<String
     if create.query.is_some() || create.like.is_some() {
         return Err(SqlError::unsupported("CREATE TABLE … AS or LIKE"));
     }
+    refuse_unhonoured(create)?;
     let name = new_object(&create.name)?;
-    if catalog.get(&name).is_some() {
-        return Err(SqlError::bind(format!(
-            "the relation `{name}` exists already"
-        )));
+    match catalog.get(&name) {
+        // IF NOT EXISTS and a relation of that name: nothing to add (PostgreSQL's notice).
+        Some(_) if create.if_not_exists => return Ok(String::new()),
+        Some(_) => {
+            return Err(SqlError::bind(format!(
+                "the relation `{name}` exists already"
+            )))
+        }
+        None => {}
     }
     let mut columns = Vec::new();
     let mut constraints = Constraints::default();
@@ -295,6 +303,54 @@ fn head_declaration(name: &str, table: &Table, columns: &[usize]) -> String {
         })
         .collect();
     format!("denial {name}({}).\n", attributes.join(", "))
+}
+
+/// Refuses, by name, every clause of a CREATE TABLE that rnt does not honour: a clause is
+/// honoured or refused, never ignored. Honoured: the name, columns, constraints and
+/// IF NOT EXISTS.
+fn refuse_unhonoured(create: &CreateTable) -> SqlResult<()> {
+    let named = [
+        (
+            create.temporary,
+            "CREATE TEMP TABLE (rnt has no session-local tables: every table is part of the \
+             state and its history)",
+        ),
+        (
+            create.unlogged,
+            "CREATE UNLOGGED TABLE (every rnt table is durable)",
+        ),
+        (
+            create.or_replace,
+            "CREATE OR REPLACE TABLE (DROP TABLE, then CREATE TABLE)",
+        ),
+        (
+            create.partition_by.is_some()
+                || create.partition_of.is_some()
+                || create.for_values.is_some(),
+            "partitioned tables (PARTITION BY, PARTITION OF)",
+        ),
+        (
+            create.table_options != CreateTableOptions::None,
+            "table options in CREATE TABLE (`WITH (…)`, ENGINE, …)",
+        ),
+        (create.inherits.is_some(), "CREATE TABLE … INHERITS"),
+        (create.on_commit.is_some(), "CREATE TABLE … ON COMMIT"),
+    ];
+    if let Some((_, what)) = named.iter().find(|(present, _)| *present) {
+        return Err(SqlError::unsupported(*what));
+    }
+    let honoured = CreateTableBuilder::new(create.name.clone())
+        .columns(create.columns.clone())
+        .constraints(create.constraints.clone())
+        .if_not_exists(create.if_not_exists)
+        .build();
+    match honoured == *create {
+        true => Ok(()),
+        false => Err(SqlError::unsupported(format!(
+            "a clause of `{}` (only columns, constraints and IF NOT EXISTS are taken)",
+            crate::error::clip(create)
+        ))),
+    }
 }
 
 /// UNIQUE(cols): no two rows agree on `cols` (a null never does, as in SQL).

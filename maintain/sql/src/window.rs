@@ -460,7 +460,14 @@ fn lower_call(expr: Expr, scope: &Scope, body: &mut Body) -> SqlResult<Call> {
     }
     let mut order = Vec::new();
     for term in &spec.order_by {
-        order.push((lower(&term.expr, body)?.0, descending(term)?));
+        let (value, descending) = (lower(&term.expr, body)?.0, descending(term)?);
+        if term.options.nulls_first == Some(true) {
+            // Nulls order last in both directions; NULLS FIRST orders by `x is null`,
+            // descending (true first), before `x` itself. Peers stay peers.
+            let null = place(body, Ex::IsNull(Box::new(Ex::Var(value)), false));
+            order.push((null, true));
+        }
+        order.push((value, descending));
     }
     let mut nullable = false;
     let (function_name, argument, constants, ty) = match (name.as_str(), arguments.as_slice()) {
@@ -475,6 +482,16 @@ fn lower_call(expr: Expr, scope: &Scope, body: &mut Body) -> SqlResult<Call> {
         ("count", [None]) => {
             running_frame(spec, "count(*)")?;
             ("count", None, Vec::new(), Some(Type::Int))
+        }
+        ("count", [Some(x)]) => {
+            // The running count of values: a running sum of 1 per row whose `x` is not null.
+            running_frame(spec, "count")?;
+            let (v, _) = lower(x, body)?;
+            let one = Ex::Case(
+                vec![(Ex::IsNull(Box::new(Ex::Var(v)), false), Ex::Lit("0".into()))],
+                Some(Box::new(Ex::Lit("1".into()))),
+            );
+            ("sum", Some(place(body, one)), Vec::new(), Some(Type::Int))
         }
         ("sum", [Some(x)]) => {
             running_frame(spec, "sum")?;
@@ -520,8 +537,8 @@ fn lower_call(expr: Expr, scope: &Scope, body: &mut Body) -> SqlResult<Call> {
         }
         _ => {
             return Err(SqlError::unsupported(format!(
-                "the window function `{}` (row_number, rank, dense_rank, sum, count(*), lag \
-                 and lead are)",
+                "the window function `{}` (row_number, rank, dense_rank, sum, count, lag and \
+                 lead are)",
                 crate::error::clip(&expr)
             )))
         }
@@ -576,14 +593,9 @@ fn offset(expr: Option<&Expr>) -> SqlResult<String> {
     }
 }
 
-/// An ORDER BY term's direction; NULLS FIRST is refused (nulls order last, DuckDB's
-/// default, in both directions).
+/// An ORDER BY term's direction. Nulls order last in both directions, DuckDB's default;
+/// NULLS FIRST is an order term of its own (`lower_call`).
 fn descending(term: &OrderByExpr) -> SqlResult<bool> {
-    if term.options.nulls_first == Some(true) {
-        return Err(SqlError::unsupported(
-            "NULLS FIRST in a window (nulls order last in both directions)",
-        ));
-    }
     match &term.options.sort {
         Some(OrderBySort::Desc) => Ok(true),
         Some(OrderBySort::Asc) | None => Ok(false),
