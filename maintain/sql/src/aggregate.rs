@@ -267,7 +267,15 @@ impl Lowerer<'_> {
             None => None,
         };
         let global = keys.is_empty() && correlated == 0;
-        let defaults = global.then(|| fallback_row(calls, &columns, &replacements));
+        let defaults = global.then(|| {
+            let pairs = no_row_values(calls, &replacements);
+            let row: Vec<Ex> = columns
+                .iter()
+                .map(|c| substitute(&c.value, &pairs))
+                .collect();
+            let having = having.as_ref().map(|h| substitute(h, &pairs));
+            (row, having)
+        });
         let mut filtered = body.clone();
         if let Some(h) = &having {
             filtered.filter(h.clone());
@@ -294,14 +302,14 @@ impl Lowerer<'_> {
         } else {
             self.counted_rule(name, &head, filtered, &[])?;
         }
-        if let Some(defaults) = defaults {
+        if let Some((defaults, no_row_having)) = defaults {
             self.fallback_rule(
                 name,
                 grouping,
                 calls,
                 key_vars.len(),
                 &defaults,
-                having.as_ref(),
+                no_row_having.as_ref(),
                 &columns,
             )?;
         }
@@ -309,7 +317,8 @@ impl Lowerer<'_> {
     }
 
     /// A global aggregate's row over no rows: `name(defaults) :- not grouping(_, …)`, with
-    /// HAVING applied to it too.
+    /// HAVING applied to it too (`having`: HAVING over the values of no rows, count 0 and
+    /// the others null).
     #[allow(clippy::too_many_arguments)]
     fn fallback_rule(
         &mut self,
@@ -324,20 +333,12 @@ impl Lowerer<'_> {
         let width = keys + calls.iter().map(|c| c.terms.len()).sum::<usize>();
         let mut body = Body::default();
         body.atom(AtomKind::Negated, grouping, vec![None; width]);
-        let mut substituted = Vec::new();
-        for (default, column) in defaults.iter().zip(columns) {
-            let _ = column;
-            substituted.push(default.clone());
-        }
+        debug_assert_eq!(defaults.len(), columns.len(), "a default per output column");
         if let Some(h) = having {
-            let _ = h;
-            // HAVING over the no-row defaults: evaluated by the fallback's own values.
-            return Err(SqlError::unsupported(
-                "HAVING on an aggregate without GROUP BY (yet)",
-            ));
+            body.filter(h.clone());
         }
         let mut terms = Vec::new();
-        for default in &substituted {
+        for default in defaults {
             match default {
                 Ex::Lit(text) => terms.push(text.clone()),
                 other => {
@@ -400,13 +401,9 @@ fn average(sum: Var, count: Var, scale: u8) -> Ex {
     Ex::bin("/", sum, Ex::Var(count))
 }
 
-/// The values a global aggregate's output columns take over no rows: each aggregate's
-/// (`count` 0, the others null) put through its column's expression.
-fn fallback_row(
-    calls: &[Call],
-    columns: &[OutputColumn],
-    replacements: &[(Expr, Ex, Option<Type>)],
-) -> Vec<Ex> {
+/// Each aggregate call's value over no rows (the replacement it has in the layer above,
+/// and the value: count 0, the others a typed null).
+fn no_row_values(calls: &[Call], replacements: &[(Expr, Ex, Option<Type>)]) -> Vec<(Ex, Ex)> {
     let mut defaults: Vec<(Ex, Ex)> = Vec::new();
     for call in calls {
         let Some((_, ex, _)) = replacements.iter().find(|(e, _, _)| *e == call.expr) else {
@@ -421,10 +418,7 @@ fn fallback_row(
         };
         defaults.push((ex.clone(), value));
     }
-    columns
-        .iter()
-        .map(|c| substitute(&c.value, &defaults))
-        .collect()
+    defaults
 }
 
 fn is_count_call(expr: &Expr) -> bool {
@@ -529,11 +523,18 @@ fn key_forms(key: &Expr, scope: &Scope) -> Vec<Expr> {
             {
                 continue;
             }
-            forms.push(Expr::Identifier(sqlparser::ast::Ident::new(column.clone())));
-            forms.push(Expr::CompoundIdentifier(vec![
-                sqlparser::ast::Ident::new(source.alias.clone()),
-                sqlparser::ast::Ident::new(column.clone()),
-            ]));
+            // Unquoted as written, and quoted as `*` expands (`"t"."a"`).
+            for quote in [None, Some('"')] {
+                let ident = |name: &str| sqlparser::ast::Ident {
+                    quote_style: quote,
+                    ..sqlparser::ast::Ident::new(name)
+                };
+                forms.push(Expr::Identifier(ident(&column)));
+                forms.push(Expr::CompoundIdentifier(vec![
+                    ident(&source.alias),
+                    ident(&column),
+                ]));
+            }
         }
     }
     forms

@@ -12,6 +12,7 @@ use crate::names;
 use crate::scope::Source;
 use crate::select::{Lowerer, Produced};
 use rnt_lang::syntax::ast::RelationKind;
+use rnt_lang::value::{ColumnType, Type};
 use sqlparser::ast::{Expr, Query, SetExpr, SetOperator, SetQuantifier, Values};
 
 impl Lowerer<'_> {
@@ -115,8 +116,9 @@ impl Lowerer<'_> {
                 if !left.correlated.is_empty() || !right.correlated.is_empty() {
                     return Err(SqlError::unsupported("a correlated set operation"));
                 }
+                let (left_table, right_table) = self.aligned(left.table, right.table);
                 let table =
-                    self.set_operation(&left.table, op, set_quantifier, &right.table, name)?;
+                    self.set_operation(&left_table, op, set_quantifier, &right_table, name)?;
                 Ok(Produced {
                     table,
                     correlated: Vec::new(),
@@ -262,6 +264,83 @@ impl Lowerer<'_> {
             ));
         }
         Ok(tagged)
+    }
+
+    /// The two sides of a set operation with numeric columns of one type: where one side's
+    /// column is an int and the other's a decimal, or both decimals of different scales,
+    /// both are read as `decimal(38, s)`, `s` the larger scale (DuckDB's union type keeps
+    /// the larger scale), through a helper casting the side that differs.
+    fn aligned(&mut self, left: Table, right: Table) -> (Table, Table) {
+        if left.columns.len() != right.columns.len() {
+            return (left, right);
+        }
+        let target: Vec<Option<Type>> = left
+            .columns
+            .iter()
+            .zip(&right.columns)
+            .map(|(a, b)| match (a.ty.map(|t| t.ty), b.ty.map(|t| t.ty)) {
+                (Some(x), Some(y)) if x == y => None,
+                (Some(x), Some(y)) => common_numeric(x, y),
+                _ => None,
+            })
+            .collect();
+        if target.iter().all(Option::is_none) {
+            return (left, right);
+        }
+        (
+            self.cast_columns(left, &target),
+            self.cast_columns(right, &target),
+        )
+    }
+
+    /// `table` with each column whose `target` is given (and differs) cast to it.
+    fn cast_columns(&mut self, table: Table, target: &[Option<Type>]) -> Table {
+        let differs =
+            |c: usize| target[c].is_some_and(|t| table.columns[c].ty.map(|x| x.ty) != Some(t));
+        if !(0..table.columns.len()).any(differs) {
+            return table;
+        }
+        let name = self.helper_name();
+        let mut read: Vec<String> = (0..table.columns.len()).map(|i| format!("c{i}")).collect();
+        let mut head = read.clone();
+        for (c, term) in head.iter_mut().enumerate() {
+            if let Some(ty) = target[c].filter(|_| differs(c)) {
+                *term = format!("d{c}");
+                read.push(format!("d{c} = cast(c{c} as {})", ty.name()));
+            }
+        }
+        let width = table.columns.len();
+        let (atom_terms, head_terms) = match table.bag {
+            true => (
+                format!("{}, n", read[..width].join(", ")),
+                format!("{}, n", head.join(", ")),
+            ),
+            false => (read[..width].join(", "), head.join(", ")),
+        };
+        let casts = read[width..].join(", ");
+        self.rules.push(format!(
+            "{name}({head_terms}) :- {}({atom_terms}), {casts}.",
+            table.name
+        ));
+        let columns = table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(c, column)| Column {
+                name: column.name.clone(),
+                ty: match target[c] {
+                    Some(ty) => Some(ColumnType::nullable(ty)),
+                    None => column.ty,
+                },
+            })
+            .collect();
+        let cast = Table {
+            name,
+            columns,
+            ..table
+        };
+        self.made(cast.clone());
+        cast
     }
 
     fn set_table(&mut self, name: &str, columns: Vec<Column>, bag: bool) -> Table {
@@ -428,4 +507,19 @@ fn is_head_constant(text: &str) -> bool {
     plain_number
         || matches!(text, "null" | "true" | "false")
         || (text.starts_with('"') && text.ends_with('"') && text.len() >= 2)
+}
+
+/// The type two numeric column types meet in: an int and a decimal, or two decimals, as
+/// `decimal(38, s)` with the larger scale; `None` for any other pair.
+fn common_numeric(a: Type, b: Type) -> Option<Type> {
+    let scale = |t: Type| match t {
+        Type::Int => Some(0),
+        Type::Decimal { scale, .. } => Some(scale),
+        _ => None,
+    };
+    let (x, y) = (scale(a)?, scale(b)?);
+    Some(Type::Decimal {
+        precision: 38,
+        scale: x.max(y),
+    })
 }

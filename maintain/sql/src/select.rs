@@ -258,7 +258,14 @@ impl<'c> Lowerer<'c> {
             });
         }
         for (expr, column) in items {
-            let (value, ty) = expr::lower(expr, scope, &cx, &body)?;
+            let (value, ty) = match expr::lower(expr, scope, &cx, &body)? {
+                // A bare NULL has no type of its own: DuckDB's is INTEGER's.
+                (Ex::Lit(text), None) if text == "null" => (
+                    Ex::Cast(Box::new(Ex::Lit(text)), Type::Int.name()),
+                    Some(Type::Int),
+                ),
+                typed => typed,
+            };
             columns.push(OutputColumn {
                 name: column.clone(),
                 value,
