@@ -31,7 +31,7 @@ pub fn strip(text: &str) -> (String, Vec<AsOf>) {
         .collect();
     let mut found = Vec::new();
     let mut blanks = Vec::new();
-    for window in significant.windows(4) {
+    for (at, window) in significant.windows(4).enumerate() {
         let [name, as_word, of_word, reference] = window else {
             continue;
         };
@@ -40,9 +40,19 @@ pub fn strip(text: &str) -> (String, Vec<AsOf>) {
         else {
             continue;
         };
+        // A name that is also a keyword of some dialect (`totals`) is a table name where a
+        // table stands: after FROM, JOIN, a comma or a qualifier's dot.
+        let before = at.checked_sub(1).map(|b| &significant[b].token);
+        let table_position = matches!(
+            before,
+            Some(Token::Comma | Token::Period)
+        ) || before.is_some_and(|t| {
+            matches!(t, Token::Word(w) if matches!(w.keyword, Keyword::FROM | Keyword::JOIN))
+        });
+        let plain_name = name_word.quote_style.is_some() || name_word.keyword == Keyword::NoKeyword;
         if !is_keyword(as_word, Keyword::AS)
             || !is_keyword(of_word, Keyword::OF)
-            || (name_word.quote_style.is_none() && name_word.keyword != Keyword::NoKeyword)
+            || !(plain_name || table_position)
         {
             continue;
         }
@@ -107,6 +117,15 @@ mod tests {
         ] {
             assert_eq!(strip(text), (text.to_string(), Vec::new()), "{text}");
         }
+    }
+
+    #[test]
+    fn a_table_named_by_a_keyword_is_read_where_a_table_stands() {
+        let (text, found) = strip("SELECT * FROM totals AS OF 'HEAD~1'");
+        assert_eq!(text, format!("SELECT * FROM totals{}", " ".repeat(15)));
+        assert_eq!(found[0].reference, "HEAD~1");
+        let (_, found) = strip("SELECT * FROM a JOIN totals AS OF 'v1' ON true, rows AS OF 'v2'");
+        assert_eq!(found.len(), 2);
     }
 
     #[test]

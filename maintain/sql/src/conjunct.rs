@@ -34,6 +34,9 @@ impl Lowerer<'_> {
                 return Ok(());
             }
         }
+        if !scope.outer.is_empty() && self.domain_conjunct(conjunct, body, scope, correlated)? {
+            return Ok(());
+        }
         match conjunct {
             Expr::Nested(inner) => self.conjunct(inner, body, scope, correlated),
             Expr::Exists { subquery, negated } => self.exists(subquery, *negated, body, scope),

@@ -30,6 +30,7 @@ mod body;
 pub mod catalog;
 mod clock;
 mod conjunct;
+mod correlate;
 pub mod ddl;
 pub mod dml;
 pub mod error;

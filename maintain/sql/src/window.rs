@@ -454,21 +454,7 @@ fn lower_call(expr: Expr, scope: &Scope, body: &mut Body) -> SqlResult<Call> {
         let (ex, ty) = expr::lower(e, scope, &cx, body)?;
         Ok((place(body, ex), ty))
     };
-    let mut partition = Vec::new();
-    for term in &spec.partition_by {
-        partition.push(lower(term, body)?.0);
-    }
-    let mut order = Vec::new();
-    for term in &spec.order_by {
-        let (value, descending) = (lower(&term.expr, body)?.0, descending(term)?);
-        if term.options.nulls_first == Some(true) {
-            // Nulls order last in both directions; NULLS FIRST orders by `x is null`,
-            // descending (true first), before `x` itself. Peers stay peers.
-            let null = place(body, Ex::IsNull(Box::new(Ex::Var(value)), false));
-            order.push((null, true));
-        }
-        order.push((value, descending));
-    }
+    let (partition, order) = window_terms(spec, scope, body)?;
     let mut nullable = false;
     let (function_name, argument, constants, ty) = match (name.as_str(), arguments.as_slice()) {
         ("row_number" | "rank" | "dense_rank", []) => {
@@ -553,6 +539,39 @@ fn lower_call(expr: Expr, scope: &Scope, body: &mut Body) -> SqlResult<Call> {
         ty,
         nullable,
     })
+}
+
+/// A window's order terms: each a variable and whether it is descending.
+type OrderTerms = Vec<(Var, bool)>;
+
+/// A window's PARTITION BY and ORDER BY terms as variables of `body` (each order term with
+/// its direction).
+fn window_terms(
+    spec: &WindowSpec,
+    scope: &Scope,
+    body: &mut Body,
+) -> SqlResult<(Vec<Var>, OrderTerms)> {
+    let cx = Context::default();
+    let lower = |e: &Expr, body: &mut Body| -> SqlResult<Var> {
+        let (ex, _) = expr::lower(e, scope, &cx, body)?;
+        Ok(place(body, ex))
+    };
+    let mut partition = Vec::new();
+    for term in &spec.partition_by {
+        partition.push(lower(term, body)?);
+    }
+    let mut order = Vec::new();
+    for term in &spec.order_by {
+        let (value, descending) = (lower(&term.expr, body)?, descending(term)?);
+        if term.options.nulls_first == Some(true) {
+            // Nulls order last in both directions; NULLS FIRST orders by `x is null`,
+            // descending (true first), before `x` itself. Peers stay peers.
+            let null = place(body, Ex::IsNull(Box::new(Ex::Var(value)), false));
+            order.push((null, true));
+        }
+        order.push((value, descending));
+    }
+    Ok((partition, order))
 }
 
 /// A call's arguments: `None` for `*`.
