@@ -46,8 +46,8 @@ impl Lowerer<'_> {
                 negated,
                 ..
             } => self.in_subquery(expr, subquery, *negated, body, scope),
-            other if has_scalar_subquery(other) => {
-                let replacements = self.scalar_values(other, body, scope)?;
+            other if has_subquery(other) => {
+                let replacements = self.subquery_values(other, false, body, scope)?;
                 let cx = Context {
                     replacements: &replacements,
                 };
@@ -216,35 +216,11 @@ impl Lowerer<'_> {
         (stats, keys > 0)
     }
 
-    /// The value of each scalar subquery in `condition`, joined into `body`: the
-    /// replacements its lowering reads.
-    fn scalar_values(
-        &mut self,
-        condition: &Expr,
-        body: &mut Body,
-        scope: &Scope,
-    ) -> SqlResult<Vec<(Expr, Ex, Option<Type>)>> {
-        let mut found: Vec<Query> = Vec::new();
-        crate::select::visit(condition, &mut |e| {
-            if let Expr::Subquery(q) = e {
-                if !found.contains(q) {
-                    found.push((**q).clone());
-                }
-            }
-        });
-        let mut replacements = Vec::new();
-        for query in found {
-            let (value, ty) = self.scalar_value(&query, body, scope)?;
-            replacements.push((Expr::Subquery(Box::new(query)), value, ty));
-        }
-        Ok(replacements)
-    }
-
     /// One scalar subquery's value in `body`. One aggregate item, correlated or not: the
     /// SELECT list's scalar subquery (grouped by its correlation columns, the value over no
     /// rows where a key has none: count 0, max null). Any other shape, uncorrelated: its
     /// value, or null when it has no row.
-    fn scalar_value(
+    pub(crate) fn scalar_value(
         &mut self,
         subquery: &Query,
         body: &mut Body,
@@ -272,7 +248,7 @@ impl Lowerer<'_> {
     /// A helper holding the subquery's distinct rows (its correlation columns first, then,
     /// with `with_value`, its one selected column); returns its name and the outer
     /// variables of its correlation columns.
-    fn subquery_helper(
+    pub(crate) fn subquery_helper(
         &mut self,
         subquery: &Query,
         scope: &Scope,
@@ -385,9 +361,19 @@ fn detached(vars: Vec<Var>, body: &mut Body, scope: &Scope) -> Vec<Var> {
         .collect()
 }
 
-/// Whether `condition` holds a scalar subquery (`Expr::Subquery`) outside EXISTS and IN.
-fn has_scalar_subquery(condition: &Expr) -> bool {
+/// Whether `condition` holds a subquery with a value (scalar, EXISTS, IN) anywhere.
+fn has_subquery(condition: &Expr) -> bool {
     let mut found = false;
-    crate::select::visit(condition, &mut |e| found |= matches!(e, Expr::Subquery(_)));
+    crate::select::visit(condition, &mut |e| {
+        found |= matches!(
+            e,
+            Expr::Subquery(_)
+                | Expr::Exists { .. }
+                | Expr::In {
+                    target: sqlparser::ast::InTarget::Subquery(_),
+                    ..
+                }
+        )
+    });
     found
 }

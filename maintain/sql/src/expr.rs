@@ -209,9 +209,8 @@ pub fn lower(expr: &Expr, scope: &Scope, cx: &Context<'_>, body: &Body) -> SqlRe
         Expr::Function(function) => crate::expr::function(function, scope, cx, body)?,
         Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. } => {
             return Err(SqlError::unsupported(
-                "a subquery here (a subquery may be a WHERE condition: IN, EXISTS, or a \
-                 comparison with a scalar subquery; or a scalar subquery in the SELECT list \
-                 of a SELECT without GROUP BY, aggregates or windows)",
+                "a subquery here (subqueries are taken in WHERE, and in the SELECT list of a \
+                 SELECT without GROUP BY, aggregates or windows)",
             ))
         }
         other => {

@@ -41,6 +41,7 @@ pub mod history;
 mod inline;
 mod insert_conflict;
 mod left_on;
+mod marks;
 pub mod names;
 mod outer;
 pub mod output;

@@ -19,7 +19,7 @@
 use crate::body::{AtomKind, Body, Ex, Var};
 use crate::error::{SqlError, SqlResult};
 use crate::scope::Scope;
-use crate::select::{returns_one_row, visit, Lowerer, Produced};
+use crate::select::{returns_one_row, Lowerer, Produced};
 use rnt_lang::value::Type;
 use sqlparser::ast::{BinaryOperator, Expr, Query, SetExpr, Value as SqlValue};
 
@@ -35,20 +35,13 @@ impl Lowerer<'_> {
         body: &mut Body,
         scope: &Scope,
     ) -> SqlResult<Vec<Replacement>> {
-        let mut found: Vec<Query> = Vec::new();
+        let mut replacements: Vec<Replacement> = Vec::new();
         for (expr, _) in items {
-            visit(expr, &mut |e| {
-                if let Expr::Subquery(q) = e {
-                    if !found.contains(q) {
-                        found.push((**q).clone());
-                    }
+            for found in self.subquery_values(expr, true, body, scope)? {
+                if !replacements.iter().any(|(e, _, _)| *e == found.0) {
+                    replacements.push(found);
                 }
-            });
-        }
-        let mut replacements = Vec::new();
-        for query in found {
-            let (value, ty) = self.scalar_subquery(&query, body, scope)?;
-            replacements.push((Expr::Subquery(Box::new(query)), value, ty));
+            }
         }
         Ok(replacements)
     }
