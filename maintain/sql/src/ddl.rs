@@ -15,7 +15,7 @@ use crate::select::Lowerer;
 use crate::types;
 use rnt_lang::check::{infer_head_declarations, Program};
 use rnt_lang::conform::conform;
-use rnt_lang::syntax::ast::{Declaration, RelationKind};
+use rnt_lang::syntax::ast::{Declaration, Literal, RelationKind};
 use rnt_lang::value::{ColumnType, Type, Value};
 use sqlparser::ast::helpers::stmt_create_table::CreateTableBuilder;
 use sqlparser::ast::{
@@ -506,8 +506,56 @@ pub fn create_view(create: &CreateView, catalog: &Catalog, program: &Program) ->
         "ephemeral"
     };
     let rules = lowerer.rules.join("\n");
+    if !create.materialized && has_window(&rules) {
+        return plain_view_over_windows(create, &name, &query, catalog, program);
+    }
     let declarations = declarations_for(&rules, &lowerer.made, &table, kind, program)?;
     Ok(format!("{declarations}{rules}\n"))
+}
+
+/// Whether any of `rules` holds a window literal (which only a materialized view's rule may).
+fn has_window(rules: &str) -> bool {
+    rnt_lang::syntax::parse(rules)
+        .program
+        .rules
+        .iter()
+        .any(|rule| rule.body.iter().any(|l| matches!(l, Literal::Window(_))))
+}
+
+/// A plain view whose query numbers rows (a window, ORDER BY … LIMIT): the query as a
+/// materialized helper `_{name}_0` (windows are maintained, never evaluated per read; the
+/// lowering's own helpers count from 1, and DROP takes `_{name}_N` with the view), and
+/// the view an ephemeral copy of it, so that it reads as the view it was declared.
+fn plain_view_over_windows(
+    create: &CreateView,
+    name: &str,
+    query: &sqlparser::ast::Query,
+    catalog: &Catalog,
+    program: &Program,
+) -> SqlResult<String> {
+    let inner = format!("_{name}_0");
+    let mut lowerer = Lowerer::new(catalog, &format!("_{name}_"));
+    let mut table = lowerer.query_into(query, &inner, &[])?;
+    crate::inline::inline_copies(&mut lowerer.rules, &mut lowerer.made);
+    for (column, alias) in table.columns.iter_mut().zip(&create.columns) {
+        column.name = names::new_name(&alias.name)?;
+    }
+    let rules = lowerer.rules.join("\n");
+    let declarations = declarations_for(&rules, &lowerer.made, &table, "view", program)?;
+    let helper_declaration = declarations
+        .lines()
+        .find(|line| line.starts_with(&format!("view {inner}(")))
+        .ok_or_else(|| {
+            SqlError::uncompiled("the windowed part of a plain view has no declaration")
+        })?;
+    let view_declaration =
+        helper_declaration.replacen(&format!("view {inner}("), &format!("ephemeral {name}("), 1);
+    let width = table.columns.len() + usize::from(table.bag);
+    let vars: Vec<String> = (0..width).map(|i| format!("c{i}")).collect();
+    let copy = format!("{name}({0}) :- {inner}({0}).", vars.join(", "));
+    Ok(format!(
+        "{declarations}{view_declaration}\n{rules}\n{copy}\n"
+    ))
 }
 
 /// Declarations of every relation the rules define: the view with its SQL column names
