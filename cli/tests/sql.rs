@@ -234,6 +234,25 @@ fn as_of_reads_a_table_at_any_reference_beside_the_current_state() {
     );
     let stderr = shop.fails(&["sql", "SELECT * FROM orders AS OF 'nope'"], 1);
     assert!(stderr.contains("unknown reference `nope`"), "{stderr}");
+    // A plain view, which keeps no rows, is evaluated at that state (issue 37, R13).
+    shop.ok(&[
+        "sql",
+        "CREATE VIEW zero AS SELECT id FROM orders WHERE amount = 0",
+    ]);
+    shop.ok(&["sql", "UPDATE orders SET amount = 0 WHERE id = 11"]);
+    assert_eq!(
+        shop.ok(&[
+            "sql",
+            "SELECT * FROM zero AS OF 'HEAD~1' ORDER BY id",
+            "--format",
+            "csv"
+        ]),
+        "id\n10\n"
+    );
+    assert_eq!(
+        shop.ok(&["sql", "SELECT * FROM zero ORDER BY id", "--format", "csv"]),
+        "id\n10\n11\n"
+    );
     // A view reads the current state only.
     let stderr = shop.fails(
         &[

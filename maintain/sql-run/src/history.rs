@@ -226,10 +226,12 @@ impl History for Reader<'_> {
             )));
         };
         if entry.tree().is_none() {
-            return Err(SqlError::unsupported(format!(
-                "AS OF of `{relation}`, which keeps no rows (an ephemeral view): read it with \
-                 --at '{reference}'"
-            )));
+            if declared.declaration.kind != RelationKind::Ephemeral {
+                return Err(SqlError::bind(format!(
+                    "`{relation}` at '{reference}' keeps no rows to read"
+                )));
+            }
+            return self.evaluated_at(relation, &there);
         }
         let name = self.fresh_name("asof");
         let mut declaration = declared.declaration.clone();
@@ -251,6 +253,39 @@ impl History for Reader<'_> {
     }
 
     fn system(&self, name: &str, args: Option<&[String]>) -> SqlResult<Option<Table>> {
+        self.system_table(name, args)
+    }
+}
+
+impl Reader<'_> {
+    /// A plain (ephemeral) view as it was at state `there`, which keeps no rows: evaluated
+    /// there, its rows lent to the query as facts (the cost of the view, as `--at` reads it).
+    fn evaluated_at(&self, relation: &str, there: &Snapshot) -> SqlResult<Table> {
+        let table = Catalog::of(&there.program)
+            .get(relation)
+            .cloned()
+            .ok_or_else(|| SqlError::bind(format!("no relation `{relation}` there")))?;
+        let arity = table.columns.len() + usize::from(table.bag);
+        let vars: Vec<String> = (0..arity).map(|i| format!("c{i}")).collect();
+        let rule = format!("_q({0}) :- {relation}({0}).", vars.join(", "));
+        let readable = crate::reads::readable(there, self.db);
+        let rows = self.db.query(&readable, &rule).sql()?.tuples;
+        let columns: Vec<(String, ColumnType)> = table
+            .columns
+            .iter()
+            .map(|c| {
+                let ty = c.ty.map_or(ColumnType::nullable(Type::Str), |t| {
+                    ColumnType::nullable(t.ty)
+                });
+                (c.name.clone(), ty)
+            })
+            .collect();
+        let name = self.fresh_name("asof");
+        self.facts(&name, &columns, &rows, table.bag);
+        Ok(sql_table(&name, &columns, table.bag))
+    }
+
+    fn system_table(&self, name: &str, args: Option<&[String]>) -> SqlResult<Option<Table>> {
         let text = ColumnType::of(Type::Str);
         match (name, args) {
             ("rnt_log", None) => {
