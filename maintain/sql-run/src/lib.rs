@@ -14,6 +14,7 @@
 pub mod error;
 pub mod history;
 mod overlay;
+pub mod parse;
 pub mod reads;
 pub mod session;
 

@@ -19,8 +19,7 @@ use rnt_lang::syntax::ast::{Declaration, Literal, RelationKind};
 use rnt_lang::value::{ColumnType, Type, Value};
 use sqlparser::ast::helpers::stmt_create_table::CreateTableBuilder;
 use sqlparser::ast::{
-    ColumnOption, CreateTable, CreateTableOptions, CreateView, Expr, Ident, ObjectName,
-    TableConstraint,
+    ColumnOption, CreateTable, CreateTableOptions, CreateView, Expr, TableConstraint,
 };
 use std::collections::BTreeMap;
 
@@ -48,7 +47,7 @@ pub fn create_table(create: &CreateTable, catalog: &Catalog) -> SqlResult<String
         return Err(SqlError::unsupported("CREATE TABLE … AS or LIKE"));
     }
     refuse_unhonoured(create)?;
-    let name = new_object(&create.name)?;
+    let name = names::new_object(&create.name)?;
     match catalog.get(&name) {
         // IF NOT EXISTS and a relation of that name: nothing to add (PostgreSQL's notice).
         Some(_) if create.if_not_exists => return Ok(String::new()),
@@ -88,11 +87,6 @@ pub fn create_table(create: &CreateTable, catalog: &Catalog) -> SqlResult<String
     let table = table_of(&name, &columns, constraints.primary.as_deref());
     text.push_str(&constraint_denials(&table, &constraints, catalog)?);
     Ok(text)
-}
-
-fn new_object(name: &ObjectName) -> SqlResult<String> {
-    let plain = names::object(name)?;
-    names::new_name(&Ident::new(plain))
 }
 
 fn column_spec(
@@ -487,7 +481,7 @@ fn foreign_denial(
 
 /// The program text a CREATE [MATERIALIZED] VIEW adds: the view, its helpers, their rules.
 pub fn create_view(create: &CreateView, catalog: &Catalog, program: &Program) -> SqlResult<String> {
-    let name = new_object(&create.name)?;
+    let name = names::new_object(&create.name)?;
     if catalog.get(&name).is_some() && !create.or_replace {
         return Err(SqlError::bind(format!(
             "the relation `{name}` exists already"

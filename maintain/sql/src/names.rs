@@ -43,6 +43,11 @@ pub fn new_name(ident: &Ident) -> SqlResult<String> {
     Ok(name)
 }
 
+/// The name a new table or view takes from `name`: [`object`]'s, and not reserved.
+pub fn new_object(name: &ObjectName) -> SqlResult<String> {
+    new_name(&Ident::new(object(name)?))
+}
+
 /// The last part of an object name (`schema.table` is read as `table`; a schema other than
 /// `main` or `public` is refused).
 pub fn object(name: &ObjectName) -> SqlResult<String> {

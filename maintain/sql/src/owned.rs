@@ -28,6 +28,36 @@ pub fn program_without(program: &Program, name: &str) -> rnt_lang::syntax::ast::
     ast
 }
 
+/// `program` with relation `old` renamed `new`, with the helpers it owns (`_{old}_N` becomes
+/// `_{new}_N`), in every declaration, rule head and atom that names them; nothing else moves.
+pub fn renamed(program: &Program, old: &str, new: &str) -> rnt_lang::syntax::ast::Program {
+    use rnt_lang::syntax::ast::Literal;
+    let rename = |name: &mut String| {
+        if name == old {
+            *name = new.to_string();
+        } else if owner_of_helper(name, program).as_deref() == Some(old) {
+            let number = &name[old.len() + 2..];
+            *name = format!("_{new}_{number}");
+        }
+    };
+    let mut ast = program.to_ast();
+    for declaration in &mut ast.declarations {
+        rename(&mut declaration.name.name);
+    }
+    for rule in &mut ast.rules {
+        rename(&mut rule.head.relation.name);
+        for literal in &mut rule.body {
+            if let Literal::Positive(atom)
+            | Literal::Negative { atom, .. }
+            | Literal::Optional { atom, .. } = literal
+            {
+                rename(&mut atom.relation.name);
+            }
+        }
+    }
+    ast
+}
+
 /// A relation of `program` (`program` less what `name` owns) that reads `name`, if any.
 pub fn reader_of(program: &rnt_lang::syntax::ast::Program, name: &str) -> Option<String> {
     use rnt_lang::syntax::ast::Literal;
@@ -133,5 +163,33 @@ mod tests {
         assert!(!owned_by("_a_b_1", "a", &p));
         assert!(owned_by("_a_b_1", "a_b", &p));
         assert!(owned_by("t", "t", &p));
+    }
+
+    #[test]
+    fn renaming_a_view_renames_its_helpers_and_its_readers_atoms_only() {
+        let p = program(
+            "relation t(a: int).\n\
+             view a(a: int).\n\
+             view _a_1(a: int).\n\
+             _a_1(x) :- t(x).\n\
+             a(x) :- _a_1(x).\n\
+             view a_b(a: int).\n\
+             view _a_b_1(a: int).\n\
+             _a_b_1(x) :- a(x).\n\
+             a_b(x) :- _a_b_1(x).\n",
+        );
+        let text = rnt_lang::canonical::canonical_text(&renamed(&p, "a", "z"));
+        for expected in [
+            "view z(",
+            "view _z_1(",
+            "z(x) :- _z_1(x).",
+            "_a_b_1(x) :- z(x).",
+        ] {
+            assert!(text.contains(expected), "{expected} not in\n{text}");
+        }
+        assert!(
+            !text.contains("view a(") && !text.contains("_a_1("),
+            "{text}"
+        );
     }
 }
