@@ -28,6 +28,20 @@ impl Lowerer<'_> {
         scope: &mut Scope,
         conjuncts: &mut Vec<Expr>,
     ) -> SqlResult<()> {
+        let last_outer = item
+            .joins
+            .iter()
+            .rposition(|j| outer(&j.join_operator).is_some())
+            .filter(|&at| at > 0);
+        if let Some(at) = last_outer {
+            // Everything up to the last RIGHT or FULL join is its left side, one helper.
+            let full = matches!(outer(&item.joins[at].join_operator), Some(Outer::Full(_)));
+            self.outer_after_joins(item, at, full, body, scope)?;
+            for join in &item.joins[at + 1..] {
+                self.join(join, body, scope, conjuncts)?;
+            }
+            return Ok(());
+        }
         let mut joins = item.joins.iter();
         match item
             .joins
@@ -52,12 +66,6 @@ impl Lowerer<'_> {
             None => self.factor(&item.relation, body, scope, conjuncts, AtomKind::Plain)?,
         }
         for join in joins {
-            if outer(&join.join_operator).is_some() {
-                return Err(SqlError::unsupported(
-                    "a RIGHT or FULL JOIN after another join (it may come first: \
-                     `FROM a FULL JOIN b ON … JOIN c ON …`; or join a subquery)",
-                ));
-            }
             self.join(join, body, scope, conjuncts)?;
         }
         Ok(())

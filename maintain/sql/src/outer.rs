@@ -1,5 +1,6 @@
-//! RIGHT and FULL joins, as the first join of a FROM item (`a RIGHT JOIN b ON …`,
-//! `a FULL JOIN b ON …`; after other joins they are refused, with the rewrite to use).
+//! RIGHT and FULL joins: as the first join of a FROM item (`a RIGHT JOIN b ON …`,
+//! `a FULL JOIN b ON …`), and after other joins (`outer_after_joins`: the chain before
+//! them is the left side).
 //!
 //! - `a RIGHT JOIN b ON c` is `b LEFT JOIN a ON c` with `a`'s columns first.
 //! - `a FULL JOIN b ON c` is a helper bag holding `a LEFT JOIN b ON c` and, beside it, the
@@ -18,7 +19,7 @@ use crate::error::{SqlError, SqlResult};
 use crate::from::{merge_using, Merge};
 use crate::scope::{Scope, Source};
 use crate::select::Lowerer;
-use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableFactor};
+use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableFactor, TableWithJoins};
 
 /// Which outer join a join operator is.
 pub enum Outer<'j> {
@@ -138,6 +139,90 @@ impl Lowerer<'_> {
 }
 
 impl Lowerer<'_> {
+    /// A RIGHT or FULL join after other joins: `P RIGHT|FULL JOIN x ON c`, P the join chain
+    /// `item.relation` and `item.joins[..at]`, as a helper bag read by one atom whose
+    /// columns P's names and x's share out:
+    /// ```sql
+    /// SELECT * FROM P [LEFT] JOIN x ON c            -- LEFT for FULL, inner for RIGHT
+    /// UNION ALL
+    /// SELECT NULL, …, x.* FROM x WHERE NOT EXISTS (SELECT 1 FROM P WHERE c)
+    /// ```
+    /// (the unmatched rows of x split as `full_join` splits them). USING and AS OF are
+    /// refused here.
+    pub fn outer_after_joins(
+        &mut self,
+        item: &TableWithJoins,
+        at: usize,
+        full: bool,
+        body: &mut Body,
+        scope: &mut Scope,
+    ) -> SqlResult<()> {
+        let join = &item.joins[at];
+        let JoinConstraint::On(on) = constraint_of(&join.join_operator) else {
+            return Err(SqlError::unsupported(
+                "a RIGHT or FULL JOIN with USING after another join (write ON)",
+            ));
+        };
+        let prefix = TableWithJoins {
+            relation: item.relation.clone(),
+            joins: item.joins[..at].to_vec(),
+        };
+        let mut factors = vec![&item.relation];
+        factors.extend(item.joins[..at].iter().map(|j| &j.relation));
+        factors.push(&join.relation);
+        if factors.iter().any(|f| self.reads_as_of(f)) {
+            return Err(SqlError::unsupported("AS OF in a RIGHT or FULL JOIN"));
+        }
+        let mut sides = Vec::new();
+        for factor in &factors {
+            sides.push(self.factor_table(factor)?);
+        }
+        let (right_table, right_alias) = sides.last().cloned().expect("the joined factor");
+        let right = &join.relation;
+        let condition = on.to_string();
+        let nulls: Vec<String> = sides[..sides.len() - 1]
+            .iter()
+            .flat_map(|(table, _)| table.columns.iter())
+            .map(|c| match c.ty {
+                Some(t) => format!("CAST(NULL AS {})", crate::types::sql_name(t.ty)),
+                None => "NULL".to_string(),
+            })
+            .collect();
+        let (right_only, matching) = split_right_only(&condition, &right_alias, &right_table)?;
+        let padded = format!(
+            "SELECT {}, \"{right_alias}\".* FROM {right}",
+            nulls.join(", ")
+        );
+        let unmatched = match right_only {
+            None => format!("{padded} WHERE NOT EXISTS (SELECT 1 FROM {prefix} WHERE {matching})"),
+            Some(own) => format!(
+                "{padded} WHERE ({own}) IS NOT TRUE UNION ALL \
+                 {padded} WHERE ({own}) IS TRUE AND \
+                 NOT EXISTS (SELECT 1 FROM {prefix} WHERE {matching})"
+            ),
+        };
+        let kind = if full { "LEFT JOIN" } else { "JOIN" };
+        let text =
+            format!("SELECT * FROM {prefix} {kind} {right} ON {condition} UNION ALL {unmatched}");
+        let query = parse_query(&text)?;
+        let name = self.helper_name();
+        let as_of = std::mem::take(&mut self.as_of);
+        let joined = self.query_into(&query, &name, &[]);
+        self.as_of = as_of;
+        let joined = joined?;
+        let widths: usize = sides.iter().map(|(t, _)| t.columns.len()).sum();
+        if joined.columns.len() != widths {
+            return Err(SqlError::unsupported(
+                "a RIGHT or FULL JOIN after a join with USING (write ON)",
+            ));
+        }
+        let optional: Vec<bool> = (0..sides.len())
+            .map(|i| full || i + 1 < sides.len())
+            .collect();
+        let sides: Vec<(String, Table)> = sides.into_iter().map(|(t, a)| (a, t)).collect();
+        share_out_all(body, scope, &joined, sides, &optional)
+    }
+
     /// Whether `factor` is a table read `AS OF` a reference.
     fn reads_as_of(&self, factor: &TableFactor) -> bool {
         use sqlparser::ast::Spanned;
@@ -191,6 +276,64 @@ fn share_out(
         .sources
         .push(side(right_alias, right, &vars[width..], None));
     Ok(())
+}
+
+/// One atom over `joined`, its columns shared out to `sides` in order (each side's
+/// optional flag from `optional`: its columns may be null); the count goes to the first.
+fn share_out_all(
+    body: &mut Body,
+    scope: &mut Scope,
+    joined: &Table,
+    sides: Vec<(String, Table)>,
+    optional: &[bool],
+) -> SqlResult<()> {
+    for (alias, _) in &sides {
+        let twice = sides.iter().filter(|(a, _)| a == alias).count() > 1;
+        if twice || scope.sources.iter().any(|s| &s.alias == alias) {
+            return Err(SqlError::bind(format!(
+                "the table name `{alias}` is given twice in FROM (give one an alias)"
+            )));
+        }
+    }
+    let vars: Vec<Var> = joined.columns.iter().map(|_| body.var()).collect();
+    let weight = joined.bag.then(|| body.var());
+    let mut terms: Vec<Option<Var>> = vars.iter().map(|v| Some(*v)).collect();
+    terms.extend(weight.map(Some));
+    body.atom(AtomKind::Plain, &joined.name, terms);
+    let mut at = 0;
+    for (i, (alias, table)) in sides.into_iter().enumerate() {
+        let width = table.columns.len();
+        scope.sources.push(Source {
+            alias,
+            table: Table {
+                name: joined.name.clone(),
+                bag: false,
+                keys: Vec::new(),
+                ..table
+            },
+            vars: vars[at..at + width].to_vec(),
+            weight: if i == 0 { weight } else { None },
+            optional: optional[i],
+            hidden: Vec::new(),
+        });
+        at += width;
+    }
+    Ok(())
+}
+
+/// The constraint of a join operator (`None` for one without).
+fn constraint_of(operator: &JoinOperator) -> &JoinConstraint {
+    const NONE: JoinConstraint = JoinConstraint::None;
+    match operator {
+        JoinOperator::Right(c)
+        | JoinOperator::RightOuter(c)
+        | JoinOperator::FullOuter(c)
+        | JoinOperator::Left(c)
+        | JoinOperator::LeftOuter(c)
+        | JoinOperator::Inner(c)
+        | JoinOperator::Join(c) => c,
+        _ => &NONE,
+    }
 }
 
 /// The conjuncts of `condition` over the right side's own columns (joined by AND), and
