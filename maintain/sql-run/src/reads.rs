@@ -39,4 +39,22 @@ impl Reads for StateReads<'_> {
     fn tuples(&self, relation: &str) -> SqlResult<Vec<Vec<Value>>> {
         self.db.tuples(self.snapshot, relation).sql()
     }
+
+    fn tuple_with_key(
+        &self,
+        relation: &str,
+        key: &[Value],
+    ) -> SqlResult<Option<Option<Vec<Value>>>> {
+        let keyed = self
+            .snapshot
+            .schema(relation)
+            .is_some_and(|schema| schema.key_columns().is_some());
+        if !keyed {
+            return Ok(None);
+        }
+        self.db
+            .tuple_with_key(self.snapshot, relation, key)
+            .map(Some)
+            .sql()
+    }
 }

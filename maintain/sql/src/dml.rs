@@ -34,6 +34,14 @@ pub trait Reads {
     fn answer(&self, rules: &str) -> SqlResult<Vec<Vec<Value>>>;
     /// Every tuple of relation `relation` (a bag's with its `_count` last).
     fn tuples(&self, relation: &str) -> SqlResult<Vec<Vec<Value>>>;
+    /// The tuple of keyed relation `relation` whose declared key holds `key` (in the key's
+    /// declaration order), if any: O(log n) reads. `None` for the outer `Option` when the
+    /// relation has no declared key.
+    fn tuple_with_key(
+        &self,
+        relation: &str,
+        key: &[Value],
+    ) -> SqlResult<Option<Option<Vec<Value>>>>;
 }
 
 /// What DML statements read and write: the state they run on and its catalog.
@@ -205,6 +213,26 @@ impl Target<'_> {
     ) -> SqlResult<BTreeMap<Vec<Value>, Vec<Value>>> {
         if keys.is_empty() {
             return Ok(BTreeMap::new());
+        }
+        // By key, each an O(log n) read, when the relation declares its key; else one
+        // query over the keys as facts.
+        let mut found = BTreeMap::new();
+        let mut keyed = true;
+        for k in keys.iter().filter(|k| !k.iter().any(Value::is_null)) {
+            // (A key holding a null matches no row: NOT NULL refuses it when written.)
+            match self.reads.tuple_with_key(&table.name, k)? {
+                None => {
+                    keyed = false;
+                    break;
+                }
+                Some(Some(tuple)) => {
+                    found.insert(k.clone(), tuple);
+                }
+                Some(None) => {}
+            }
+        }
+        if keyed {
+            return Ok(found);
         }
         let key = &table.keys[0];
         let vars: Vec<String> = (0..table.columns.len()).map(|i| format!("c{i}")).collect();
