@@ -9,6 +9,7 @@
 mod breakdown;
 mod cmd;
 mod graph;
+mod internal;
 mod line_diff;
 mod memory;
 mod output;

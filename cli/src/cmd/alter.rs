@@ -115,6 +115,11 @@ impl Form {
 pub fn run(context: &Context, args: AlterArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let (alteration, default) = args.form.alteration()?;
     let relation = args.relation;
+    if let Alteration::RenameTo { new } = &alteration {
+        if rnt_db::is_internal(new) {
+            return Err(crate::internal::reserved_name(new).into());
+        }
+    }
     let db = context.open_for_writing()?;
     let message = args
         .message

@@ -48,6 +48,8 @@ pub fn run(context: &Context, args: DefineArgs, out: &mut dyn Write) -> anyhow::
         ))
     })?;
     let db = context.open_for_writing()?.with_witnesses(args.witnesses);
+    // The user's program may not take a helper's name; SQL's defines do not come here.
+    crate::internal::refuse_new_internal(&text, &db.head()?)?;
     let message = args.message.unwrap_or_else(|| format!("define {name}"));
     let mut progress = crate::progress::Progress::new("define", None);
     let outcome = db.define_with_clock(&text, &name, &message, args.clock, &mut |line| {

@@ -8,6 +8,11 @@
 //! When the two programs differ, a note on stderr says so; `--program` prints a unified
 //! diff of the two canonical program texts instead of tuples. JSON: an array of
 //! `{"relation", "sign", "tuple"}` in the same order.
+//!
+//! The SQL compiler's helper relations (names starting with `_`) are left out of `--all`
+//! and of `--program` unless `--internal` is given; naming one as REL shows its changes.
+//! When every change between the states is a helper's, stdout stays empty (a change file
+//! with nothing in it, as for two equal states) and a note on stderr says so.
 
 use crate::line_diff;
 use crate::output::Json;
@@ -41,6 +46,10 @@ pub struct DiffArgs {
     /// A unified diff of the two canonical program texts instead of tuples.
     #[arg(long)]
     program: bool,
+    /// Also the SQL compiler's helper relations (names starting with `_`): their tuples
+    /// with --all, their declarations and rules with --program.
+    #[arg(long)]
+    internal: bool,
     /// Output format of the tuples.
     #[arg(long, value_enum, default_value_t = DiffFormat::Changes, conflicts_with = "program")]
     format: DiffFormat,
@@ -73,8 +82,9 @@ pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Re
             (format!("{}^", args.first), from, args.first.clone(), to)
         }
     };
+    let program = |s: &Snapshot| crate::internal::program_text(&s.state.program, args.internal);
     if args.program {
-        let text = line_diff::unified(&from_name, &from.state.program, &to_name, &to.state.program);
+        let text = line_diff::unified(&from_name, &program(&from), &to_name, &program(&to));
         write!(out, "{text}")?;
         return Ok(());
     }
@@ -83,19 +93,33 @@ pub fn run(context: &Context, args: DiffArgs, out: &mut dyn Write) -> anyhow::Re
         (None, true) => DiffScope::All,
         (None, false) => DiffScope::Base,
     };
-    let changes = match &scope {
+    let mut changes = match &scope {
         DiffScope::Relation(name) if !is_stored(&from, name) && !is_stored(&to, name) => {
             evaluated_diff(&db, &from, &to, name)?
         }
         _ => db.diff(&from, &to, &scope)?,
     };
+    let listed = changes.len();
+    if !matches!(scope, DiffScope::Relation(_)) {
+        changes.retain(|c| crate::internal::shown(&c.relation, args.internal));
+    }
     write_changes(out, &changes, args.format)?;
-    if from.state.program != to.state.program {
+    if changes.is_empty() && listed > 0 {
+        context.note(&format!(
+            "note: only the SQL compiler's helper relations changed ({listed} tuple change{}; {})",
+            if listed == 1 { "" } else { "s" },
+            crate::internal::HINT
+        ));
+    }
+    // A program that differs only in the helpers' rules differs in nothing `program` shows.
+    if from.state.program != to.state.program && program(&from) != program(&to) {
         // The changes are on stdout already; flush them so the note follows them on a
         // terminal that shows both streams.
         out.flush()?;
         for change in rnt_db::schema_changes(&from.state, &to.state) {
-            context.note(&schema_change_note(&change));
+            if crate::internal::shown(&change.relation, args.internal) {
+                context.note(&schema_change_note(&change));
+            }
         }
         context.note(PROGRAM_DIFFERS_NOTE);
     }

@@ -10,12 +10,16 @@
 //! kept together (`Database::commit_graph`). `--views` adds each commit's view change
 //! counts (from the view trees' diff with the first parent's): a `views` column, or a
 //! `views` key in JSON, whose shape is otherwise the same in every mode.
+//!
+//! The SQL compiler's helper relations (names starting with `_`) are left out of every
+//! per-relation listing — the change counts, the views' counts, JSON's `stats` — unless
+//! `--internal` is given; `--relation _NAME` follows one all the same.
 
 use crate::output::{change_summary, write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
 use crate::time::rfc3339;
 use crate::Context;
 use clap::Args;
-use rnt_db::{Database, DbError, Snapshot};
+use rnt_db::{is_internal, Database, DbError, Snapshot};
 use rnt_merkle::{ChangeCount, Commit, RelationEntry, State};
 use rnt_store::Address;
 use std::collections::HashMap;
@@ -42,6 +46,10 @@ pub struct LogArgs {
     /// Add each commit's view change counts.
     #[arg(long)]
     views: bool,
+    /// Also list the SQL compiler's helper relations (names starting with `_`) in the
+    /// change counts, the views' counts and JSON's `stats`.
+    #[arg(long)]
+    internal: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     format: ReportFormat,
@@ -50,7 +58,7 @@ pub struct LogArgs {
 /// Prints the log.
 pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let db = context.open()?;
-    let (log, no_commits) = if args.graph || args.all {
+    let (mut log, no_commits) = if args.graph || args.all {
         let tips = match args.all {
             true => every_tip(&db)?,
             false => start_commit(&db, args.reference.as_deref())?
@@ -70,6 +78,12 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
         }
         (log, start.is_none())
     };
+    if !args.internal {
+        for (_, commit) in &mut log {
+            commit.changes.retain(|c| !is_internal(&c.relation));
+            commit.stats.retain(|s| !is_internal(&s.relation));
+        }
+    }
     // The clock of each commit's state (a state whose program mentions `now` has one).
     let clocks = log
         .iter()
@@ -82,7 +96,7 @@ pub fn run(context: &Context, args: LogArgs, out: &mut dyn Write) -> anyhow::Res
     let views = match args.views {
         true => Some(
             log.iter()
-                .map(|(id, commit)| view_counts(&db, *id, commit))
+                .map(|(id, commit)| view_counts(&db, *id, commit, args.internal))
                 .collect::<anyhow::Result<Vec<_>>>()?,
         ),
         false => None,
@@ -248,14 +262,21 @@ fn every_tip(db: &Database) -> anyhow::Result<Vec<Address>> {
 }
 
 /// The view change counts of a commit, from its first parent's state (the empty state for
-/// the root commit).
-fn view_counts(db: &Database, id: Address, commit: &Commit) -> anyhow::Result<Vec<ChangeCount>> {
+/// the root commit); the SQL compiler's helpers' only with `internal`.
+fn view_counts(
+    db: &Database,
+    id: Address,
+    commit: &Commit,
+    internal: bool,
+) -> anyhow::Result<Vec<ChangeCount>> {
     let to = db.snapshot_of_commit(id)?;
     let from = match commit.parent_addresses().first() {
         Some(parent) => db.snapshot_of_commit(*parent)?,
         None => Snapshot::empty()?,
     };
-    Ok(db.view_change_counts(&from, &to)?)
+    let mut counts = db.view_change_counts(&from, &to)?;
+    counts.retain(|c| crate::internal::shown(&c.relation, internal));
+    Ok(counts)
 }
 
 /// The commit the history starts from: `reference`'s, or the head's when `None` (none in a

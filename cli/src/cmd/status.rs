@@ -1,6 +1,6 @@
-//! `rnt status [--format table|json]`: the current branch, the head commit, its state hash,
-//! and every relation
-//! with its kind, count and root.
+//! `rnt status [--internal] [--format table|json]`: the current branch, the head commit, its
+//! state hash, and every relation with its kind, count and root (the SQL compiler's helper
+//! relations only with `--internal`).
 
 use crate::output::{write_table, Json, ReportFormat, SHORT_HEX_DIGITS};
 use crate::Context;
@@ -15,6 +15,9 @@ pub struct StatusArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     format: ReportFormat,
+    /// Also list the SQL compiler's helper relations (names starting with `_`).
+    #[arg(long)]
+    internal: bool,
 }
 
 /// Prints the status.
@@ -27,6 +30,7 @@ pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::
         .state
         .relations
         .iter()
+        .filter(|r| crate::internal::shown(&r.name, args.internal))
         .map(|r| Ok((r, head.kind_of(r)?.keyword())))
         .collect::<Result<Vec<_>, DbError>>()?;
     match args.format {
@@ -69,7 +73,7 @@ pub fn run(context: &Context, args: StatusArgs, out: &mut dyn Write) -> anyhow::
             if let Some(clock) = head.state.clock {
                 writeln!(out, "clock   {clock} ({})", crate::time::rfc3339(clock))?;
             }
-            if relations.is_empty() {
+            if head.state.relations.is_empty() {
                 writeln!(out, "no relations (define a program with `rnt define`)")?;
                 return Ok(());
             }

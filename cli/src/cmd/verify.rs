@@ -3,6 +3,10 @@
 //! addresses. Exit 0 when every one agrees; on a mismatch, print each differing part with
 //! its tuple diff and exit 3.
 //!
+//! The success line counts every view it checked but names the SQL compiler's helper
+//! relations (names starting with `_`) only with `--internal` ("…, and 8 of the SQL
+//! compiler's helpers"); a mismatch names its relation, helper or not: it is damage.
+//!
 //! Invariant checked: `maintain(V, state, Δ) == eval(V, state + Δ)`, by address.
 
 use crate::cmd::snapshot_at;
@@ -19,6 +23,9 @@ pub struct VerifyArgs {
     /// The state to verify (default HEAD).
     #[arg(long, value_name = "REF")]
     at: Option<String>,
+    /// Name the SQL compiler's helper relations (names starting with `_`) checked, too.
+    #[arg(long)]
+    internal: bool,
 }
 
 /// Verifies the state's materialized relations.
@@ -50,7 +57,7 @@ pub fn run(context: &Context, args: VerifyArgs, out: &mut dyn Write) -> anyhow::
                 if n == 1 { "" } else { "s" },
                 if n == 1 { "s" } else { "" },
                 if n == 1 { "its" } else { "their" },
-                views.join(", ")
+                names_text(&views, args.internal)
             )?;
         }
         return Ok(());
@@ -82,4 +89,21 @@ pub fn run(context: &Context, args: VerifyArgs, out: &mut dyn Write) -> anyhow::
         if relations.len() == 1 { "s" } else { "" }
     ))
     .into())
+}
+
+/// The names of the views checked: every one with `internal`; otherwise the users' and the
+/// number of the SQL compiler's helpers (`lj, v, and 8 of the SQL compiler's helpers`).
+fn names_text(views: &[&str], internal: bool) -> String {
+    let (names, helpers): (Vec<&str>, Vec<&str>) = views
+        .iter()
+        .copied()
+        .partition(|name| crate::internal::shown(name, internal));
+    if helpers.is_empty() {
+        return names.join(", ");
+    }
+    let helpers = format!("{} of the SQL compiler's helpers", helpers.len());
+    match names.is_empty() {
+        true => helpers,
+        false => format!("{}, and {helpers}", names.join(", ")),
+    }
 }

@@ -321,13 +321,21 @@ fn options(params: &BTreeMap<String, String>, names: &[(&str, &str)]) -> Vec<Str
         .collect()
 }
 
-async fn status(State(state): State<AppState>) -> Response {
-    json_command(&state, vec!["status".into(), "--format=json".into()]).await
+/// `--internal` when the query asks for the SQL compiler's helper relations (`internal=1`).
+fn internal_flag(params: &BTreeMap<String, String>) -> Option<String> {
+    super::web::internal(params).then(|| "--internal".to_string())
+}
+
+async fn status(State(state): State<AppState>, Query(params): Params) -> Response {
+    let mut words = vec!["status".to_string(), "--format=json".to_string()];
+    words.extend(internal_flag(&params));
+    json_command(&state, words).await
 }
 
 async fn log(State(state): State<AppState>, Query(params): Params) -> Response {
     let mut words = vec!["log".to_string(), "--format=json".to_string()];
     words.extend(options(&params, &[("n", "max-count")]));
+    words.extend(internal_flag(&params));
     if let Some(reference) = params.get("ref") {
         words.extend(["--".to_string(), reference.clone()]);
     }
@@ -362,6 +370,9 @@ async fn diff(State(state): State<AppState>, Query(params): Params) -> Response 
     };
     let to = params.get("to").map_or("HEAD", String::as_str);
     let mut words = vec!["diff", "--format=json"];
+    if internal_flag(&params).is_some() {
+        words.push("--internal");
+    }
     if params.contains_key("relation") {
         words.extend(["--", from, to, &params["relation"]]);
     } else {
@@ -373,6 +384,7 @@ async fn diff(State(state): State<AppState>, Query(params): Params) -> Response 
 async fn program(State(state): State<AppState>, Query(params): Params) -> Response {
     let mut words = vec!["program".to_string(), "--format=json".to_string()];
     words.extend(options(&params, &[("at", "at")]));
+    words.extend(internal_flag(&params));
     json_command(&state, words).await
 }
 
@@ -391,6 +403,7 @@ async fn explain(
 async fn verify(State(state): State<AppState>, Query(params): Params) -> Response {
     let mut words = vec!["verify".to_string()];
     words.extend(options(&params, &[("at", "at")]));
+    words.extend(internal_flag(&params));
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let outcome = run_command(
         &state,

@@ -81,7 +81,7 @@ pub use rnt_engine::Violation;
 pub use rnt_lang::alter::{parse_column_type, Alteration};
 pub use rnt_lang::change::{Change, ChangeError, ChangeSet, Sign};
 pub use rnt_lang::csv::CsvError;
-pub use rnt_lang::schema::{Attribute, RelationSchema};
+pub use rnt_lang::schema::{is_internal, Attribute, RelationSchema};
 pub use rnt_lang::syntax::ast::RelationKind;
 pub use rnt_lang::tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use rnt_lang::value::{Type, Value};

@@ -183,13 +183,16 @@ fn corrupted_state(state_address: &Address, detail: String) -> DbError {
     }
 }
 
-/// The error for a relation name the program does not declare, listing the known ones.
+/// The error for a relation name the program does not declare, listing the known ones:
+/// the SQL compiler's helpers ([`rnt_lang::is_internal`]) only when `name` is internal too.
 pub fn unknown_relation(snapshot: &Snapshot, name: &str) -> DbError {
+    let internal = rnt_lang::is_internal(name);
     let known: Vec<&str> = snapshot
         .state
         .relations
         .iter()
         .map(|r| r.name.as_str())
+        .filter(|known| internal || !rnt_lang::is_internal(known))
         .collect();
     if known.is_empty() {
         DbError::user(format!(

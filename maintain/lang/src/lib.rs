@@ -28,7 +28,7 @@ pub mod value;
 pub use change::{Change, ChangeError, ChangeSet, Sign};
 pub use csv::CsvError;
 pub use decimal::Decimal;
-pub use schema::{Attribute, RelationSchema};
+pub use schema::{is_internal, Attribute, RelationSchema};
 pub use syntax::ast::RelationKind;
 pub use tuple::{Tuple, TupleError, TUPLE_BYTES_MAX};
 pub use value::{compare, ColumnType, Type, Value};

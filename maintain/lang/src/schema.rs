@@ -54,6 +54,16 @@ impl fmt::Display for Attribute {
     }
 }
 
+/// Whether a relation named `name` is *internal*: a helper the SQL compiler adds to carry a
+/// view's intermediate results (`_v_1`, `_flight_plane_2`). Its name starts with `_`, which
+/// SQL refuses for a table or view and `rnt define` refuses for a new relation, so no user
+/// relation is internal. Listings (`status`, `diff`, `log`, `program`, `why`, `verify`, the
+/// web view) leave internal relations out unless asked for them (`--internal`); naming one
+/// still reads it. This is the one test of the rule: never write `starts_with('_')` for it.
+pub fn is_internal(name: &str) -> bool {
+    name.starts_with('_')
+}
+
 /// A relation's name, its attributes in declaration order and its key, if it has one.
 /// Tuples of the relation hold one value per attribute, in this order.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -187,6 +197,15 @@ impl crate::syntax::ast::Declaration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn internal_names_start_with_an_underscore() {
+        assert!(is_internal("_v_1"));
+        assert!(is_internal("_"));
+        assert!(!is_internal("v_1"));
+        assert!(!is_internal("orders"));
+        assert!(!is_internal(""));
+    }
 
     #[test]
     fn helpers_read_the_attributes() {

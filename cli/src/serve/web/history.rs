@@ -1,5 +1,6 @@
 //! The history pages: the index (branches, tags, the commit graph), a commit, and the diff
-//! of two states with views beside base relations.
+//! of two states with views beside base relations. Each leaves the SQL compiler's helper
+//! relations out unless asked with `?internal=1` (see the module above).
 
 use super::layout::{commit_link, page, query, short};
 use crate::serve::Server;
@@ -8,7 +9,7 @@ use rnt_db::tuple::TupleDisplay;
 use rnt_db::{DiffScope, Sign, Snapshot, TupleChange};
 use rnt_merkle::{ChangeCount, Commit};
 use rnt_store::Address;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Commits the index shows unless `?n=` says otherwise.
 const COMMITS_SHOWN: usize = 200;
@@ -19,6 +20,7 @@ const CHANGES_SHOWN: usize = 500;
 /// `/`: branches, tags and the commit graph of every branch and tag.
 pub fn index(server: &Server, params: &BTreeMap<String, String>) -> anyhow::Result<Markup> {
     let db = &server.db;
+    let internal = super::internal(params);
     let shown = params
         .get("n")
         .and_then(|n| n.parse().ok())
@@ -69,7 +71,7 @@ pub fn index(server: &Server, params: &BTreeMap<String, String>) -> anyhow::Resu
                                     td { (commit_link(&id.to_hex())) }
                                     td { (commit.message) }
                                     td { (crate::time::rfc3339(commit.time)) }
-                                    td { (crate::output::change_summary(&commit.changes)) }
+                                    td { (crate::output::change_summary(&visible_counts(&commit.changes, internal))) }
                                 }
                             }
                             None => { tr { td.graph { (line.graph) } td {} td {} td {} td {} } }
@@ -84,8 +86,8 @@ pub fn index(server: &Server, params: &BTreeMap<String, String>) -> anyhow::Resu
 }
 
 /// `/commit/REF`: one commit, what it changed (base relations and views), its program
-/// diff, and the relations of its state.
-pub fn commit(server: &Server, reference: &str) -> anyhow::Result<Markup> {
+/// diff, and the relations of its state (the SQL compiler's helpers only with `internal`).
+pub fn commit(server: &Server, reference: &str, internal: bool) -> anyhow::Result<Markup> {
     let db = &server.db;
     let to = db.resolve(reference)?;
     let Some(id) = to.commit else {
@@ -95,8 +97,15 @@ pub fn commit(server: &Server, reference: &str) -> anyhow::Result<Markup> {
     };
     let record = Commit::read(db.chunks().as_ref(), &id).map_err(rnt_db::DbError::from)?;
     let from = db.first_parent(&to)?;
-    let views = db.view_change_counts(&from, &to)?;
-    let changes = db.diff(&from, &to, &DiffScope::All)?;
+    let views = visible_counts(&db.view_change_counts(&from, &to)?, internal);
+    let mut changes = db.diff(&from, &to, &DiffScope::All)?;
+    changes.retain(|c| crate::internal::shown(&c.relation, internal));
+    let hidden = to
+        .state
+        .relations
+        .iter()
+        .filter(|r| !crate::internal::shown(&r.name, internal))
+        .count();
     let hex = id.to_hex();
     let parents: Vec<String> = record
         .parent_addresses()
@@ -104,9 +113,11 @@ pub fn commit(server: &Server, reference: &str) -> anyhow::Result<Markup> {
         .map(Address::to_hex)
         .collect();
     let from_ref = parents.first().cloned().unwrap_or_default();
-    let program_diff = (from.state.program != to.state.program).then(|| {
-        crate::line_diff::unified("before", &from.state.program, "after", &to.state.program)
-    });
+    let whole_diff = diff_link(&from_ref, &hex) + if internal { "&internal=1" } else { "" };
+    let program = |s: &Snapshot| crate::internal::program_text(&s.state.program, internal);
+    let (before, after) = (program(&from), program(&to));
+    let program_diff =
+        (before != after).then(|| crate::line_diff::unified("before", &before, "after", &after));
     let body = html! {
         h1 { "Commit " span.id { (short(&hex)) } }
         table {
@@ -119,15 +130,16 @@ pub fn commit(server: &Server, reference: &str) -> anyhow::Result<Markup> {
                 td { @if parents.is_empty() { "none (the first commit)" } @for p in &parents { (commit_link(p)) " " } }
             }
         }
+        (helpers_link(hidden, &format!("/commit/{hex}")))
         h2 { "Changes" }
-        (counts_table("base relations", &record.changes, &hex))
+        (counts_table("base relations", &visible_counts(&record.changes, internal), &hex))
         (counts_table("views", &views, &hex))
         @if let Some(text) = &program_diff { h2 { "Program" } pre { (text) } }
         h2 { "Tuples" }
-        p { a href=(diff_link(&from_ref, &hex)) { "the diff of this commit" } ", base relations and views" }
-        (changes_list(&changes, Some(&diff_link(&from_ref, &hex))))
+        p { a href=(whole_diff) { "the diff of this commit" } ", base relations and views" }
+        (changes_list(&changes, Some(&whole_diff)))
         h2 { "Relations at this commit" }
-        (relations_table(&to, &hex)?)
+        (relations_table(&to, &hex, internal)?)
     };
     Ok(page(&format!("commit {}", short(&hex)), body))
 }
@@ -186,10 +198,39 @@ fn changes_list(changes: &[TupleChange], rest: Option<&str>) -> Markup {
     }
 }
 
-/// The relations of a state with kind and count, linked to their pages at `at`.
-fn relations_table(snapshot: &Snapshot, at: &str) -> anyhow::Result<Markup> {
+/// The counts of the relations a page lists: the SQL compiler's helpers' only with
+/// `internal`.
+fn visible_counts(counts: &[ChangeCount], internal: bool) -> Vec<ChangeCount> {
+    counts
+        .iter()
+        .filter(|c| crate::internal::shown(&c.relation, internal))
+        .cloned()
+        .collect()
+}
+
+/// A note that `hidden` helper relations were left out, linking to `url` with them; nothing
+/// when none were.
+fn helpers_link(hidden: usize, url: &str) -> Markup {
+    html! {
+        @if hidden > 0 {
+            p {
+                (hidden) " of the SQL compiler's helper relations left out: "
+                a href={ (url) (if url.contains('?') { "&" } else { "?" }) "internal=1" } { "show them" }
+            }
+        }
+    }
+}
+
+/// The relations of a state with kind and count, linked to their pages at `at` (the SQL
+/// compiler's helpers only with `internal`).
+fn relations_table(snapshot: &Snapshot, at: &str, internal: bool) -> anyhow::Result<Markup> {
     let mut rows = Vec::new();
-    for entry in &snapshot.state.relations {
+    let shown = snapshot
+        .state
+        .relations
+        .iter()
+        .filter(|r| crate::internal::shown(&r.name, internal));
+    for entry in shown {
         rows.push((
             entry.name.clone(),
             snapshot.kind_of(entry)?.keyword(),
@@ -221,11 +262,13 @@ pub fn diff(server: &Server, params: &BTreeMap<String, String>) -> anyhow::Resul
         .get("to")
         .cloned()
         .unwrap_or_else(|| "HEAD".to_string());
+    let internal = super::internal(params);
     let form = html! {
         form method="get" action="/diff" {
             label { "from " input name="from" value=(from_text) size="40"; }
             " "
             label { "to " input name="to" value=(to_text) size="40"; }
+            @if internal { input type="hidden" name="internal" value="1"; }
             " " button type="submit" { "diff" }
         }
     };
@@ -235,7 +278,14 @@ pub fn diff(server: &Server, params: &BTreeMap<String, String>) -> anyhow::Resul
         "" => return Ok(page("diff", html! { h1 { "Diff" } (form) })),
         text => db.resolve(text)?,
     };
-    let changes = db.diff(&from, &to, &DiffScope::All)?;
+    let mut changes = db.diff(&from, &to, &DiffScope::All)?;
+    let hidden: BTreeSet<String> = changes
+        .iter()
+        .filter(|c| !crate::internal::shown(&c.relation, internal))
+        .map(|c| c.relation.clone())
+        .collect();
+    changes.retain(|c| crate::internal::shown(&c.relation, internal));
+    let here = diff_link(&from_text, &to_text);
     let mut counts: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for change in &changes {
         let count = counts.entry(&change.relation).or_default();
@@ -249,6 +299,7 @@ pub fn diff(server: &Server, params: &BTreeMap<String, String>) -> anyhow::Resul
     let body = html! {
         h1 { "Diff" }
         (form)
+        (helpers_link(hidden.len(), &here))
         p { (changes.len()) " tuple changes in " (counts.len()) " relations" }
         table {
             thead { tr { th { "relation" } th { "kind" } th { "inserted" } th { "deleted" } } }

@@ -4,6 +4,11 @@
 //! Pages: `/` (branches, tags, the commit graph), `/commit/REF` (message, parents, base and
 //! view changes, the program diff, the tuple changes), `/relation/NAME?at=REF` (paged,
 //! sorted, filtered), `/diff?from=&to=` (views included), `/explain/NAME?at=`, `/verify?at=`.
+//!
+//! The SQL compiler's helper relations (names starting with `_`) are left out of every
+//! list — change counts, tuple changes, the program diff, a state's relations, verify's
+//! line — unless the page is asked with `?internal=1`; a page that left some out links to
+//! itself with it. `/relation/_NAME` shows a helper by name.
 
 mod history;
 mod layout;
@@ -68,8 +73,22 @@ async fn index(State(state): State<AppState>, Query(params): Params) -> Response
     page(&state, move |server| history::index(server, &params)).await
 }
 
-async fn commit(State(state): State<AppState>, Path(reference): Path<String>) -> Response {
-    page(&state, move |server| history::commit(server, &reference)).await
+async fn commit(
+    State(state): State<AppState>,
+    Path(reference): Path<String>,
+    Query(params): Params,
+) -> Response {
+    page(&state, move |server| {
+        history::commit(server, &reference, internal(&params))
+    })
+    .await
+}
+
+/// Whether a page lists the SQL compiler's helper relations too (`?internal=1`).
+pub(crate) fn internal(params: &std::collections::BTreeMap<String, String>) -> bool {
+    params
+        .get("internal")
+        .is_some_and(|v| v == "1" || v == "true")
 }
 
 async fn relation(
@@ -132,6 +151,9 @@ async fn verify(State(state): State<AppState>, Query(params): Params) -> Respons
         let at = params.get("at").map(|at| format!("--at={at}"));
         let mut words = vec!["verify"];
         words.extend(at.as_deref());
+        if internal(&params) {
+            words.push("--internal");
+        }
         command_page(server, "verify", &words)
     })
     .await
