@@ -74,6 +74,12 @@ impl Lowerer<'_> {
     ) -> SqlResult<bool> {
         let (l, r) = (plain_column(left, scope)?, plain_column(right, scope)?);
         match (l, r) {
+            // `x = x` (or a second `a = b`) holds where x is not null: SQL's NULL = NULL is
+            // unknown, and a variable unified with itself would hold for every row.
+            (Some(Resolved::Local(a, _)), Some(Resolved::Local(b, _))) if body.same(a, b) => {
+                body.filter(Ex::IsNull(Box::new(Ex::Var(a)), true));
+                Ok(true)
+            }
             (Some(Resolved::Local(a, _)), Some(Resolved::Local(b, _))) => Ok(body.unify(a, b)),
             (Some(Resolved::Local(inner, _)), Some(Resolved::Outer(outer, _)))
             | (Some(Resolved::Outer(outer, _)), Some(Resolved::Local(inner, _))) => {

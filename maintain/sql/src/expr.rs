@@ -431,17 +431,50 @@ fn case(
         };
         let (value, value_ty) = lower(&when.result, scope, cx, body)?;
         ty = ty.or(value_ty);
-        branches.push((condition, value));
+        branches.push((condition, (value, value_ty)));
     }
-    let otherwise = match else_result {
+    let mut otherwise = match else_result {
         Some(e) => {
             let (value, value_ty) = lower(e, scope, cx, body)?;
             ty = ty.or(value_ty);
-            Some(Box::new(value))
+            Some((value, value_ty))
         }
         None => None,
     };
-    Ok((Ex::Case(branches, otherwise), ty))
+    let mut results: Vec<&mut Typed> = branches.iter_mut().map(|(_, v)| v).collect();
+    results.extend(otherwise.as_mut());
+    let ty = one_numeric_type(&mut results).or(ty);
+    let branches = branches.into_iter().map(|(c, (v, _))| (c, v)).collect();
+    Ok((Ex::Case(branches, otherwise.map(|(v, _)| Box::new(v))), ty))
+}
+
+/// Values that meet in one result (CASE's branches, COALESCE's arguments): where they are
+/// numbers of different types (an int and a decimal, decimals of two scales), each is cast
+/// to `decimal(38, s)`, `s` the largest scale, as DuckDB types them; that type, if so.
+fn one_numeric_type(values: &mut [&mut Typed]) -> Option<Type> {
+    let scale = |t: Type| match t {
+        Type::Int => Some(0),
+        Type::Decimal { scale, .. } => Some(scale),
+        _ => None,
+    };
+    let types: Vec<Type> = values.iter().filter_map(|(_, t)| *t).collect();
+    let first = *types.first()?;
+    if types.iter().all(|t| *t == first) || !types.iter().any(|t| matches!(t, Type::Decimal { .. }))
+    {
+        return None;
+    }
+    let scales: Option<Vec<u8>> = types.iter().map(|t| scale(*t)).collect();
+    let target = Type::Decimal {
+        precision: 38,
+        scale: scales?.into_iter().max()?,
+    };
+    for (value, ty) in values.iter_mut() {
+        if ty.is_some_and(|t| t != target) {
+            *value = Ex::Cast(Box::new(value.clone()), target.name());
+            *ty = Some(target);
+        }
+    }
+    Some(target)
 }
 
 /// The arguments of a plain function call.
@@ -485,7 +518,14 @@ fn function(
     }
     let first = lowered.first().and_then(|l| l.1);
     let (rnt, ty) = match (name.as_str(), lowered.len()) {
-        ("coalesce", n) if n >= 1 => ("coalesce", lowered.iter().find_map(|l| l.1)),
+        ("coalesce", n) if n >= 1 => {
+            let mut refs: Vec<&mut Typed> = lowered.iter_mut().collect();
+            let common = one_numeric_type(&mut refs);
+            (
+                "coalesce",
+                common.or_else(|| lowered.iter().find_map(|l| l.1)),
+            )
+        }
         ("nullif", 2) => ("nullif", first),
         ("abs", 1) => ("abs", first),
         ("round", 2) => ("round", first),

@@ -47,11 +47,14 @@ pub fn view_query(query: &Query) -> SqlResult<Cow<'_, Query>> {
         }
     };
     if let Some(select) = plain_select(&inner) {
-        let order: Vec<String> = terms.iter().map(|t| over_sources(t, select)).collect();
+        let order: Vec<String> = terms
+            .iter()
+            .map(|t| over_sources(t, select))
+            .collect::<SqlResult<_>>()?;
         let rank = format!("row_number() OVER (ORDER BY {})", order.join(", "));
         return parse_query(&format!("{inner} QUALIFY {}", bounds(&rank, offset, limit)));
     }
-    let order: Vec<String> = terms.iter().map(over_output).collect();
+    let order: Vec<String> = terms.iter().map(over_output).collect::<SqlResult<_>>()?;
     let rank = format!("row_number() OVER (ORDER BY {})", order.join(", "));
     let text = format!(
         "SELECT * FROM ({inner}) AS _top QUALIFY {}",
@@ -93,8 +96,25 @@ fn plain_select(query: &Query) -> Option<&Select> {
 
 /// An ORDER BY term over the SELECT's sources: an output alias is replaced by its
 /// expression.
-fn over_sources(term: &OrderByExpr, select: &Select) -> String {
+fn over_sources(term: &OrderByExpr, select: &Select) -> SqlResult<String> {
     let mut term = term.clone();
+    if let Some(position) = position(&term.expr) {
+        // `ORDER BY 2`: the second SELECT item's expression (a number in OVER would be a
+        // constant, ordering nothing).
+        let item = select.projection.get(position.wrapping_sub(1));
+        term.expr = match item {
+            Some(SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. }) => {
+                Expr::Nested(Box::new(expr.clone()))
+            }
+            _ => {
+                return Err(SqlError::unsupported(format!(
+                    "ORDER BY {position} in a view where that position is not one SELECT item \
+                     (name the column)"
+                )))
+            }
+        };
+        return Ok(term.to_string());
+    }
     if let Expr::Identifier(name) = &term.expr {
         let aliased = select.projection.iter().find_map(|item| match item {
             SelectItem::ExprWithAlias { expr, alias } if alias.value == name.value => Some(expr),
@@ -104,18 +124,35 @@ fn over_sources(term: &OrderByExpr, select: &Select) -> String {
             term.expr = Expr::Nested(Box::new(expr.clone()));
         }
     }
-    term.to_string()
+    Ok(term.to_string())
+}
+
+/// `ORDER BY n`'s position, when the term is a number.
+fn position(expr: &Expr) -> Option<usize> {
+    match expr {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// An ORDER BY term as the wrapped query's output names it: `t.c` is the column `c`.
-fn over_output(term: &OrderByExpr) -> String {
+fn over_output(term: &OrderByExpr) -> SqlResult<String> {
+    if position(&term.expr).is_some() {
+        return Err(SqlError::unsupported(
+            "ORDER BY a position in a view over a grouped, DISTINCT or compound query (name \
+             the column)",
+        ));
+    }
     let mut term = term.clone();
     if let Expr::CompoundIdentifier(parts) = &term.expr {
         if let Some(last) = parts.last() {
             term.expr = Expr::Identifier(last.clone());
         }
     }
-    term.to_string()
+    Ok(term.to_string())
 }
 
 /// The one query `text` holds (text this module made from a parsed query).
