@@ -14,8 +14,8 @@
 use std::path::Path;
 use std::process::Command;
 
-/// Cases in CI: about 2,300 statements; 14 s under `cargo test` on two cores, 26 s with an
-/// unoptimised build while another build runs.
+/// Cases in CI: about 2,300 statements; 6-14 s under `cargo test` on two cores, 26 s with
+/// an unoptimised build while another build runs.
 const CI_CASES: u32 = 48;
 /// The seed of the CI run (baseline.txt has its line).
 const CI_SEED: u32 = 1;

@@ -211,12 +211,20 @@ impl Body {
             .collect()
     }
 
-    /// The relations and terms of the plain and optional atoms (the ones a match reads a
-    /// tuple of), for uniqueness proofs.
-    pub fn matched_atoms(&self) -> Vec<(String, Vec<Option<Var>>)> {
+    /// The relations and terms of the plain atoms, for uniqueness proofs.
+    pub fn plain_atoms(&self) -> Vec<(String, Vec<Option<Var>>)> {
+        self.atoms_of(AtomKind::Plain)
+    }
+
+    /// The relations and terms of the optional atoms, for uniqueness proofs.
+    pub fn optional_atoms(&self) -> Vec<(String, Vec<Option<Var>>)> {
+        self.atoms_of(AtomKind::Optional)
+    }
+
+    fn atoms_of(&self, kind: AtomKind) -> Vec<(String, Vec<Option<Var>>)> {
         self.atoms
             .iter()
-            .filter(|a| matches!(a.kind, AtomKind::Plain | AtomKind::Optional))
+            .filter(|a| a.kind == kind)
             .map(|a| (a.relation.clone(), a.terms.clone()))
             .collect()
     }

@@ -166,8 +166,17 @@ impl Target<'_> {
         let mut proposed: BTreeMap<Vec<Value>, Vec<Value>> = BTreeMap::new();
         for row in rows {
             let k: Vec<Value> = key.iter().map(|&c| row[c].clone()).collect();
-            if proposed.insert(k.clone(), row).is_some() {
-                return Err(pkey_violation(table, &k));
+            match proposed.entry(k) {
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(row);
+                }
+                // A second row of one key: DO NOTHING keeps the first (as PostgreSQL and
+                // DuckDB do); anything else is the key's violation.
+                std::collections::btree_map::Entry::Occupied(_)
+                    if matches!(action, OnPresent::Nothing) => {}
+                std::collections::btree_map::Entry::Occupied(slot) => {
+                    return Err(pkey_violation(table, slot.key()));
+                }
             }
         }
         let present = self.present_keys(table, proposed.keys().cloned().collect())?;

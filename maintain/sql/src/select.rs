@@ -458,15 +458,15 @@ pub fn weight_product(weights: &[(Var, bool)]) -> Ex {
         .unwrap_or_else(|| Ex::Lit("1".into()))
 }
 
-/// Whether the head determines every plain and optional atom's tuple: starting from the
-/// head's variables, an atom whose key's variables are all known makes all its variables
-/// known (an optional atom's too: its match, or its one padded binding). Then two different
-/// matches differ in some atom's tuple, hence in the head. An optional atom that may match
-/// several tuples the head does not tell apart makes the rows repeat (a LEFT JOIN keeps
-/// every match).
+/// Whether the head determines every plain atom's tuple and every optional atom's match:
+/// starting from the head's variables, a plain atom whose key's variables are all known makes
+/// all its variables known; then two different matches differ in some plain atom's tuple,
+/// hence in the head. An optional atom must then be joined on a key its known variables
+/// hold (at most one match per row of the plain atoms); its own variables never make others
+/// known, as a padded row's are all null. An optional atom that may match several tuples the
+/// head does not tell apart makes the rows repeat (a LEFT JOIN keeps every match).
 fn provably_unique(body: &Body, head: &[Var], lowerer: &Lowerer<'_>) -> bool {
     let mut known: BTreeSet<String> = head.iter().map(|v| body.name(*v)).collect();
-    let atoms = body.matched_atoms();
     let is_known = |known: &BTreeSet<String>, t: &Option<Var>| match t {
         None => false,
         Some(v) => {
@@ -474,29 +474,40 @@ fn provably_unique(body: &Body, head: &[Var], lowerer: &Lowerer<'_>) -> bool {
             known.contains(&name) || !name.starts_with('v')
         }
     };
-    loop {
-        let mut grew = false;
-        for (relation, terms) in &atoms {
-            let Ok(table) = lowerer.table(relation) else {
-                return false;
-            };
-            let keyed = table
+    let keyed = |known: &BTreeSet<String>, relation: &str, terms: &[Option<Var>]| {
+        lowerer.table(relation).ok().map(|table| {
+            table
                 .keys
                 .iter()
-                .any(|key| key.iter().all(|&c| is_known(&known, &terms[c])));
-            if keyed {
-                for t in terms.iter().flatten() {
-                    grew |= known.insert(body.name(*t));
+                .any(|key| key.iter().all(|&c| is_known(known, &terms[c])))
+        })
+    };
+    let plain = body.plain_atoms();
+    loop {
+        let mut grew = false;
+        for (relation, terms) in &plain {
+            match keyed(&known, relation, terms) {
+                None => return false,
+                Some(true) => {
+                    for t in terms.iter().flatten() {
+                        grew |= known.insert(body.name(*t));
+                    }
                 }
+                Some(false) => {}
             }
         }
         if !grew {
             break;
         }
     }
-    atoms
+    let plain_known = plain
         .iter()
-        .all(|(_, terms)| terms.iter().all(|t| t.is_none() || is_known(&known, t)))
+        .all(|(_, terms)| terms.iter().all(|t| t.is_none() || is_known(&known, t)));
+    plain_known
+        && body
+            .optional_atoms()
+            .iter()
+            .all(|(relation, terms)| keyed(&known, relation, terms) == Some(true))
 }
 
 /// Splits `a AND b AND c` into its conjuncts.
