@@ -161,11 +161,15 @@ pub fn literal_text(rule: &Rule, literal: &Literal) -> String {
         Literal::Positive(atom) => atom_text(rule, atom),
         Literal::Negative { atom, .. } => format!("not {}", atom_text(rule, atom)),
         Literal::Optional { atom, .. } => format!("optional {}", atom_text(rule, atom)),
-        Literal::IsNull { expr, negated, .. } => format!(
-            "{} is {}null",
-            expr_text(rule, expr),
-            if *negated { "not " } else { "" }
-        ),
+        // A condition tested is parenthesized: `(a > 3) is not null` (without, the text
+        // reads back as `a > (3 is not null)`, and the stored program would not compile).
+        Literal::IsNull { expr, negated, .. } => {
+            let tested = match expr.is_condition() {
+                true => format!("({})", expr_text(rule, expr)),
+                false => expr_text(rule, expr),
+            };
+            format!("{tested} is {}null", if *negated { "not " } else { "" })
+        }
         // A condition filter is written as it was parsed, in parentheses: `(x > 1 or y is
         // null)`, `(like(s, "a%"))` (unparenthesized, `like(…)` would read as an atom).
         Literal::Comparison(c) if is_filter(c) => format!("({})", expr_text(rule, &c.left)),

@@ -399,3 +399,21 @@ fn a_default_is_kept_in_the_declaration_and_read_into_its_type() {
          d: decimal(5, 2) default 7.00, e: date? default date(\"2024-01-02\")).\n"
     );
 }
+
+/// A null test of a condition keeps its parentheses: `(a > 3) is not null` written without
+/// them read back as `a > (3 is not null)`, and a state holding it could not be read again
+/// (every command exited 3; the SQL differential test found it through `(a > 3) IS NOT NULL`).
+#[test]
+fn a_null_test_of_a_condition_round_trips() {
+    for body in [
+        "(a > 3) is not null",
+        "(a > 3 or a < 0) is null",
+        "(not (a = 1)) is not null",
+    ] {
+        let text = format!(
+            "relation t(k: int, a: int?) key(k).\nview v(k: int).\nv(k) :- t(k, a), {body}.\n"
+        );
+        let canonical = assert_round_trip(&text);
+        assert!(canonical.contains("is "), "{canonical}");
+    }
+}
