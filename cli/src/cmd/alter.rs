@@ -116,7 +116,9 @@ pub fn run(context: &Context, args: AlterArgs, out: &mut dyn Write) -> anyhow::R
     let (alteration, default) = args.form.alteration()?;
     let relation = args.relation;
     if let Alteration::RenameTo { new } = &alteration {
-        if rnt_db::is_internal(new) {
+        // A name at all (`_` alone is the wildcard: the database says it is not a name).
+        let a_name = new.len() > 1 && new.chars().all(|c| c == '_' || c.is_alphanumeric());
+        if a_name && rnt_db::is_internal(new) {
             return Err(crate::internal::reserved_name(new).into());
         }
     }
