@@ -20,7 +20,10 @@
 //!
 //! `cargo bench -p rnt-cli --bench commit` (or `benches/commit.sh`). Knobs:
 //! `RNT_BENCH_SCALE=0.1` shrinks the data, `RNT_BENCH_TICKS` (default 20), `RNT_BENCH_ONLY=W1`
-//! or `W5` runs one workload, `RNT_BENCH_VERBOSE=1` prints every tick.
+//! or `W5` runs one workload, `RNT_BENCH_VERBOSE=1` prints every tick,
+//! `RNT_BENCH_CHANGES=50000` commits bulk ticks of that many order changes instead (a
+//! quarter updates, a quarter deletes, half inserts: issue 38), `RNT_BENCH_KEEP=1` keeps
+//! the CSV files, the stores and every tick's change file.
 
 mod common;
 
@@ -214,10 +217,14 @@ fn measure(workload: &Workload, dir: &Path, ticks: usize) -> BTreeMap<Variant, S
         workload.name,
         built.elapsed().as_secs_f64()
     );
+    let changes: usize = env_or("RNT_BENCH_CHANGES", 0);
     let mut rng = Rng(0xabcdef);
     let mut samples: BTreeMap<Variant, Samples> = BTreeMap::new();
     for tick in 0..ticks {
-        let reference_tick = data.tick(&mut rng);
+        let reference_tick = match changes {
+            0 => data.tick(&mut rng),
+            n => data.bulk_tick(n, &mut rng),
+        };
         let (text, clock) = if workload.clocked {
             let (text, clock) = clocked.tick(&reference_tick, &mut rng);
             (text, Some(clock))

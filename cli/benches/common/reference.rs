@@ -29,10 +29,13 @@ pub struct Data {
     pub plans: Vec<usize>,
     pub orders: Vec<(i64, i64, i64)>,
     pub parent: Vec<Option<i64>>,
+    /// The id the next inserted order takes.
+    pub next_order: i64,
 }
 
 impl Data {
     pub fn new(customers: i64, orders: i64, nodes: i64) -> Data {
+        let next_order = orders;
         let mut rng = Rng(0x5eed_1234_abcd_9876);
         let plans = (0..customers).map(|_| rng.index(5)).collect();
         let orders = (0..orders)
@@ -45,6 +48,7 @@ impl Data {
             plans,
             orders,
             parent,
+            next_order,
         }
     }
 
@@ -110,6 +114,42 @@ impl Data {
             let _ = writeln!(out, "-edge({old}, {node})");
             let _ = writeln!(out, "+edge({new}, {node})");
             self.parent[node] = Some(new);
+        }
+        out
+    }
+
+    /// A bulk tick of `changes` order changes (issue 38): a quarter updates of an order's
+    /// amount, a quarter deletes, half inserts of new orders, each order touched once.
+    pub fn bulk_tick(&mut self, changes: usize, rng: &mut Rng) -> String {
+        let mut out = String::new();
+        let quarter = changes / 4;
+        let mut chosen = std::collections::BTreeSet::new();
+        while chosen.len() < (2 * quarter).min(self.orders.len()) {
+            chosen.insert(rng.index(self.orders.len()));
+        }
+        let mut deleted = std::collections::BTreeSet::new();
+        for (n, &i) in chosen.iter().enumerate() {
+            let (id, customer, amount) = self.orders[i];
+            let _ = writeln!(out, "-orders({id}, {customer}, {amount})");
+            if n % 2 == 0 {
+                let new = 1 + (amount + rng.below_i64(999)) % 1000;
+                let _ = writeln!(out, "+orders({id}, {customer}, {new})");
+                self.orders[i].2 = new;
+            } else {
+                deleted.insert(i);
+            }
+        }
+        let mut index = 0;
+        self.orders.retain(|_| {
+            index += 1;
+            !deleted.contains(&(index - 1))
+        });
+        let customers = i64::try_from(self.plans.len()).expect("customers fit i64");
+        for _ in 0..changes - 2 * quarter {
+            let order = (self.next_order, rng.below_i64(customers), 1 + rng.below_i64(1000));
+            let _ = writeln!(out, "+orders({}, {}, {})", order.0, order.1, order.2);
+            self.orders.push(order);
+            self.next_order += 1;
         }
         out
     }
