@@ -146,7 +146,11 @@ impl Data {
         });
         let customers = i64::try_from(self.plans.len()).expect("customers fit i64");
         for _ in 0..changes - 2 * quarter {
-            let order = (self.next_order, rng.below_i64(customers), 1 + rng.below_i64(1000));
+            let order = (
+                self.next_order,
+                rng.below_i64(customers),
+                1 + rng.below_i64(1000),
+            );
             let _ = writeln!(out, "+orders({}, {}, {})", order.0, order.1, order.2);
             self.orders.push(order);
             self.next_order += 1;
