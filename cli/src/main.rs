@@ -61,6 +61,11 @@ pub struct Cli {
     /// with exit 1 and commits nothing. Default: RNT_MEMORY_BUDGET, else half the memory.
     #[arg(long, global = true, value_name = "SIZE")]
     memory_budget: Option<String>,
+    /// How many threads a commit maintains views on (views that do not read each other run
+    /// at the same time; the states are the same at any count). Default: RNT_THREADS, else
+    /// the cores. Through a running server, the server's own setting applies.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
     /// Run here even when `rnt serve` holds the store (by default a command goes through
     /// the running server, which answers as this process would, from its warm state).
     #[arg(long, global = true)]
@@ -166,6 +171,7 @@ pub struct Context {
 /// Runs a parsed command line, writing its output to `out`.
 pub fn execute(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     memory::install_budget(cli.memory_budget.as_deref()).map_err(DbError::user)?;
+    settings::install_threads(cli.threads.map(usize::from)).map_err(DbError::user)?;
     if matches!(cli.command, Command::Demo(_)) && cli.store.is_some() {
         return Err(DbError::user(
             "`rnt demo` makes its own temporary store, so --store does not apply (use `rnt demo --keep` to keep it)",
@@ -282,13 +288,14 @@ where
 }
 
 /// Options of `rnt commit` (and the global one) that take a value as the next argument.
-const OPTIONS_WITH_VALUE: [&str; 7] = [
+const OPTIONS_WITH_VALUE: [&str; 8] = [
     "-m",
     "--message",
     "-f",
     "--file",
     "--store",
     "--memory-budget",
+    "--threads",
     "--witnesses",
 ];
 
@@ -299,7 +306,7 @@ fn changes_last(args: Vec<OsString>) -> Vec<OsString> {
     let mut index = 1;
     let command = loop {
         match args.get(index).and_then(|a| a.to_str()) {
-            Some("--store" | "--memory-budget") => index += 2,
+            Some("--store" | "--memory-budget" | "--threads") => index += 2,
             Some(arg) if arg.starts_with('-') => index += 1,
             Some(arg) => break arg,
             None => return args,

@@ -1,11 +1,48 @@
 //! What the CLI reads from the environment and hands to the library, which reads none:
 //! `RNT_COMMIT_TIME` (Unix seconds), the time every new commit and reflog entry records,
 //! so that commit ids are reproducible (the transcripts fix it); and the import step that
-//! the memory budget allows.
+//! the memory budget allows; and the threads a commit maintains views on (`--threads N`,
+//! else `RNT_THREADS`, else the cores).
 
 use rnt_db::Database;
 use rnt_store::ChunkStore;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+/// The variable that sets how many threads a commit uses when `--threads` does not.
+const THREADS_ENV: &str = "RNT_THREADS";
+
+/// The threads installed by [`install_threads`] (0: not installed, the cores).
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Installs how many threads commits use: `option` (`--threads`), else [`THREADS_ENV`],
+/// else the cores. A value of the variable that is not a count of at least one is an error.
+pub fn install_threads(option: Option<usize>) -> Result<(), String> {
+    let threads = match option {
+        Some(n) => n,
+        None => match std::env::var(THREADS_ENV) {
+            Ok(text) => match text.trim().parse::<usize>() {
+                Ok(n) if (1..=1024).contains(&n) => n,
+                _ => {
+                    return Err(format!(
+                        "{THREADS_ENV}={text:?} is not a thread count (1 to 1024)"
+                    ))
+                }
+            },
+            Err(_) => rnt_db::default_threads(),
+        },
+    };
+    THREADS.store(threads, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The threads a commit maintains views on.
+fn threads() -> usize {
+    match THREADS.load(Ordering::Relaxed) {
+        0 => rnt_db::default_threads(),
+        n => n,
+    }
+}
 
 /// The variable that fixes the time new commits record.
 const COMMIT_TIME_ENV: &str = "RNT_COMMIT_TIME";
@@ -62,7 +99,8 @@ pub fn database(chunks: Arc<dyn ChunkStore>) -> Database {
     let budget = rnt_db::memory_budget();
     let db = Database::new(chunks)
         .with_import_step_rows(import_step_rows(budget))
-        .with_node_cache_bytes(node_cache_bytes(budget, COMMAND_NODE_CACHE_BYTES_MAX));
+        .with_node_cache_bytes(node_cache_bytes(budget, COMMAND_NODE_CACHE_BYTES_MAX))
+        .with_threads(threads());
     match std::env::var(COMMIT_TIME_ENV)
         .ok()
         .and_then(|v| v.trim().parse::<i64>().ok())

@@ -475,6 +475,9 @@ pub(crate) fn define_step(
     Ok(true)
 }
 
+/// The thread counts a case commits at, and the fresh store's.
+const THREADS: [(usize, usize); 3] = [(1, 2), (2, 4), (4, 1)];
+
 pub(crate) fn run_program(
     program: &Program,
     data_choices: &[u32],
@@ -488,7 +491,12 @@ pub(crate) fn run_program(
     // Recursion in each mode in turn: all reach the oracle's tuples and one state.
     let (mode, fresh_mode) = RECURSION_MODES[stats.cases % 3];
     stats.modes[stats.cases % 3] += 1;
-    let db = Database::new(Arc::new(MemoryStore::new())).with_recursion_mode(mode);
+    // Commits at 1, 2 or 4 threads (the fresh store below at another count): the oracle's
+    // tuples and one state address at any count.
+    let (threads, fresh_threads) = THREADS[(stats.cases / 3) % 3];
+    let db = Database::new(Arc::new(MemoryStore::new()))
+        .with_recursion_mode(mode)
+        .with_threads(threads);
     let mut active = program.clone();
     let mut base: Db = vec![BTreeSet::new(); BASE.len()];
     // The clock a program that mentions `now` runs at: small, like the values it meets.
@@ -579,7 +587,9 @@ pub(crate) fn run_program(
     }
     // Maintained equals recomputed, and history does not matter: a fresh store given the
     // same program, base tuples and clock in one commit reaches the same state hash.
-    let fresh = Database::new(Arc::new(MemoryStore::new())).with_recursion_mode(fresh_mode);
+    let fresh = Database::new(Arc::new(MemoryStore::new()))
+        .with_recursion_mode(fresh_mode)
+        .with_threads(fresh_threads);
     define(&fresh, &active, clock).map_err(|e| format!("fresh define: {e}"))?;
     let mut all = ChangeSet::new();
     for (rel, tuples) in base.iter().enumerate() {

@@ -210,7 +210,8 @@ impl Database {
             change,
             self.recursion,
         )
-        .with_witnesses(self.witnesses);
+        .with_witnesses(self.witnesses)
+        .with_threads(self.threads);
         let (relations, operator_stats) = maintainer.run()?;
         timings.operators = operator_stats
             .iter()

@@ -41,6 +41,13 @@ pub struct Database {
     pub(crate) commit_time: CommitTime,
     /// How many witnesses of each violated denial a refusal lists (1 unless set).
     pub(crate) witnesses: usize,
+    /// How many threads a commit maintains independent views on (the cores unless set).
+    pub(crate) threads: usize,
+}
+
+/// The threads a commit uses unless told otherwise: the cores this process may run on.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// What [`Database::with_commit_time`] calls: the time, Unix seconds, a new commit records.
@@ -70,6 +77,7 @@ impl Database {
             transfer_progress: Arc::new(|_| {}),
             commit_time: Arc::new(system_time),
             witnesses: 1,
+            threads: default_threads(),
         }
     }
 
@@ -97,6 +105,20 @@ impl Database {
     pub fn with_witnesses(mut self, witnesses: usize) -> Database {
         self.witnesses = witnesses.max(1);
         self
+    }
+
+    /// This database, maintaining views that do not read each other on up to `threads`
+    /// threads at each commit (at least one; `--threads N`). The states it reaches are the
+    /// same at any count.
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> Database {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// How many threads a commit maintains views on.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// The time a commit made now records, Unix seconds.

@@ -56,7 +56,7 @@ pub mod witness;
 
 pub use alter::{Altered, KEY_DUPLICATES_LISTED_MAX};
 pub use commit::{CommitOutcome, COMMIT_ATTEMPTS_MAX};
-pub use database::{CommitTime, Database, TransferProgress};
+pub use database::{default_threads, CommitTime, Database, TransferProgress};
 pub use diff::{key_columns, sort_changes, DiffScope, TupleChange};
 pub use error::{DbError, DbResult};
 pub use history::branches::{ReflogEntry, ResetOutcome, RevertOutcome};

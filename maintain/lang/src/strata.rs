@@ -30,6 +30,8 @@ pub struct Strata {
     pub strata: Vec<Stratum>,
     /// The stratum index of each relation.
     index: BTreeMap<String, usize>,
+    /// The strata each stratum reads directly (other than itself), in index order.
+    reads: Vec<Vec<usize>>,
 }
 
 impl Strata {
@@ -57,6 +59,29 @@ impl Strata {
     pub fn iter(&self) -> impl Iterator<Item = &Stratum> {
         self.strata.iter()
     }
+
+    /// The strata grouped into waves that may be computed at the same time: a stratum's
+    /// wave is one past the latest wave of a stratum it reads (0 when it reads only base
+    /// relations), so no stratum reads another of its wave or a later one. Each wave lists
+    /// its strata's indexes in evaluation order, and the waves, concatenated, are an
+    /// evaluation order too.
+    pub fn waves(&self) -> Vec<Vec<usize>> {
+        let mut wave_of = vec![0usize; self.strata.len()];
+        let mut waves: Vec<Vec<usize>> = Vec::new();
+        for (index, reads) in self.reads.iter().enumerate() {
+            debug_assert!(
+                reads.iter().all(|&r| r < index),
+                "strata read earlier strata"
+            );
+            let wave = reads.iter().map(|&r| wave_of[r] + 1).max().unwrap_or(0);
+            wave_of[index] = wave;
+            if waves.len() <= wave {
+                waves.resize_with(wave + 1, Vec::new);
+            }
+            waves[wave].push(index);
+        }
+        waves
+    }
 }
 
 /// Computes the strata of a dependency graph given as each node's dependencies. The nodes
@@ -83,6 +108,24 @@ pub fn stratify(graph: &BTreeMap<String, BTreeSet<String>>) -> Strata {
             recursive,
         });
     }
+    // Tarjan emits a component after every component it reaches, so each stratum's reads
+    // are at lower indexes.
+    let reads: Vec<Vec<usize>> = strata
+        .strata
+        .iter()
+        .enumerate()
+        .map(|(index, stratum)| {
+            let read: BTreeSet<usize> = stratum
+                .relations
+                .iter()
+                .flat_map(|name| &graph[name])
+                .filter_map(|dep| strata.index.get(dep).copied())
+                .filter(|&dep| dep != index)
+                .collect();
+            read.into_iter().collect()
+        })
+        .collect();
+    strata.reads = reads;
     strata
 }
 
@@ -196,6 +239,39 @@ mod tests {
         );
         assert!(strata.same_stratum("a", "b"));
         assert_eq!(strata.stratum_of("base"), None);
+    }
+
+    #[test]
+    fn waves_hold_strata_that_do_not_read_each_other() {
+        let g = graph(&[
+            ("top", &["mid", "base"]),
+            ("mid", &["a"]),
+            ("a", &["b"]),
+            ("b", &["a", "leaf"]),
+            ("leaf", &[]),
+            ("self_loop", &["self_loop"]),
+            ("side", &["leaf"]),
+        ]);
+        let strata = stratify(&g);
+        let names = |wave: &Vec<usize>| -> Vec<String> {
+            wave.iter()
+                .map(|&i| strata.strata[i].relations.join(" "))
+                .collect()
+        };
+        let waves: Vec<Vec<String>> = strata.waves().iter().map(names).collect();
+        assert_eq!(
+            waves,
+            [
+                vec!["leaf", "self_loop"],
+                vec!["a b", "side"],
+                vec!["mid"],
+                vec!["top"]
+            ]
+        );
+        // Every stratum once, and none reads one of its own wave or a later one.
+        let mut seen: Vec<usize> = strata.waves().concat();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..strata.strata.len()).collect::<Vec<_>>());
     }
 
     #[test]

@@ -32,6 +32,7 @@ mod distinct;
 mod dred;
 mod ephemeral;
 mod minmax;
+mod parallel;
 mod recompute;
 mod recursion;
 mod running;
@@ -174,6 +175,10 @@ pub struct Maintainer<'a> {
     window_work: RefCell<Counters>,
     /// How many witnesses of each violated denial a refusal lists (`--witnesses N`).
     witnesses: usize,
+    /// The clock before and after the commit.
+    clocks: (Option<i64>, Option<i64>),
+    /// How many threads maintain strata that do not read each other (1: one at a time).
+    threads: usize,
 }
 
 /// A time window over a relation: the relation and its conditions.
@@ -206,14 +211,32 @@ impl<'a> Maintainer<'a> {
         for (name, delta) in &deltas {
             delta.debug_assert_disjoint(name);
         }
-        let old = &before.relations;
+        Maintainer::assemble(
+            (nodes, program, plans),
+            &before.relations,
+            recursion,
+            clocks,
+            entries,
+            deltas,
+        )
+    }
+
+    /// A maintainer over the new state's `entries` so far and the `deltas` known so far.
+    fn assemble(
+        (nodes, program, plans): (&'a NodeStore, &'a Program, &'a ProgramPlans),
+        old_entries: &'a [RelationEntry],
+        recursion: RecursionMode,
+        clocks: (Option<i64>, Option<i64>),
+        entries: Vec<RelationEntry>,
+        deltas: BTreeMap<String, Delta>,
+    ) -> Maintainer<'a> {
         Maintainer {
             nodes,
             program,
             plans,
-            old_entries: old,
+            old_entries,
             recursion,
-            old: Engine::new(nodes, program, plans, old).with_clock(clocks.0),
+            old: Engine::new(nodes, program, plans, old_entries).with_clock(clocks.0),
             new: Engine::new(nodes, program, plans, &entries).with_clock(clocks.1),
             entries: entries.into_iter().map(|e| (e.name.clone(), e)).collect(),
             deltas,
@@ -221,7 +244,17 @@ impl<'a> Maintainer<'a> {
             windowed: RefCell::default(),
             window_work: RefCell::default(),
             witnesses: 1,
+            clocks,
+            threads: 1,
         }
+    }
+
+    /// This maintainer, maintaining up to `threads` strata at a time (at least one) when
+    /// they do not read each other ([`parallel`]). The trees are the same at any count.
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> Maintainer<'a> {
+        self.threads = threads.max(1);
+        self
     }
 
     /// This maintainer, listing up to `witnesses` witnesses (at least one) of each violated
@@ -232,39 +265,71 @@ impl<'a> Maintainer<'a> {
         self
     }
 
-    /// Maintains every affected derived relation in stratum order, then judges the denials.
-    /// Returns the new entries and the work done per operator.
+    /// Maintains every affected derived relation, wave by wave ([`Strata::waves`]: a wave's
+    /// strata read only earlier waves, so they may run at the same time), then judges the
+    /// denials. Returns the new entries and the work done per operator, in the same order
+    /// at any thread count.
+    ///
+    /// [`Strata::waves`]: rnt_lang::strata::Strata::waves
     pub fn run(mut self) -> EngineResult<(Vec<RelationEntry>, Vec<OperatorStats>)> {
-        for stratum in self.program.strata.iter() {
-            if !stratum.relations.iter().any(|r| self.reads_changed(r)) {
+        let program = self.program;
+        for wave in program.strata.waves() {
+            // A wave's strata read only earlier waves: which of them have changed inputs is
+            // known before any runs.
+            let jobs: Vec<(usize, Operator)> = wave
+                .into_iter()
+                .filter_map(|index| Some((index, self.operator_for(index)?)))
+                .collect();
+            if self.threads > 1 && jobs.len() > 1 {
+                self.run_parallel(&jobs)?;
                 continue;
             }
-            let Some(operator) = operator_of(
-                self.program,
-                &stratum.relations,
-                stratum.recursive,
-                self.old_entries,
-                self.recursion,
-            ) else {
-                continue;
-            };
-            let before = self.nodes.counters();
-            let started = Instant::now();
-            *self.window_work.borrow_mut() = Counters::default();
-            match operator {
-                Operator::Dred => self.dred(&stratum.relations)?,
-                Operator::Recompute => self.recompute(&stratum.relations)?,
-                Operator::Aggregate => self.maintain_aggregate(&stratum.relations[0])?,
-                Operator::Window => self.maintain_window(&stratum.relations[0])?,
-                Operator::Counting => self.maintain_counting(&stratum.relations[0])?,
-                Operator::Ephemeral => self.ephemeral_delta(&stratum.relations[0])?,
+            for (index, operator) in jobs {
+                let relations = &program.strata.strata[index].relations;
+                self.run_operator(relations, operator)?;
             }
-            let spent = self.nodes.counters() - before;
-            let relation = stratum.relations.join(",");
-            self.push_stats(&relation, operator.name(), spent, started.elapsed());
         }
         self.judge_denials()?;
         Ok((self.entries.into_values().collect(), self.stats))
+    }
+
+    /// The operator that maintains stratum `index` at this commit, `None` when it reads
+    /// nothing that changed or the commit does no work for it.
+    fn operator_for(&self, index: usize) -> Option<Operator> {
+        let stratum = &self.program.strata.strata[index];
+        if !stratum.relations.iter().any(|r| self.reads_changed(r)) {
+            return None;
+        }
+        operator_of(
+            self.program,
+            &stratum.relations,
+            stratum.recursive,
+            self.old_entries,
+            self.recursion,
+        )
+    }
+
+    /// Maintains the relations of one stratum by `operator`, recording its work.
+    fn run_operator(&mut self, relations: &[String], operator: Operator) -> EngineResult<()> {
+        let before = self.nodes.counters();
+        let started = Instant::now();
+        *self.window_work.borrow_mut() = Counters::default();
+        match operator {
+            Operator::Dred => self.dred(relations)?,
+            Operator::Recompute => self.recompute(relations)?,
+            Operator::Aggregate => self.maintain_aggregate(&relations[0])?,
+            Operator::Window => self.maintain_window(&relations[0])?,
+            Operator::Counting => self.maintain_counting(&relations[0])?,
+            Operator::Ephemeral => self.ephemeral_delta(&relations[0])?,
+        }
+        let spent = self.nodes.counters() - before;
+        self.push_stats(
+            &relations.join(","),
+            operator.name(),
+            spent,
+            started.elapsed(),
+        );
+        Ok(())
     }
 
     /// Records the work of one operator on `relation`, the windowed deltas it computed

@@ -21,6 +21,13 @@ pub struct MemRelation {
     indexes: RefCell<HashMap<Vec<usize>, HashIndex>>,
 }
 
+impl Clone for MemRelation {
+    /// The same tuples; the indexes are built again on demand.
+    fn clone(&self) -> MemRelation {
+        MemRelation::from_set(self.tuples.clone())
+    }
+}
+
 impl MemRelation {
     /// An empty relation.
     pub fn new() -> MemRelation {
@@ -132,7 +139,7 @@ impl Relations for Overlay<'_> {
 }
 
 /// A relation's change in one commit.
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct Delta {
     /// Tuples that entered.
     pub inserted: MemRelation,
