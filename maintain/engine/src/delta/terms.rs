@@ -204,32 +204,66 @@ fn cancel_unread(plan: &RulePlan, i: usize, delta: &Delta) -> Option<Delta> {
     if used.len() == read.columns.len() || delta.inserted.is_empty() || delta.deleted.is_empty() {
         return None;
     }
-    let project =
-        |tuple: &[Value]| -> Vec<Value> { used.iter().map(|&c| tuple[c].clone()).collect() };
-    let mut inserted: BTreeMap<Vec<Value>, Vec<&Vec<Value>>> = BTreeMap::new();
-    for tuple in delta.inserted.tuples() {
-        inserted.entry(project(tuple)).or_default().push(tuple);
-    }
-    let mut deleted = BTreeSet::new();
-    let mut cancelled = 0usize;
-    for tuple in delta.deleted.tuples() {
-        match inserted.get_mut(&project(tuple)).and_then(Vec::pop) {
-            Some(_) => cancelled += 1,
-            None => {
-                deleted.insert(tuple.clone());
+    // Both sides ordered by their projection (a set's own order when the read columns
+    // lead), then merged: equal projections cancel pairwise, in order.
+    let by_projection = |a: &&Vec<Value>, b: &&Vec<Value>| {
+        used.iter()
+            .map(|&c| a[c].cmp(&b[c]))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    };
+    let leading = used.iter().enumerate().all(|(i, &c)| i == c);
+    let ordered = |relation| ordered_by(relation, leading, &by_projection);
+    let (inserted, deleted) = (ordered(&delta.inserted), ordered(&delta.deleted));
+    let (mut kept_inserted, mut kept_deleted) = (Vec::new(), Vec::new());
+    let (mut i, mut d) = (0, 0);
+    while i < inserted.len() && d < deleted.len() {
+        match by_projection(&inserted[i], &deleted[d]) {
+            std::cmp::Ordering::Less => {
+                kept_inserted.push(inserted[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                kept_deleted.push(deleted[d]);
+                d += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                d += 1;
             }
         }
     }
-    if cancelled == 0 {
+    if kept_inserted.len() == i && kept_deleted.len() == d {
         return None;
     }
-    let inserted: BTreeSet<Vec<Value>> = inserted.into_values().flatten().cloned().collect();
-    debug_assert_eq!(inserted.len() + cancelled, delta.inserted.tuples().len());
-    debug_assert_eq!(deleted.len() + cancelled, delta.deleted.tuples().len());
+    kept_inserted.extend_from_slice(&inserted[i..]);
+    kept_deleted.extend_from_slice(&deleted[d..]);
+    debug_assert_eq!(
+        inserted.len() - kept_inserted.len(),
+        deleted.len() - kept_deleted.len(),
+        "tuples cancel in pairs"
+    );
+    let set =
+        |kept: Vec<&Vec<Value>>| -> BTreeSet<Vec<Value>> { kept.into_iter().cloned().collect() };
     Some(Delta {
-        inserted: MemRelation::from_set(inserted),
-        deleted: MemRelation::from_set(deleted),
+        inserted: MemRelation::from_set(set(kept_inserted)),
+        deleted: MemRelation::from_set(set(kept_deleted)),
     })
+}
+
+/// The tuples of `relation` ordered by `by`: the set's own order when `leading` says it is
+/// already that order.
+fn ordered_by<'d>(
+    relation: &'d MemRelation,
+    leading: bool,
+    by: &impl Fn(&&Vec<Value>, &&Vec<Value>) -> std::cmp::Ordering,
+) -> Vec<&'d Vec<Value>> {
+    let mut tuples: Vec<&Vec<Value>> = relation.tuples().iter().collect();
+    if !leading {
+        tuples.sort_by(by);
+    }
+    debug_assert!(tuples.is_sorted_by(|a, b| by(a, b).is_le()));
+    tuples
 }
 
 /// `sign × weight`, a match's signed multiplicity.
