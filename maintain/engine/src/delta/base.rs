@@ -23,6 +23,7 @@ use crate::beside::offer;
 use crate::delta::{delta_of_diff, Delta};
 use crate::eval::engine::relation_types;
 use crate::eval::index::index_trees;
+use crate::eval::memory::MemRelation;
 use crate::eval::plans::ProgramPlans;
 use crate::eval::read::decode_stored;
 use crate::eval::read::{count_label, index_label};
@@ -235,16 +236,29 @@ const INDEXES_BESIDE_EDITS_MIN: usize = 16;
 /// delete a deleted one.
 fn predicted_delta(program: &Program, relation: &str, edits: &[Edit]) -> EngineResult<Delta> {
     let types = relation_types(program, relation).unwrap_or_default();
-    let mut delta = Delta::default();
+    delta_of_edits(edits.iter(), &types, relation)
+}
+
+/// The delta of `edits` that each change something: each put's tuple inserted, each
+/// delete's deleted. The sets are built in bulk (a set collected from a sorted sequence),
+/// not tuple by tuple: a large commit's delta has tens of thousands.
+fn delta_of_edits<'e>(
+    edits: impl Iterator<Item = &'e Edit>,
+    types: &[rnt_lang::value::ColumnType],
+    relation: &str,
+) -> EngineResult<Delta> {
+    let (mut inserted, mut deleted) = (Vec::new(), Vec::new());
     for (key, value) in edits {
-        let tuple = decode_stored(key, &types, relation)?;
-        if value.is_some() {
-            delta.inserted.insert(tuple);
-        } else {
-            delta.deleted.insert(tuple);
+        let tuple = decode_stored(key, types, relation)?;
+        match value {
+            Some(_) => inserted.push(tuple),
+            None => deleted.push(tuple),
         }
     }
-    Ok(delta)
+    Ok(Delta {
+        inserted: MemRelation::from_set(inserted.into_iter().collect()),
+        deleted: MemRelation::from_set(deleted.into_iter().collect()),
+    })
 }
 
 /// How `edit` changes base relation `relation`'s tree `old`.
@@ -287,16 +301,11 @@ fn edited(
 ) -> EngineResult<(Tree, Delta)> {
     let (new, changed_by) = old.edit_reporting(nodes, edits)?;
     let types = relation_types(program, relation).unwrap_or_default();
-    let mut delta = Delta::default();
-    for ((key, value), _) in edits.iter().zip(changed_by).filter(|(_, changed)| *changed) {
-        let tuple = decode_stored(key, &types, relation)?;
-        if value.is_some() {
-            delta.inserted.insert(tuple);
-        } else {
-            delta.deleted.insert(tuple);
-        }
-    }
-    Ok((new, delta))
+    let changed = edits
+        .iter()
+        .zip(changed_by)
+        .filter_map(|(edit, changed)| changed.then_some(edit));
+    Ok((new, delta_of_edits(changed, &types, relation)?))
 }
 
 /// The change counts from `old` to `new`, and the tuple delta when `keep`, from the diff of
