@@ -7,6 +7,7 @@
 use super::terms::Mode;
 use super::{decode_count, encode, stored_tree, Delta, Maintainer};
 use crate::eval::join::project_stored;
+use crate::eval::memory::MemRelation;
 use crate::eval::read::Flow;
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::{format_tuple, Tuple};
@@ -55,7 +56,8 @@ impl Maintainer<'_> {
         let entry = self.entry(view)?;
         let tree = stored_tree(&entry)?;
         let mut edits: Vec<Edit> = Vec::new();
-        let mut delta = Delta::default();
+        // In tuple order (the counts map's), so each set is built in bulk below.
+        let (mut inserted, mut deleted) = (Vec::new(), Vec::new());
         let mut changed = Vec::with_capacity(counts.len());
         let mut keys = Vec::with_capacity(counts.len());
         for (tuple, change) in counts {
@@ -84,14 +86,18 @@ impl Maintainer<'_> {
                 })?;
             if new == 0 {
                 edits.push((key, None));
-                delta.deleted.insert(tuple);
+                deleted.push(tuple);
             } else {
                 edits.push((key, Some(new.unsigned_abs().to_le_bytes().to_vec())));
                 if old == 0 {
-                    delta.inserted.insert(tuple);
+                    inserted.push(tuple);
                 }
             }
         }
+        let delta = Delta {
+            inserted: MemRelation::from_set(inserted.into_iter().collect()),
+            deleted: MemRelation::from_set(deleted.into_iter().collect()),
+        };
         edits.sort_by(|a, b| a.0.cmp(&b.0));
         let new_tree = tree.edit(self.nodes, edits)?;
         self.store(view, entry, new_tree, delta, extra)

@@ -44,6 +44,10 @@ impl MemRelation {
 
     /// Adds a tuple; returns whether it was new.
     pub fn insert(&mut self, tuple: Tuple) -> bool {
+        if self.indexes.get_mut().is_empty() {
+            // No index to keep: one lookup, not two.
+            return self.tuples.insert(tuple);
+        }
         if self.tuples.contains(&tuple) {
             return false;
         }
