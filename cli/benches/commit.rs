@@ -23,7 +23,8 @@
 //! or `W5` runs one workload, `RNT_BENCH_VERBOSE=1` prints every tick,
 //! `RNT_BENCH_CHANGES=50000` commits bulk ticks of that many order changes instead (a
 //! quarter updates, a quarter deletes, half inserts: issue 38), `RNT_BENCH_KEEP=1` keeps
-//! the CSV files, the stores and every tick's change file.
+//! the CSV files, the stores and every tick's change file, `RNT_THREADS=N` commits on N
+//! threads (the CLI reads it too; default the cores).
 
 mod common;
 
@@ -127,7 +128,7 @@ fn build(workload: &Workload, dir: &Path, data: &Data, clocked: &Clocked) -> (Pa
         .collect();
     rnt(dir, &store, &define);
 
-    let db = Database::new(Arc::new(MemoryStore::new()));
+    let db = Database::new(Arc::new(MemoryStore::new())).with_threads(threads());
     db.define(workload.base, "base.rnt", "base").unwrap();
     for relation in workload.relations {
         let tuples = rows(data, clocked, relation).into_iter().map(Ok);
@@ -211,7 +212,8 @@ fn measure(workload: &Workload, dir: &Path, ticks: usize) -> BTreeMap<Variant, S
             },
         )
         .unwrap(),
-    );
+    )
+    .with_threads(threads());
     eprintln!(
         "{}: built in {:.1} s",
         workload.name,
@@ -266,6 +268,12 @@ fn measure(workload: &Workload, dir: &Path, ticks: usize) -> BTreeMap<Variant, S
         );
     }
     samples
+}
+
+/// The threads the in-process commits use: `RNT_THREADS` (which the CLI reads too), else
+/// the cores.
+fn threads() -> usize {
+    env_or("RNT_THREADS", rnt_db::default_threads())
 }
 
 /// `RNT_BENCH_KEEP=1`: the work folder (the stores and each tick's change file, as
