@@ -5,8 +5,8 @@
 //! line. W5–W9's ticks also step the clock, which the bench passes to `rnt commit --clock`
 //! rather than writing it down: [`clocks`] recomputes it as `catalogue.rs` steps it.
 
-use dbsp::ZWeight;
 use dbsp::utils::{Tup2, Tup3, Tup4};
+use dbsp::ZWeight;
 use std::path::{Path, PathBuf};
 
 /// `orders(id, customer, amount)`.

@@ -30,8 +30,8 @@
 
 use crate::checksum::Summary;
 use crate::input::{Customer, Delta, Edge, Order, OrderAt};
-use dbsp::operator::CmpFunc;
 use dbsp::operator::time_series::{RelOffset, RelRange};
+use dbsp::operator::CmpFunc;
 use dbsp::typed_batch::{IndexedZSetReader, TypedBox};
 use dbsp::utils::{Tup2, Tup3};
 use dbsp::{OrdZSet, RootCircuit, Stream, ZSetHandle};

@@ -21,11 +21,11 @@ use std::path::Path;
 mod rng;
 use rng::Rng;
 #[allow(dead_code)]
-#[path = "../../../../cli/benches/common/reference.rs"]
-mod reference;
-#[allow(dead_code)]
 #[path = "../../../../cli/benches/common/catalogue.rs"]
 mod catalogue;
+#[allow(dead_code)]
+#[path = "../../../../cli/benches/common/reference.rs"]
+mod reference;
 use catalogue::Clocked;
 use reference::Data;
 
