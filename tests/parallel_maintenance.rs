@@ -53,6 +53,12 @@ const PLANS: [&str; 4] = ["free", "basic", "pro", "team"];
 struct Rng(u64);
 
 impl Rng {
+    /// An index below `len`.
+    fn index(&mut self, len: usize) -> usize {
+        let len = u64::try_from(len).expect("a length fits u64");
+        usize::try_from(self.below(len)).expect("below a usize")
+    }
+
     fn below(&mut self, n: u64) -> u64 {
         self.0 = self
             .0
@@ -114,16 +120,15 @@ impl Data {
                 self.orders.push(order);
             }
             2 if !self.orders.is_empty() => {
-                self.orders
-                    .swap_remove(rng.below(self.orders.len() as u64) as usize);
+                self.orders.swap_remove(rng.index(self.orders.len()));
             }
             3 if !self.orders.is_empty() => {
-                let i = rng.below(self.orders.len() as u64) as usize;
+                let i = rng.index(self.orders.len());
                 self.orders[i].2 = 1 + rng.below(300);
             }
             4 => {
-                let c = rng.below(20) as usize;
-                self.customers[c].1 = PLANS[rng.below(4) as usize];
+                let c = rng.index(20);
+                self.customers[c].1 = PLANS[rng.index(4)];
             }
             5 => {
                 let edge = (rng.below(20), 1 + rng.below(19));
@@ -132,8 +137,7 @@ impl Data {
                 }
             }
             _ if !self.edges.is_empty() => {
-                self.edges
-                    .swap_remove(rng.below(self.edges.len() as u64) as usize);
+                self.edges.swap_remove(rng.index(self.edges.len()));
             }
             _ => {}
         }
