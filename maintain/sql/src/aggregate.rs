@@ -196,11 +196,17 @@ impl Lowerer<'_> {
         let key_vars: Vec<Var> = key_types.iter().map(|_| body.var()).collect();
         let mut terms: Vec<Option<Var>> = key_vars.iter().map(|v| Some(*v)).collect();
         let mut replacements: Vec<(Expr, Ex, Option<Type>)> = Vec::new();
-        for (key, v) in keys.iter().zip(&key_vars[correlated..]) {
+        // Each key with its type, so that a value computed from it above (`coalesce(key,
+        // 3.0)`) takes one scale with what it meets.
+        let typed_keys = keys
+            .iter()
+            .zip(&key_vars[correlated..])
+            .zip(&key_types[correlated..]);
+        for ((key, v), ty) in typed_keys {
             replacements.extend(
                 key_forms(key, scope)
                     .into_iter()
-                    .map(|form| (form, Ex::Var(*v), None)),
+                    .map(|form| (form, Ex::Var(*v), *ty)),
             );
         }
         for call in calls {

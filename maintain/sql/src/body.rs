@@ -81,6 +81,23 @@ pub struct WindowLit {
     pub order: Vec<(Var, bool)>,
 }
 
+/// The columns a LEFT JOIN's optional atom joined by equality, as SQL sees them: each
+/// is the left value where a row matched and null where the row is padded, a variable
+/// *assigned* from the atom's sentinel (`from.rs::left_join`). An assigned variable cannot
+/// join a later `optional` atom (that atom would bind it, and the assignment would become
+/// a filter dropping the padded row), so when one must, the columns are bound instead by an
+/// optional atom of their own over the distinct joined values (`Lowerer::bind_padded`).
+#[derive(Clone, Debug)]
+pub struct PaddedJoin {
+    /// The relation the optional atom reads.
+    pub relation: String,
+    /// Its terms: its columns, and a bag's `_count`.
+    pub width: usize,
+    /// Each joined column: its position, the atom's term there (the left side's variable,
+    /// or a variable bound to a constant), and the variable SQL sees.
+    pub columns: Vec<(usize, Var, Var)>,
+}
+
 /// A body: its variables (with unification), atoms, filters, assignments and windows.
 #[derive(Clone, Debug, Default)]
 pub struct Body {
@@ -90,6 +107,7 @@ pub struct Body {
     filters: Vec<Ex>,
     assignments: Vec<(Var, Ex)>,
     windows: Vec<WindowLit>,
+    padded: Vec<PaddedJoin>,
 }
 
 impl Body {
@@ -179,6 +197,104 @@ impl Body {
     /// `v = value`, `v` a fresh variable.
     pub fn assign(&mut self, v: Var, value: Ex) {
         self.assignments.push((v, value));
+    }
+
+    /// Takes back the assignment of `v` (the variable is then bound some other way).
+    pub fn take_assignment(&mut self, v: Var) -> Option<Ex> {
+        let at = self.assignments.iter().position(|(a, _)| *a == v)?;
+        Some(self.assignments.remove(at).1)
+    }
+
+    /// Records a LEFT JOIN's joined columns, seen through assignments.
+    pub fn padded(&mut self, join: PaddedJoin) {
+        if !join.columns.is_empty() {
+            self.padded.push(join);
+        }
+    }
+
+    /// Takes the record of the LEFT JOIN whose seen columns hold one of `vars`, if any.
+    pub fn take_padded(&mut self, vars: &[Var]) -> Option<PaddedJoin> {
+        let at = self.padded.iter().position(|join| {
+            join.columns
+                .iter()
+                .any(|(_, _, seen)| vars.iter().any(|v| self.same(*v, *seen)))
+        })?;
+        Some(self.padded.remove(at))
+    }
+
+    /// Whether a plain atom reads `v` (so that an equality with it may be a shared
+    /// variable without changing which rows an optional atom pads).
+    pub fn bound_by_plain(&self, v: Var) -> bool {
+        self.atoms
+            .iter()
+            .filter(|a| a.kind == AtomKind::Plain)
+            .flat_map(|a| a.terms.iter().flatten())
+            .any(|t| self.same(*t, v))
+    }
+
+    /// Whether the rule language would take this body's optional atoms: at most
+    /// [`rnt_lang::check::OPTIONAL_ATOMS_MAX`], and an order of them that is no choice —
+    /// the language's `check/optional.rs::dependency_order` replayed: in rounds, each atom
+    /// meeting a variable bound before the round binds its other variables, and no two
+    /// atoms of a round bind one variable first.
+    pub fn optional_order_ok(&self) -> bool {
+        let variable = |v: &Var| self.constant[self.find(*v)].is_none();
+        let vars = |a: &AtomLit| -> Vec<usize> {
+            a.terms
+                .iter()
+                .flatten()
+                .filter(|v| variable(v))
+                .map(|v| self.find(*v))
+                .collect()
+        };
+        let mut bound: std::collections::BTreeSet<usize> = self
+            .atoms
+            .iter()
+            .filter(|a| a.kind == AtomKind::Plain)
+            .flat_map(vars)
+            .collect();
+        let mut pending: Vec<Vec<usize>> = self
+            .atoms
+            .iter()
+            .filter(|a| a.kind == AtomKind::Optional)
+            .map(vars)
+            .collect();
+        if pending.len() > rnt_lang::check::OPTIONAL_ATOMS_MAX {
+            return false;
+        }
+        while !pending.is_empty() {
+            let (ready, rest): (Vec<_>, Vec<_>) = pending
+                .into_iter()
+                .partition(|atom| atom.iter().any(|v| bound.contains(v)));
+            if ready.is_empty() {
+                return false;
+            }
+            // A variable first bound twice, by two atoms or twice by one, is refused.
+            let mut claimed: Vec<usize> = Vec::new();
+            for &v in ready.iter().flatten().filter(|v| !bound.contains(v)) {
+                if claimed.contains(&v) {
+                    return false;
+                }
+                claimed.push(v);
+            }
+            bound.extend(claimed);
+            pending = rest;
+        }
+        true
+    }
+
+    /// Whether an optional atom reads `v`.
+    pub fn in_optional_atom(&self, v: Var) -> bool {
+        self.atoms
+            .iter()
+            .filter(|a| a.kind == AtomKind::Optional)
+            .flat_map(|a| a.terms.iter().flatten())
+            .any(|t| self.same(*t, v))
+    }
+
+    /// Whether a plain or optional atom reads `v`.
+    pub fn bound_by_atom(&self, v: Var) -> bool {
+        self.atom_vars().iter().any(|t| self.same(*t, v))
     }
 
     /// A window literal.

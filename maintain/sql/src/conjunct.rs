@@ -80,6 +80,13 @@ impl Lowerer<'_> {
                 body.filter(Ex::IsNull(Box::new(Ex::Var(a)), true));
                 Ok(true)
             }
+            // Columns of two types: a filter (or the domain of a correlated one) compares them.
+            (Some(Resolved::Local(_, a) | Resolved::Outer(_, a)), Some(Resolved::Local(_, b)))
+            | (Some(Resolved::Local(_, a)), Some(Resolved::Outer(_, b)))
+                if !crate::scope::joinable(a, b) =>
+            {
+                Ok(false)
+            }
             (Some(Resolved::Local(a, _)), Some(Resolved::Local(b, _))) => Ok(body.unify(a, b)),
             (Some(Resolved::Local(inner, _)), Some(Resolved::Outer(outer, _)))
             | (Some(Resolved::Outer(outer, _)), Some(Resolved::Local(inner, _))) => {
@@ -111,6 +118,11 @@ impl Lowerer<'_> {
             return Ok(false);
         };
         if !matches!(ty, Some(Type::Int | Type::Str | Type::Bool)) {
+            return Ok(false);
+        }
+        if body.in_optional_atom(v) {
+            // An optional atom joined on `v` would then share no variable with the rule
+            // (`l LEFT JOIN r ON r.a = l.k WHERE l.k = 0`): a filter keeps it joined.
             return Ok(false);
         }
         let lowered = expr::coerce(expr::literal(&value.value)?, literal, ty)?;
@@ -173,6 +185,9 @@ impl Lowerer<'_> {
         let mut stat_terms: Vec<Option<Var>> = terms[..terms.len() - 1].to_vec();
         stat_terms.extend([Some(e), Some(n)]);
         let kind = if correlated {
+            // Joined on the correlation columns: a column an outer join pads is bound first.
+            let keys: Vec<Var> = terms[..terms.len() - 1].iter().flatten().copied().collect();
+            self.optional_keys(body, &keys)?;
             AtomKind::Optional
         } else {
             AtomKind::Plain

@@ -170,10 +170,12 @@ impl Target<'_> {
                 std::collections::btree_map::Entry::Vacant(slot) => {
                     slot.insert(row);
                 }
-                // A second row of one key: DO NOTHING keeps the first (as PostgreSQL and
-                // DuckDB do); anything else is the key's violation.
+                // A second row of one key: a conflict clause keeps the first (DuckDB's
+                // answer for DO NOTHING, DO UPDATE and OR REPLACE alike: the later rows of
+                // the key are neither inserted nor applied; PostgreSQL refuses DO UPDATE
+                // there); a plain INSERT's is the key's violation.
                 std::collections::btree_map::Entry::Occupied(_)
-                    if matches!(action, OnPresent::Nothing) => {}
+                    if !matches!(action, OnPresent::Refuse) => {}
                 std::collections::btree_map::Entry::Occupied(slot) => {
                     return Err(pkey_violation(table, slot.key()));
                 }

@@ -1,17 +1,20 @@
 //! FROM: each source an atom over fresh variables (a bag's `_count` too); inner and cross
 //! joins add their ON conditions to the WHERE's; a LEFT JOIN is an `optional` atom joined
 //! on the ON clause's equalities with the sources before it (a condition on the right
-//! side's own columns first filters it in a helper; any other condition is refused).
+//! side's own columns first filters it in a helper; any other condition goes through the
+//! helper of matching pairs, `left_on.rs`; a join reading an earlier LEFT JOIN's padded
+//! columns, `padded.rs`).
 
-use crate::body::{AtomKind, Body, Ex, Var};
+use crate::body::{AtomKind, Body, Ex, PaddedJoin, Var};
 use crate::catalog::{Column, Table};
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::names;
 use crate::outer::{outer, Outer};
-use crate::scope::{Resolved, Scope, Source};
+use crate::scope::{joinable, Resolved, Scope, Source};
 use crate::select::{split_and, Lowerer};
 use rnt_lang::syntax::ast::RelationKind;
+use rnt_lang::value::ColumnType;
 use sqlparser::ast::Spanned;
 use sqlparser::ast::{
     BinaryOperator, Expr, Join, JoinConstraint, JoinOperator, TableAlias, TableFactor,
@@ -94,7 +97,7 @@ impl Lowerer<'_> {
                 )
             }
             J::Left(constraint) | J::LeftOuter(constraint) => {
-                self.left_join(&join.relation, constraint, body, scope)?;
+                self.left_join(&join.relation, constraint, body, scope, conjuncts)?;
                 merge_using(
                     body,
                     scope,
@@ -227,8 +230,21 @@ impl Lowerer<'_> {
         constraint: &JoinConstraint,
         body: &mut Body,
         scope: &mut Scope,
+        conjuncts: &mut Vec<Expr>,
     ) -> SqlResult<()> {
         let (table, alias) = self.factor_table(factor)?;
+        self.left_join_table(table, alias, constraint, (body, scope, conjuncts))
+    }
+
+    /// `LEFT JOIN table AS alias ON …` over the FROM so far (its body, scope, and the
+    /// inner joins' conditions gathered so far).
+    fn left_join_table(
+        &mut self,
+        table: Table,
+        alias: String,
+        constraint: &JoinConstraint,
+        (body, scope, conjuncts): (&mut Body, &mut Scope, &mut Vec<Expr>),
+    ) -> SqlResult<()> {
         let before = scope.sources.len();
         // Try the source to sort the ON clause's conjuncts into joins and right-side filters.
         let mut trial_body = body.clone();
@@ -241,15 +257,14 @@ impl Lowerer<'_> {
             AtomKind::Optional,
         )?;
         let conditions = constraint_condition(constraint, &trial, before)?;
-        let right = &trial.sources[before];
         let parts: SqlResult<Vec<OnPart>> = conditions
             .iter()
-            .map(|condition| classify(condition, &trial, right))
+            .map(|condition| classify(condition, &trial, before))
             .collect();
         let Ok(parts) = parts else {
             // A condition other than an equality with the left side or one on the right
             // side's own columns: the helper of matching pairs (`left_on.rs`).
-            return self.general_left_join(table, alias, &conditions, body, scope);
+            return self.general_left_join(table, alias, &conditions, (body, scope, conjuncts));
         };
         let (mut joins, mut right_only) = (Vec::new(), Vec::new());
         for (condition, part) in conditions.iter().zip(parts) {
@@ -262,11 +277,41 @@ impl Lowerer<'_> {
         if (1..joined.len()).any(|i| joined[..i].contains(&joined[i])) {
             // Two equalities on one right column (`a.p = b.x AND a.q = b.x`) also say
             // `a.p = a.q`, which must not filter the preserved side: the pairs helper.
-            return self.general_left_join(table, alias, &conditions, body, scope);
+            return self.general_left_join(table, alias, &conditions, (body, scope, conjuncts));
         }
+        let left_vars: Vec<Var> = joins
+            .iter()
+            .filter_map(|(left, _)| match left {
+                Side::Var(v) => Some(*v),
+                Side::Constant(_) => None,
+            })
+            .collect();
+        if left_vars.is_empty() {
+            // Nothing on the left to join on: the atom joins on an open gate (`left_on.rs`).
+            return self.general_left_join(table, alias, &conditions, (body, scope, conjuncts));
+        }
+        if self.ready_for_optional((body, scope, conjuncts), &left_vars, false)? {
+            return self.left_join_table(table, alias, constraint, (body, scope, conjuncts));
+        }
+        self.equi_left_join((table, alias), joins, &right_only, body, scope)
+    }
+
+    /// A LEFT JOIN whose ON holds equalities with the left side (`joins`: the left term and
+    /// the right column of each) and conditions on the right side's own columns
+    /// (`right_only`): an optional atom joined on the equalities, over the right side
+    /// filtered by its own conditions.
+    fn equi_left_join(
+        &mut self,
+        (table, alias): (Table, String),
+        joins: Vec<(Side, usize)>,
+        right_only: &[Expr],
+        body: &mut Body,
+        scope: &mut Scope,
+    ) -> SqlResult<()> {
+        let joined: Vec<usize> = joins.iter().map(|(_, c)| *c).collect();
         let table = match right_only.is_empty() {
             true => table,
-            false => self.filtered(&table, &alias, &right_only)?,
+            false => self.filtered(&table, &alias, right_only)?,
         };
         // A column that is not null in a matched row: null exactly where the row is padded.
         let sentinel_column = (0..table.columns.len())
@@ -275,13 +320,18 @@ impl Lowerer<'_> {
             (None, false) => self.marked(&table)?,
             _ => table,
         };
-        let source = add_source(body, scope, table, alias, AtomKind::Optional)?;
-        let sentinel = match sentinel_column {
-            Some(c) => scope.sources[source].vars[c],
-            None => scope.sources[source]
-                .weight
-                .expect("a bag, or a marked helper, carries a count"),
+        let mut padded = PaddedJoin {
+            relation: table.name.clone(),
+            width: table.columns.len() + usize::from(table.bag),
+            columns: Vec::new(),
         };
+        let source = add_source(body, scope, table, alias, AtomKind::Optional)?;
+        // A bag, or a marked helper, carries a count.
+        let sentinel = match sentinel_column {
+            Some(c) => Some(scope.sources[source].vars[c]),
+            None => scope.sources[source].weight,
+        }
+        .ok_or_else(|| SqlError::unsupported("this LEFT JOIN (its right side has no sentinel)"))?;
         for (left, right) in joins {
             let right_var = scope.sources[source].vars[right];
             let left_ex = match &left {
@@ -289,7 +339,11 @@ impl Lowerer<'_> {
                 Side::Constant(text) => Ex::Lit(text.clone()),
             };
             let joined = match left {
-                Side::Var(v) => body.unify(v, right_var),
+                Side::Var(v) => {
+                    // A column an earlier LEFT JOIN pads, bound first (`padded.rs`).
+                    self.bind_padded(body, &[v]);
+                    body.unify(v, right_var)
+                }
                 Side::Constant(text) => body.bind(right_var, &text),
             };
             if !joined {
@@ -309,7 +363,9 @@ impl Lowerer<'_> {
                 ),
             );
             scope.sources[source].vars[right] = seen;
+            padded.columns.push((right, right_var, seen));
         }
+        body.padded(padded);
         Ok(())
     }
 
@@ -436,20 +492,26 @@ fn constraint_condition(
             let right = &scope.sources[before];
             for column in columns {
                 let name = names::object(column)?;
-                let left = scope.sources[..before]
-                    .iter()
-                    .find(|s| s.table.column(&name).is_some())
-                    .ok_or_else(|| {
-                        SqlError::bind(format!("USING column `{name}` is not on the left"))
-                    })?;
                 let qualified = |alias: &str| {
                     Expr::CompoundIdentifier(vec![
                         sqlparser::ast::Ident::with_quote('"', alias.to_string()),
                         sqlparser::ast::Ident::with_quote('"', name.clone()),
                     ])
                 };
+                // A column an earlier USING merged is named alone: the merged value.
+                let left = if scope.merged.iter().any(|(n, ..)| *n == name) {
+                    Expr::Identifier(sqlparser::ast::Ident::with_quote('"', name.clone()))
+                } else {
+                    let left = scope.sources[..before]
+                        .iter()
+                        .find(|s| s.table.column(&name).is_some())
+                        .ok_or_else(|| {
+                            SqlError::bind(format!("USING column `{name}` is not on the left"))
+                        })?;
+                    qualified(&left.alias)
+                };
                 out.push(Expr::BinaryOp {
-                    left: Box::new(qualified(&left.alias)),
+                    left: Box::new(left),
                     op: BinaryOperator::Eq,
                     right: Box::new(qualified(&right.alias)),
                 });
@@ -476,21 +538,41 @@ enum OnPart {
     Right,
 }
 
-fn classify(condition: &Expr, scope: &Scope, right: &Source) -> SqlResult<OnPart> {
-    let reads_only_right = {
-        let mut only = true;
-        crate::select::visit(condition, &mut |e| {
-            if let Some((qualifier, column)) = column_ref(e) {
-                let on_right = match qualifier {
-                    Some(q) => q == right.alias,
-                    None => right.table.column(&column).is_some(),
-                };
-                only &= on_right;
-            }
-        });
-        only
+/// What a column reference in a LEFT JOIN's ON condition names, resolved as SQL resolves
+/// it in the scope holding the right side (the source at `right`): a USING column merged
+/// before stands for the left side's value.
+enum Named {
+    /// A column of the sources before: its variable and type.
+    Left(Var, Option<ColumnType>),
+    /// The right side's column at this position, and its type.
+    Right(usize, Option<ColumnType>),
+    /// No column of this FROM (not a column, an enclosing query's, or an error).
+    Other,
+}
+
+fn named(expr: &Expr, scope: &Scope, right: usize) -> Named {
+    let Some((qualifier, column)) = column_ref(expr) else {
+        return Named::Other;
     };
-    if reads_only_right && !is_equality_with_left(condition, scope, right)? {
+    match scope.resolve(qualifier.as_deref(), &column) {
+        Ok(Resolved::Local(v, ty)) => {
+            match scope.sources[right].vars.iter().position(|r| *r == v) {
+                Some(c) => Named::Right(c, ty),
+                None => Named::Left(v, ty),
+            }
+        }
+        _ => Named::Other,
+    }
+}
+
+fn classify(condition: &Expr, scope: &Scope, right: usize) -> SqlResult<OnPart> {
+    let mut reads_only_right = true;
+    crate::select::visit(condition, &mut |e| {
+        if column_ref(e).is_some() {
+            reads_only_right &= matches!(named(e, scope, right), Named::Right(..));
+        }
+    });
+    if reads_only_right && !is_equality_with_left(condition, scope, right) {
         return Ok(OnPart::Right);
     }
     if let Expr::BinaryOp {
@@ -500,11 +582,14 @@ fn classify(condition: &Expr, scope: &Scope, right: &Source) -> SqlResult<OnPart
     } = condition
     {
         for (a, b) in [(left, other), (other, left)] {
-            let Some(column) = right_column(b, right) else {
+            let Named::Right(column, right_ty) = named(b, scope, right) else {
                 continue;
             };
-            if let Some(v) = left_var(a, scope, right)? {
-                return Ok(OnPart::Join(Side::Var(v), column));
+            match named(a, scope, right) {
+                // Two types: a condition of the pairs helper compares them (`left_on.rs`).
+                Named::Left(_, left_ty) if !joinable(left_ty, right_ty) => break,
+                Named::Left(v, _) => return Ok(OnPart::Join(Side::Var(v), column)),
+                _ => {}
             }
             if let Expr::Value(value) = &**a {
                 let (ex, _) = expr::literal(&value.value)?;
@@ -523,20 +608,19 @@ fn classify(condition: &Expr, scope: &Scope, right: &Source) -> SqlResult<OnPart
     )))
 }
 
-fn is_equality_with_left(condition: &Expr, scope: &Scope, right: &Source) -> SqlResult<bool> {
-    if let Expr::BinaryOp {
+fn is_equality_with_left(condition: &Expr, scope: &Scope, right: usize) -> bool {
+    let Expr::BinaryOp {
         left,
         op: BinaryOperator::Eq,
         right: other,
     } = condition
-    {
-        for (a, b) in [(left, other), (other, left)] {
-            if right_column(b, right).is_some() && left_var(a, scope, right)?.is_some() {
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
+    else {
+        return false;
+    };
+    [(left, other), (other, left)].iter().any(|(a, b)| {
+        matches!(named(b, scope, right), Named::Right(..))
+            && matches!(named(a, scope, right), Named::Left(..))
+    })
 }
 
 /// `(qualifier, column)` of a column reference.
@@ -548,38 +632,6 @@ pub(crate) fn column_ref(expr: &Expr) -> Option<(Option<String>, String)> {
             names::ident(&parts[1]).ok()?,
         )),
         _ => None,
-    }
-}
-
-/// The right source's column `expr` names, if it does.
-fn right_column(expr: &Expr, right: &Source) -> Option<usize> {
-    let (qualifier, column) = column_ref(expr)?;
-    if qualifier.as_deref().is_some_and(|q| q != right.alias) {
-        return None;
-    }
-    right.table.column(&column)
-}
-
-/// The variable of a column of the sources before `right`, if `expr` names one.
-fn left_var(expr: &Expr, scope: &Scope, right: &Source) -> SqlResult<Option<Var>> {
-    let Some((qualifier, column)) = column_ref(expr) else {
-        return Ok(None);
-    };
-    if qualifier.as_deref() == Some(right.alias.as_str()) {
-        return Ok(None);
-    }
-    let others = Scope {
-        sources: scope
-            .sources
-            .iter()
-            .filter(|s| s.alias != right.alias)
-            .cloned()
-            .collect(),
-        ..Scope::default()
-    };
-    match others.resolve(qualifier.as_deref(), &column) {
-        Ok(Resolved::Local(v, _)) => Ok(Some(v)),
-        _ => Ok(None),
     }
 }
 
@@ -629,10 +681,14 @@ pub fn merge_using(
     for column in columns {
         let name = names::object(column)?;
         let found = |s: &Source| s.table.column(&name).filter(|p| !s.hidden.contains(p));
-        let Some((left_var, left_ty)) = scope.sources[..right]
-            .iter()
-            .find_map(|s| found(s).map(|p| (s.vars[p], column_type(s, p))))
-        else {
+        // A column an earlier USING merged is that merged value (after a FULL JOIN, the
+        // first of its two that is not null).
+        let merged = scope.merged.iter().rev().find(|(n, ..)| *n == name);
+        let Some((left_var, left_ty)) = merged.map(|(_, v, ty)| (*v, *ty)).or_else(|| {
+            scope.sources[..right]
+                .iter()
+                .find_map(|s| found(s).map(|p| (s.vars[p], column_type(s, p))))
+        }) else {
             return Err(SqlError::bind(format!(
                 "USING column `{name}` is not on the left"
             )));
@@ -660,11 +716,9 @@ pub fn merge_using(
 }
 
 /// A source's column type as its scope sees it (nullable on an optional side).
-fn column_type(source: &Source, position: usize) -> Option<rnt_lang::value::ColumnType> {
-    source.table.columns[position]
-        .ty
-        .map(|t| rnt_lang::value::ColumnType {
-            nullable: t.nullable || source.optional,
-            ..t
-        })
+fn column_type(source: &Source, position: usize) -> Option<ColumnType> {
+    source.table.columns[position].ty.map(|t| ColumnType {
+        nullable: t.nullable || source.optional,
+        ..t
+    })
 }

@@ -44,8 +44,7 @@ impl Lowerer<'_> {
         table: Table,
         alias: String,
         conditions: &[Expr],
-        body: &mut Body,
-        scope: &mut Scope,
+        (body, scope, conjuncts): (&mut Body, &mut Scope, &mut Vec<Expr>),
     ) -> SqlResult<()> {
         let mut pairs = body.clone();
         let mut inner = scope.clone();
@@ -56,14 +55,28 @@ impl Lowerer<'_> {
             alias.clone(),
             AtomKind::Plain,
         )?;
-        let right_vars = inner.sources[right].vars.clone();
-        let right_weight = inner.sources[right].weight;
+        let mut right_vars = inner.sources[right].vars.clone();
+        let mut right_weight = inner.sources[right].weight;
         let (keys, gates) =
             sort_conditions(conditions, (&inner, &mut pairs), &right_vars, (scope, body))?;
+        // With no left column to join on, the atom joins on a gate (always open when no
+        // condition is one), which a plain atom binds.
+        let gated = !gates.is_empty() || keys.is_empty();
+        if self.ready_for_optional((body, scope, conjuncts), &keys, gated)? {
+            return self.general_left_join(table, alias, conditions, (body, scope, conjuncts));
+        }
+        if keys.is_empty() {
+            // The pairs read no left column: the right side's matching rows alone (with the
+            // left side's atoms the helper would read them for nothing).
+            let own = right_alone(&table, &alias, conditions, (&inner, &right_vars), scope)?;
+            (pairs, right_vars, right_weight) = own;
+        }
+        // A key an earlier LEFT JOIN pads is bound before the atom joins on it (`padded.rs`).
+        self.bind_padded(body, &keys);
         let helper = self.pairs_helper(&pairs, &keys, &right_vars, right_weight);
         let vars: Vec<Var> = right_vars.iter().map(|_| body.var()).collect();
         let weight = right_weight.map(|_| body.var());
-        let gate = (!gates.is_empty()).then(|| self.gate(gates, body));
+        let gate = gated.then(|| self.gate(gates, body));
         let mut terms: Vec<Option<Var>> = keys.iter().map(|v| Some(*v)).collect();
         terms.extend(vars.iter().map(|v| Some(*v)));
         terms.extend(weight.map(Some));
@@ -71,12 +84,9 @@ impl Lowerer<'_> {
         body.atom(AtomKind::Optional, &helper, terms);
         scope.sources.push(Source {
             alias,
-            table: Table {
-                name: helper,
-                bag: false,
-                keys: Vec::new(),
-                ..table
-            },
+            // The right side's own relation, which a domain of its column reads
+            // (`correlate.rs`): the helper's columns are placed otherwise.
+            table,
             vars,
             weight,
             optional: true,
@@ -173,15 +183,86 @@ fn sort_conditions(
             }
         }
         let (ex, _) = expr::lower(condition, inner, &Context::default(), pairs)?;
+        let one_type = sides_joinable(condition, inner);
         match ex {
+            // A shared variable only between columns plain atoms read: a column an optional
+            // atom binds (the left side's own LEFT JOIN) would be joined on instead, and
+            // its padded row would pass the equality.
             Ex::Bin("=", a, b) => match (*a, *b) {
-                (Ex::Var(x), Ex::Var(y)) if pairs.unify(x, y) => {}
+                (Ex::Var(x), Ex::Var(y))
+                    if one_type
+                        && pairs.bound_by_plain(x)
+                        && pairs.bound_by_plain(y)
+                        && pairs.unify(x, y) => {}
                 (a, b) => pairs.filter(Ex::bin("=", a, b)),
             },
             other => pairs.filter(other),
         }
     }
     Ok((keys, gates))
+}
+
+/// Whether `condition`, an equality of two columns, may be a shared variable: they have one
+/// type (`scope::joinable`); anything else is a filter anyway.
+fn sides_joinable(condition: &Expr, scope: &Scope) -> bool {
+    let Expr::BinaryOp {
+        left,
+        op: BinaryOperator::Eq,
+        right,
+    } = condition
+    else {
+        return true;
+    };
+    let ty = |e: &Expr| {
+        let (qualifier, column) = column_ref(e)?;
+        match scope.resolve(qualifier.as_deref(), &column) {
+            Ok(Resolved::Local(_, ty)) => ty,
+            _ => None,
+        }
+    };
+    crate::scope::joinable(ty(left), ty(right))
+}
+
+/// The body of the right side alone (`table` as `alias`) with the `conditions` that read
+/// no left column (in `inner`, where the right side's columns are `right`), its columns'
+/// variables and its count's.
+fn right_alone(
+    table: &Table,
+    alias: &str,
+    conditions: &[Expr],
+    (inner, right): (&Scope, &[Var]),
+    scope: &Scope,
+) -> SqlResult<(Body, Vec<Var>, Option<Var>)> {
+    let mut own: Vec<Expr> = Vec::new();
+    for condition in conditions {
+        if reads(condition, inner, right)?.left.is_empty() {
+            own.push(condition.clone());
+        }
+    }
+    let mut alone = Body::default();
+    let mut alone_scope = Scope {
+        outer: scope.outer.clone(),
+        ..Scope::default()
+    };
+    let at = add_source(
+        &mut alone,
+        &mut alone_scope,
+        table.clone(),
+        alias.to_string(),
+        AtomKind::Plain,
+    )?;
+    let (vars, weight) = (
+        alone_scope.sources[at].vars.clone(),
+        alone_scope.sources[at].weight,
+    );
+    // None of them reads the left side: nothing is a key or a gate.
+    sort_conditions(
+        &own,
+        (&alone_scope, &mut alone),
+        &vars,
+        (scope, &Body::default()),
+    )?;
+    Ok((alone, vars, weight))
 }
 
 /// The left variables `condition` reads (in `scope`, where the right side's columns are

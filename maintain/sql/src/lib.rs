@@ -46,6 +46,7 @@ pub mod names;
 mod outer;
 pub mod output;
 pub mod owned;
+mod padded;
 mod query;
 mod scalar;
 mod scope;

@@ -8,7 +8,9 @@
 //!   (`m(k…, true) :- q(k…)`), read by `optional m(k…, f)`: the value is `f is not null`.
 //!   Uncorrelated: a one-row helper holding whether q has a row.
 //! - `x IN (q)` is SQL's three-valued membership, written with three EXISTS over q (its
-//!   one column named `rnt_in_value` through a derived table `rnt_in`) and lowered as above:
+//!   one column read in place when q is a plain SELECT, so that q keeps the enclosing
+//!   columns it is correlated with; else named `rnt_in_value` through a derived table
+//!   `rnt_in`) and lowered as above:
 //!   `CASE WHEN x IS NULL THEN (CASE WHEN EXISTS (q) THEN NULL ELSE false END)
 //!         WHEN EXISTS (… WHERE rnt_in_value = x) THEN true
 //!         WHEN EXISTS (… WHERE rnt_in_value IS NULL) THEN NULL ELSE false END`.
@@ -164,10 +166,16 @@ fn refuse_unbound(outer: &[Var], body: &Body, scope: &Scope) -> SqlResult<()> {
 
 /// SQL's `needle IN (subquery)` written with EXISTS (see the module's comment).
 fn membership_case(needle: &Expr, subquery: &Query) -> Expr {
-    let column =
-        || Expr::CompoundIdentifier(vec![Ident::new("rnt_in"), Ident::new("rnt_in_value")]);
+    let inline = inline_select(needle, subquery);
+    let column = || match &inline {
+        Some((_, item)) => item.clone(),
+        None => Expr::CompoundIdentifier(vec![Ident::new("rnt_in"), Ident::new("rnt_in_value")]),
+    };
     let exists = |condition: Option<Expr>| Expr::Exists {
-        subquery: Box::new(over_subquery(subquery, condition)),
+        subquery: Box::new(match &inline {
+            Some((select, _)) => select_one(select, condition),
+            None => over_subquery(subquery, condition),
+        }),
         negated: false,
     };
     let null = Expr::Value(SqlValue::Null.into());
@@ -196,6 +204,84 @@ fn membership_case(needle: &Expr, subquery: &Query) -> Expr {
         ],
         boolean(false),
     )
+}
+
+/// A subquery whose one item can be read in place, with the item: a plain SELECT (no
+/// GROUP BY, HAVING, aggregate, window, LIMIT or WITH; DISTINCT changes no EXISTS) and a
+/// `needle` whose columns are all qualified by names the subquery's FROM does not use (so
+/// that none is read from the subquery's tables). Read in place, the subquery keeps the
+/// columns of the enclosing query it is correlated with, which a derived table (`rnt_in`)
+/// cannot see.
+fn inline_select(needle: &Expr, subquery: &Query) -> Option<(Select, Expr)> {
+    let SetExpr::Select(select) = &*subquery.body else {
+        return None;
+    };
+    let plain = subquery.with.is_none()
+        && subquery.limit_clause.is_none()
+        && subquery.fetch.is_none()
+        && matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty())
+        && select.having.is_none()
+        && select.qualify.is_none()
+        && !matches!(select.distinct, Some(sqlparser::ast::Distinct::On(_)));
+    let item = match select.projection.as_slice() {
+        [SelectItem::UnnamedExpr(e)] | [SelectItem::ExprWithAlias { expr: e, .. }] => e,
+        _ => return None,
+    };
+    let computed = crate::select::contains_aggregate(item) || crate::window::has_window(item);
+    if !plain || computed {
+        return None;
+    }
+    let mut inner: Vec<String> = Vec::new();
+    for from in &select.from {
+        for factor in std::iter::once(&from.relation).chain(from.joins.iter().map(|j| &j.relation))
+        {
+            match factor {
+                TableFactor::Table { name, alias, .. } => {
+                    inner.push(crate::names::object(name).ok()?);
+                    inner.extend(
+                        alias
+                            .as_ref()
+                            .and_then(|a| crate::names::ident(&a.name).ok()),
+                    );
+                }
+                TableFactor::Derived { alias: Some(a), .. } => {
+                    inner.push(crate::names::ident(&a.name).ok()?);
+                }
+                _ => return None,
+            }
+        }
+    }
+    let mut outer_only = true;
+    visit(needle, &mut |e| {
+        outer_only &= !is_subquery(e);
+        match e {
+            Expr::Identifier(_) => outer_only = false,
+            Expr::CompoundIdentifier(parts) => {
+                let qualifier = parts.first().and_then(|p| crate::names::ident(p).ok());
+                outer_only &= parts.len() == 2 && qualifier.is_some_and(|q| !inner.contains(&q));
+            }
+            _ => {}
+        }
+    });
+    outer_only.then(|| ((**select).clone(), item.clone()))
+}
+
+/// `select` as `SELECT 1 FROM … WHERE its condition [AND condition]`.
+fn select_one(select: &Select, condition: Option<Expr>) -> Query {
+    let mut select = select.clone();
+    select.projection = vec![SelectItem::UnnamedExpr(Expr::Value(
+        SqlValue::Number("1".into(), false).into(),
+    ))];
+    select.distinct = None;
+    select.selection = match (select.selection.take(), condition) {
+        (Some(own), Some(more)) => Some(Expr::BinaryOp {
+            left: Box::new(Expr::Nested(Box::new(own))),
+            op: BinaryOperator::And,
+            right: Box::new(more),
+        }),
+        (own, more) => own.or(more),
+    };
+    query_of(select)
 }
 
 /// `SELECT 1 FROM (subquery) AS rnt_in(rnt_in_value) [WHERE condition]`.
@@ -243,6 +329,11 @@ fn over_subquery(subquery: &Query, condition: Option<Expr>) -> Query {
         value_table_mode: None,
         flavor: SelectFlavor::Standard,
     };
+    query_of(select)
+}
+
+/// A query of one SELECT.
+fn query_of(select: Select) -> Query {
     Query {
         with: None,
         body: Box::new(SetExpr::Select(Box::new(select))),

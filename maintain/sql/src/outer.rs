@@ -51,7 +51,7 @@ impl Lowerer<'_> {
         conjuncts: &mut Vec<Expr>,
     ) -> SqlResult<()> {
         self.factor(right, body, scope, conjuncts, AtomKind::Plain)?;
-        self.left_join(left, constraint, body, scope)?;
+        self.left_join(left, constraint, body, scope, conjuncts)?;
         let n = scope.sources.len();
         scope.sources.swap(n - 2, n - 1);
         merge_using(body, scope, n - 1, constraint, Merge::Right)
@@ -256,14 +256,11 @@ fn share_out(
     terms.extend(weight.map(Some));
     body.atom(AtomKind::Plain, &joined.name, terms);
     let [(left_alias, left), (right_alias, right)] = sides;
+    // Each side keeps its own relation, which a domain of its column reads (`correlate.rs`):
+    // the joined helper's columns are placed otherwise.
     let side = |alias: String, table: Table, vars: &[Var], weight: Option<Var>| Source {
         alias,
-        table: Table {
-            name: joined.name.clone(),
-            bag: false,
-            keys: Vec::new(),
-            ..table
-        },
+        table,
         vars: vars.to_vec(),
         weight,
         optional: true,
@@ -305,12 +302,8 @@ fn share_out_all(
         let width = table.columns.len();
         scope.sources.push(Source {
             alias,
-            table: Table {
-                name: joined.name.clone(),
-                bag: false,
-                keys: Vec::new(),
-                ..table
-            },
+            // Its own relation, which a domain of its column reads (`correlate.rs`).
+            table,
             vars: vars[at..at + width].to_vec(),
             weight: if i == 0 { weight } else { None },
             optional: optional[i],

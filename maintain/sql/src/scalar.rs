@@ -105,6 +105,7 @@ impl Lowerer<'_> {
             // variable with the rule).
             return self.pinned_scalar(query, &keyed, &constants, body);
         }
+        self.optional_keys(body, &produced.correlated)?;
         let (found, flag) = (body.var(), body.var());
         let mut terms: Vec<Option<Var>> = produced.correlated.iter().copied().map(Some).collect();
         terms.extend([Some(found), Some(flag)]);

@@ -11,7 +11,10 @@ use rnt_lang::value::ColumnType;
 pub struct Source {
     /// The name that qualifies its columns (the alias, or the table's name).
     pub alias: String,
-    /// The relation read.
+    /// The relation whose columns the source names: the one its atom reads, or, for a side
+    /// of an outer join read through a helper of joined rows (`outer.rs`, `left_on.rs`),
+    /// that side's own relation (a domain of a column reads it, `correlate.rs`, for which
+    /// a superset of the values suffices).
     pub table: Table,
     /// The body variable of each visible column.
     pub vars: Vec<Var>,
@@ -88,6 +91,17 @@ impl Scope {
     /// The source named `alias`.
     pub fn source(&self, alias: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.alias == alias)
+    }
+}
+
+/// Whether two columns may be one variable (an equality as a shared variable, a join read
+/// through an index): their types are one, or one is unknown. Columns of two types (an int
+/// and a decimal, decimals of two scales) are compared by a filter instead, which brings
+/// them to one type; as one variable the rule language refuses them.
+pub fn joinable(a: Option<ColumnType>, b: Option<ColumnType>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.ty == b.ty,
+        _ => true,
     }
 }
 

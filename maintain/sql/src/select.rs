@@ -653,8 +653,9 @@ fn expand_items(items: &[SelectItem], scope: &Scope) -> SqlResult<Vec<(Expr, Str
                 out.push((expr.clone(), names::new_name(alias)?));
             }
             SelectItem::Wildcard(_) => {
+                let mut merged_shown = Vec::new();
                 for source in &scope.sources {
-                    star_unqualified(source, scope, &mut out);
+                    star_unqualified(source, scope, &mut merged_shown, &mut out);
                 }
             }
             SelectItem::QualifiedWildcard(kind, _) => {
@@ -703,13 +704,23 @@ fn star(source: &Source, out: &mut Vec<(Expr, String)>) {
 }
 
 /// `*`'s columns of `source`: a USING column merged away is left out, and the one it was
-/// merged into is the merged value.
-fn star_unqualified(source: &Source, scope: &Scope, out: &mut Vec<(Expr, String)>) {
+/// merged into (the first of its name `*` shows, recorded in `merged_shown`) is the merged
+/// value; a later column of that name that no USING named is its own source's.
+fn star_unqualified(
+    source: &Source,
+    scope: &Scope,
+    merged_shown: &mut Vec<String>,
+    out: &mut Vec<(Expr, String)>,
+) {
     for (position, column) in source.table.columns.iter().enumerate() {
         if source.hidden.contains(&position) {
             continue;
         }
-        let merged = scope.merged.iter().any(|(n, ..)| *n == column.name);
+        let merged = scope.merged.iter().any(|(n, ..)| *n == column.name)
+            && !merged_shown.contains(&column.name);
+        if merged {
+            merged_shown.push(column.name.clone());
+        }
         let expr = match merged {
             true => Expr::Identifier(sqlparser::ast::Ident::with_quote('"', column.name.clone())),
             false => Expr::CompoundIdentifier(vec![
