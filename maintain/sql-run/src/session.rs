@@ -15,7 +15,7 @@ use rnt_sql::as_of::AsOf;
 use rnt_sql::catalog::Catalog;
 use rnt_sql::dml::Target;
 use rnt_sql::error::{SqlError, SqlErrorKind, SqlResult};
-use rnt_sql::{ddl, names, output, top};
+use rnt_sql::{ddl, names, output};
 use rnt_store::Address;
 use sqlparser::ast::{CreateView, ObjectType, Spanned, Statement};
 use std::sync::Arc;
@@ -139,7 +139,9 @@ impl<'d> Session<'d> {
             };
             let start = statement.span().start;
             let rules = match &**statement {
-                Statement::Query(query) => top::lower(&catalog, query).map(|l| l.rules + "\n"),
+                Statement::Query(query) => {
+                    rnt_sql::pipeline::lower_query(&catalog, query, None).map(|l| l.rules + "\n")
+                }
                 Statement::CreateTable(create) => ddl::create_table(create, &catalog),
                 Statement::CreateView(create) => ddl::create_view(create, &catalog, &head.program),
                 other => Err(SqlError::unsupported(format!(
@@ -368,7 +370,7 @@ impl<'d> Session<'d> {
             None => self.working_db(),
         };
         let reader = Reader::new(db, &snapshot);
-        let lowered = top::lower_with(&catalog, query, Some((&reader, as_of)))?;
+        let lowered = rnt_sql::pipeline::lower_query(&catalog, query, Some((&reader, as_of)))?;
         let extra = reader.into_extra();
         let rules = format!("{}\n{}", lowered.rules, extra.text);
         let snapshot = crate::reads::readable(&snapshot, db);

@@ -6,6 +6,7 @@
 //! compares lower-cased; `IS [NOT] DISTINCT FROM` is a `case`; `CASE x WHEN v …` compares
 //! `x = v`; `EXTRACT(YEAR FROM d)` is `year(d)`. `/` is refused: DuckDB's `/` gives a binary
 //! float (`//` is integer division, truncating toward zero as the rule language's `/`).
+pub use crate::clauses::arguments;
 
 use crate::body::{Body, Ex};
 use crate::error::{clip, SqlError, SqlResult};
@@ -16,8 +17,7 @@ use rnt_lang::decimal::Decimal;
 use rnt_lang::time::{format_date, format_timestamp, parse_date, parse_timestamp};
 use rnt_lang::value::{Type, Value};
 use sqlparser::ast::{
-    BinaryOperator, CastKind, DateTimeField, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
-    UnaryOperator, Value as SqlValue,
+    BinaryOperator, CastKind, DateTimeField, Expr, UnaryOperator, Value as SqlValue,
 };
 
 /// A lowered expression and its type, when known.
@@ -475,22 +475,6 @@ fn one_numeric_type(values: &mut [&mut Typed]) -> Option<Type> {
         }
     }
     Some(target)
-}
-
-/// The arguments of a plain function call.
-pub fn arguments(function: &sqlparser::ast::Function) -> SqlResult<Vec<&Expr>> {
-    match &function.args {
-        FunctionArguments::None => Ok(Vec::new()),
-        FunctionArguments::List(list) => list
-            .args
-            .iter()
-            .map(|arg| match arg {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
-                other => Err(SqlError::unsupported(format!("the argument `{other}`"))),
-            })
-            .collect(),
-        FunctionArguments::Subquery(_) => Err(SqlError::unsupported("a subquery as an argument")),
-    }
 }
 
 /// A scalar function call (aggregates and windows are lowered where they may stand).

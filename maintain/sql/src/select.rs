@@ -6,6 +6,7 @@
 use crate::as_of::AsOf;
 use crate::body::{AtomKind, Body, Ex, Var};
 use crate::catalog::{Catalog, Column, Table};
+pub use crate::clauses::{column_name, contains_aggregate, is_aggregate_name, visit};
 use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::history::History;
@@ -16,14 +17,6 @@ use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::value::{ColumnType, Type};
 use sqlparser::ast::{Distinct, Expr, GroupByExpr, Query, Select, SelectItem, SetExpr};
 use std::collections::BTreeSet;
-
-/// The aggregate functions SQL names.
-pub fn is_aggregate_name(name: &str) -> bool {
-    matches!(
-        name,
-        "count" | "sum" | "avg" | "min" | "max" | "string_agg" | "group_concat" | "listagg"
-    )
-}
 
 /// A relation a lowering made, with the outer variables its first columns stand for (a
 /// correlated subquery's correlation columns).
@@ -526,19 +519,6 @@ pub fn split_and(expr: &Expr, out: &mut Vec<Expr>) {
     }
 }
 
-/// Whether an expression holds an aggregate call (not under OVER).
-pub fn contains_aggregate(expr: &Expr) -> bool {
-    let mut found = false;
-    visit(expr, &mut |e| {
-        if let Expr::Function(f) = e {
-            if f.over.is_none() && names::object(&f.name).is_ok_and(|n| is_aggregate_name(&n)) {
-                found = true;
-            }
-        }
-    });
-    found
-}
-
 /// `expr` rebuilt with `f` applied to each operand, for the operators a condition is made
 /// of (binary and unary operators, parentheses, IS [NOT] NULL, BETWEEN); `None` for any
 /// other kind of expression, which the caller handles.
@@ -573,74 +553,6 @@ pub fn map_operands(
         },
         _ => return Ok(None),
     }))
-}
-
-/// Calls `f` on `expr` and each expression under it (not into subqueries).
-pub fn visit(expr: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(expr);
-    let mut each = |e: &Expr| visit(e, f);
-    match expr {
-        Expr::BinaryOp { left, right, .. } => {
-            each(left);
-            each(right);
-        }
-        Expr::UnaryOp { expr, .. }
-        | Expr::Nested(expr)
-        | Expr::IsNull(expr)
-        | Expr::IsNotNull(expr)
-        | Expr::IsTrue(expr)
-        | Expr::IsFalse(expr)
-        | Expr::IsNotTrue(expr)
-        | Expr::IsNotFalse(expr)
-        | Expr::Cast { expr, .. }
-        | Expr::Extract { expr, .. } => each(expr),
-        Expr::Between {
-            expr, low, high, ..
-        } => {
-            each(expr);
-            each(low);
-            each(high);
-        }
-        Expr::In {
-            expr,
-            target: sqlparser::ast::InTarget::List(list),
-            ..
-        } => {
-            each(expr);
-            list.iter().for_each(&mut each);
-        }
-        Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => {
-            each(expr);
-            each(pattern);
-        }
-        Expr::Case {
-            operand,
-            conditions,
-            else_result,
-            ..
-        } => {
-            if let Some(o) = operand {
-                each(o);
-            }
-            for w in conditions {
-                each(&w.condition);
-                each(&w.result);
-            }
-            if let Some(e) = else_result {
-                each(e);
-            }
-        }
-        Expr::Function(function) => {
-            if let Ok(args) = expr::arguments(function) {
-                args.into_iter().for_each(&mut each);
-            }
-        }
-        Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => {
-            each(a);
-            each(b);
-        }
-        _ => {}
-    }
 }
 
 /// The SELECT list with `*` and `t.*` expanded: each item's expression and column name.
@@ -729,19 +641,6 @@ fn star_unqualified(
             ]),
         };
         out.push((expr, column.name.clone()));
-    }
-}
-
-/// An output column's name: the column's own for a column reference, else `colN`.
-pub(crate) fn column_name(expr: &Expr, position: usize) -> String {
-    match expr {
-        Expr::Identifier(ident) => names::ident(ident).unwrap_or_else(|_| format!("col{position}")),
-        Expr::CompoundIdentifier(parts) => parts
-            .last()
-            .and_then(|p| names::ident(p).ok())
-            .unwrap_or_else(|| format!("col{position}")),
-        Expr::Function(f) => names::object(&f.name).unwrap_or_else(|_| format!("col{position}")),
-        _ => format!("col{position}"),
     }
 }
 

@@ -5,14 +5,13 @@
 
 use crate::as_of::AsOf;
 use crate::catalog::{Catalog, Table};
-use crate::error::{SqlError, SqlResult};
+pub(crate) use crate::clauses::{limits, order_terms};
+use crate::error::SqlResult;
 use crate::history::History;
 use crate::names;
 use crate::output::SortTerm;
 use crate::select::Lowerer;
-use sqlparser::ast::{
-    Expr, LimitClause, OrderByKind, OrderBySort, Query, SelectItem, SetExpr, Value,
-};
+use sqlparser::ast::{Expr, Query, SelectItem, SetExpr, Value};
 
 /// The name of a query's answer relation.
 pub const ANSWER: &str = "_answer";
@@ -97,33 +96,6 @@ pub fn lower_with(
     })
 }
 
-/// The ORDER BY terms: expression, DESC, NULLS FIRST (nulls last by default both ways).
-fn order_terms(query: &Query) -> SqlResult<Vec<(Expr, bool, bool)>> {
-    let Some(order_by) = &query.order_by else {
-        return Ok(Vec::new());
-    };
-    let OrderByKind::Expressions(exprs) = &order_by.kind else {
-        return Err(SqlError::unsupported("ORDER BY ALL (name the columns)"));
-    };
-    exprs
-        .iter()
-        .map(|e| {
-            let descending = match &e.options.sort {
-                Some(OrderBySort::Desc) => true,
-                Some(OrderBySort::Asc) | None => false,
-                Some(OrderBySort::Using(_)) => {
-                    return Err(SqlError::unsupported("ORDER BY … USING"))
-                }
-            };
-            Ok((
-                e.expr.clone(),
-                descending,
-                e.options.nulls_first == Some(true),
-            ))
-        })
-        .collect()
-}
-
 /// The sort terms in the order ORDER BY wrote them.
 fn in_written_order(
     query: &Query,
@@ -180,44 +152,5 @@ fn output_names(body: &SetExpr) -> Vec<String> {
         SetExpr::Query(query) => output_names(&query.body),
         SetExpr::SetOperation { left, .. } => output_names(left),
         _ => Vec::new(),
-    }
-}
-
-/// OFFSET and LIMIT, which must be non-negative int literals.
-pub(crate) fn limits(query: &Query) -> SqlResult<(usize, Option<usize>)> {
-    let number = |e: &Expr| -> SqlResult<usize> {
-        match e {
-            Expr::Value(v) => match &v.value {
-                Value::Number(n, _) => n
-                    .parse()
-                    .map_err(|_| SqlError::bind(format!("LIMIT and OFFSET take a count, not {n}"))),
-                Value::Null => Ok(usize::MAX),
-                other => Err(SqlError::bind(format!(
-                    "LIMIT and OFFSET take a count, not {other}"
-                ))),
-            },
-            other => Err(SqlError::unsupported(format!("LIMIT {other} (a count is)"))),
-        }
-    };
-    if query.fetch.is_some() {
-        return Err(SqlError::unsupported("FETCH (write LIMIT)"));
-    }
-    match &query.limit_clause {
-        None => Ok((0, None)),
-        Some(LimitClause::LimitOffset {
-            limit,
-            offset,
-            limit_by,
-        }) => {
-            if !limit_by.is_empty() {
-                return Err(SqlError::unsupported("LIMIT BY"));
-            }
-            let limit = limit.as_ref().map(number).transpose()?;
-            let offset = offset.as_ref().map(|o| number(&o.value)).transpose()?;
-            Ok((offset.unwrap_or(0), limit))
-        }
-        Some(LimitClause::OffsetCommaLimit { offset, limit }) => {
-            Ok((number(offset)?, Some(number(limit)?)))
-        }
     }
 }
