@@ -2,6 +2,7 @@
 //! block's input row, or a grouped block's groups and aggregates), types checked and
 //! literals coerced where SQL coerces them (a string beside a date is a date).
 
+use super::calls;
 use super::scope::Scope;
 use super::{Bound, NotYet};
 use crate::ir::{Scalar, ScalarOp, Ty};
@@ -10,7 +11,8 @@ use rnt_lang::syntax::ast::{ArithOp, CmpOp, LogicOp};
 use rnt_lang::time::{parse_date, parse_timestamp};
 use rnt_lang::value::{Type, Value, INT_AS_DECIMAL};
 use sqlparser::ast::{
-    BinaryOperator as B, Expr, Function, Ident, UnaryOperator, Value as SqlValue,
+    BinaryOperator as B, CastKind, Expr, Function, Ident, InTarget, UnaryOperator,
+    Value as SqlValue,
 };
 
 /// What names and aggregates mean where an expression is bound.
@@ -77,7 +79,49 @@ pub fn scalar(expr: &Expr, columns: &mut dyn Columns) -> Bound<Scalar> {
             let high = scalar(high, columns)?;
             between(value, *negated, low, high)
         }
-        Expr::Function(call) => columns.aggregate(call),
+        Expr::Function(call) if is_aggregate(call) => columns.aggregate(call),
+        Expr::Function(call) => calls::function(call, columns),
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => calls::case(
+            operand.as_deref(),
+            conditions,
+            else_result.as_deref(),
+            columns,
+        ),
+        Expr::In {
+            expr,
+            target: InTarget::List(list),
+            negated,
+            global: false,
+        } => {
+            let value = scalar(expr, columns)?;
+            let list = list
+                .iter()
+                .map(|item| scalar(item, columns))
+                .collect::<Bound<Vec<_>>>()?;
+            calls::in_list(value, list, *negated)
+        }
+        Expr::Like {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char: None,
+        } => {
+            let value = scalar(expr, columns)?;
+            let pattern = scalar(pattern, columns)?;
+            calls::like(value, pattern, *negated)
+        }
+        Expr::Cast {
+            kind: CastKind::Cast | CastKind::DoubleColon,
+            expr,
+            data_type,
+            format: None,
+        } => calls::cast(scalar(expr, columns)?, data_type),
         _ => Err(NotYet("an expression of this kind")),
     }
 }
@@ -167,6 +211,7 @@ fn binary(op: &B, left: Scalar, right: Scalar) -> Bound<Scalar> {
         B::LtEq => compare(CmpOp::Le, left, right),
         B::Gt => compare(CmpOp::Gt, left, right),
         B::GtEq => compare(CmpOp::Ge, left, right),
+        B::StringConcat => calls::concat(left, right),
         B::And => logic(LogicOp::And, left, right),
         B::Or => logic(LogicOp::Or, left, right),
         _ => Err(NotYet("a binary operator of this kind")),
@@ -301,4 +346,30 @@ fn scale(ty: Type) -> u8 {
 
 fn is_bool(scalar: &Scalar) -> bool {
     matches!(scalar.ty().ty, Some(Type::Bool) | None)
+}
+
+/// Whether a call names one of SQL's aggregates (and is no window).
+fn is_aggregate(call: &Function) -> bool {
+    call.over.is_none()
+        && crate::names::object(&call.name)
+            .is_ok_and(|name| crate::clauses::is_aggregate_name(&name))
+}
+
+/// A scalar's type, `None` for a bare `NULL`.
+pub fn literal_type(scalar: &Scalar) -> Option<Type> {
+    scalar.ty().ty
+}
+
+/// The one type values of several branches share: all the same (a bare `NULL` takes any);
+/// `None` when all are bare nulls.
+pub fn unify_types(values: &[&Scalar]) -> Bound<Option<Type>> {
+    let mut out: Option<Type> = None;
+    for ty in values.iter().filter_map(|v| v.ty().ty) {
+        out = Some(match out {
+            None => ty,
+            Some(seen) if seen == ty => seen,
+            Some(_) => return Err(NotYet("branches of two types")),
+        });
+    }
+    Ok(out)
 }

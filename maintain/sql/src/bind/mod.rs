@@ -7,6 +7,7 @@
 //! value that is never shown: the statement then goes whole to the older lowering, which
 //! also reports every error.
 
+mod calls;
 mod expr;
 mod grouped;
 mod scope;
