@@ -6,6 +6,7 @@
 
 use crate::decimal::Decimal;
 use crate::diagnostic::clip;
+use crate::float::Float;
 use crate::time::{parse_date, parse_timestamp};
 use crate::value::{ColumnType, Type, Value};
 use std::num::IntErrorKind;
@@ -21,6 +22,10 @@ pub fn conform(value: Value, column: ColumnType) -> Result<Value, String> {
         (Value::Decimal(d), Type::Decimal { precision, scale }) => fit_decimal(d, precision, scale),
         (Value::Str(text), Type::Date) => read_date(&text),
         (Value::Str(text), Type::Timestamp) => read_timestamp(&text),
+        (Value::Str(text), ty @ (Type::Double | Type::Real)) => read_float(&text, ty),
+        (value @ (Value::Int(_) | Value::Decimal(_)), ty @ (Type::Double | Type::Real)) => {
+            read_float(&value.to_string(), ty)
+        }
         (value, ty) if value.ty() == Some(ty) => Ok(value),
         (value, ty) => Err(format!("must be {ty}, found {value}")),
     }
@@ -64,6 +69,14 @@ fn read_timestamp(text: &str) -> Result<Value, String> {
             clip(text)
         )
     })
+}
+
+/// Text read to the nearest `double` or `real` (DuckDB's reading: `1e-3`, ` 2.5 `, `nan`,
+/// `-inf`).
+fn read_float(text: &str, ty: Type) -> Result<Value, String> {
+    Float::parse(text, ty == Type::Real)
+        .map(Value::Float)
+        .ok_or_else(|| format!("expected a {ty}, found `{}`", clip(text)))
 }
 
 /// The spellings of a bool in a CSV field: `true false TRUE FALSE True False t f 1 0`.
@@ -112,6 +125,10 @@ pub fn parse_text(text: &str, ty: Type) -> Result<Value, String> {
         },
         Type::Date => read_date(text.trim_matches(' ')),
         Type::Timestamp => read_timestamp(text.trim_matches(' ')),
+        Type::Double | Type::Real if text.trim().is_empty() => {
+            Err(format!("expected a {ty}, found {}", shown()))
+        }
+        Type::Double | Type::Real => read_float(text, ty),
     }
 }
 
