@@ -26,6 +26,8 @@ pub fn conform(value: Value, column: ColumnType) -> Result<Value, String> {
         (value @ (Value::Int(_) | Value::Decimal(_)), ty @ (Type::Double | Type::Real)) => {
             read_float(&value.to_string(), ty)
         }
+        (Value::Float(x), Type::Double) => Ok(Value::Float(Float::double(x.to_f64()))),
+        (Value::Float(x), Type::Real) => narrow_to_real(x),
         (value, ty) if value.ty() == Some(ty) => Ok(value),
         (value, ty) => Err(format!("must be {ty}, found {value}")),
     }
@@ -69,6 +71,16 @@ fn read_timestamp(text: &str) -> Result<Value, String> {
             clip(text)
         )
     })
+}
+
+/// A float as a `real`: the nearest one; a finite double beyond a real's range is refused,
+/// as DuckDB refuses it.
+pub fn narrow_to_real(x: Float) -> Result<Value, String> {
+    let narrow = Float::real(x.to_f32());
+    if x.to_f64().is_finite() && !narrow.to_f64().is_finite() {
+        return Err(format!("{x} is out of range for real"));
+    }
+    Ok(Value::Float(narrow))
 }
 
 /// Text read to the nearest `double` or `real` (DuckDB's reading: `1e-3`, ` 2.5 `, `nan`,
