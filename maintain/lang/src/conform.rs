@@ -155,6 +155,36 @@ mod tests {
         })
     }
 
+    /// CSV text and change-file values go to the nearest double (or real), as DuckDB reads
+    /// them; a double beyond a real's range is refused, as DuckDB refuses it.
+    #[test]
+    fn text_and_numbers_read_to_the_nearest_float() {
+        let double = |x: f64| Ok(Value::Float(Float::double(x)));
+        assert_eq!(
+            parse_text("10.357019999999999", Type::Double),
+            double(10.357019999999999)
+        );
+        assert_eq!(parse_text(" 0.1 ", Type::Double), double(0.1));
+        assert_eq!(parse_text("1e-400", Type::Double), double(0.0));
+        assert_eq!(parse_text("-inf", Type::Double), double(f64::NEG_INFINITY));
+        assert_eq!(parse_text("NaN", Type::Double), double(f64::NAN));
+        assert!(parse_text("", Type::Double).is_err());
+        assert!(parse_text("1,5", Type::Double)
+            .unwrap_err()
+            .contains("expected a double"));
+        assert_eq!(
+            parse_text("0.1", Type::Real),
+            Ok(Value::Float(Float::real(0.1)))
+        );
+        let one_tenth = Value::Decimal(Decimal::parse("0.1").unwrap());
+        assert_eq!(
+            conform(one_tenth, ColumnType::of(Type::Double)),
+            double(0.1)
+        );
+        let huge = Value::Float(Float::double(1e300));
+        assert!(conform(huge, ColumnType::of(Type::Real)).is_err());
+    }
+
     #[test]
     fn values_take_their_column_s_type_exactly_or_are_refused() {
         let two = |text: &str| Value::Decimal(Decimal::parse(text).unwrap());

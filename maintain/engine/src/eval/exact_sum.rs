@@ -454,6 +454,9 @@ mod tests {
         sum_of(&[1.0]).encode(&mut one);
         // 1.0 = 2^1074 units: 134 zero bytes, then the byte 04.
         assert_eq!(&one[24..], &[134, 0, 1, 0, 4]);
+        let mut minus_one = Vec::new();
+        sum_of(&[-1.0]).encode(&mut minus_one);
+        assert_eq!(&minus_one[24..], &[134, 0, 1, 0, 0xfc]);
         // A redundant sign byte is not the canonical encoding.
         let mut padded = one[..24].to_vec();
         padded.extend_from_slice(&[134, 0, 2, 0, 4, 0]);
