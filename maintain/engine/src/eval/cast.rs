@@ -77,7 +77,7 @@ fn float_to_int(x: f64) -> Option<Value> {
     let rounded = x.round_ties_even();
     // 2^63 is exact as a double; every double in [-2^63, 2^63) is an i64.
     let fits = (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&rounded);
-    fits.then(|| Value::Int(rounded as i64))
+    fits.then_some(Value::Int(rounded as i64))
 }
 
 /// `x` as a `decimal(precision, scale)`, as DuckDB computes it: `x × 10^scale` (one IEEE

@@ -357,7 +357,7 @@ fn round_to_double(magnitude: &[u64], exponent: i64, sticky: bool) -> f64 {
         significand >>= 1;
         last += 1;
     }
-    if last + SIGNIFICAND_BITS - 1 >= 1024 {
+    if last + SIGNIFICAND_BITS > 1024 {
         return f64::INFINITY;
     }
     if significand < 1 << (SIGNIFICAND_BITS - 1) {
