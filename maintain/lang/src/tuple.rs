@@ -582,28 +582,7 @@ fn decode_value(
                 })?;
             Ok((Value::Decimal(value), offset + width))
         }
-        Type::Double | Type::Real => {
-            let width = fixed_width(ty).unwrap_or(INT_BYTES);
-            let slice = bytes
-                .get(offset..offset + width)
-                .ok_or(truncated(bytes.len()))?;
-            let mut raw = [0u8; 8];
-            raw[8 - width..].copy_from_slice(slice);
-            let key = u64::from_be_bytes(raw);
-            let sign = 1u64 << (width * 8 - 1);
-            // The inverse of `float_key`.
-            let bits = if key & sign != 0 {
-                key & !sign
-            } else {
-                !key & (u64::MAX >> (64 - width * 8))
-            };
-            let value = Float::from_bits(bits, ty == Type::Real).ok_or(TupleError::BadFloat {
-                column,
-                offset,
-                ty,
-            })?;
-            Ok((Value::Float(value), offset + width))
-        }
+        Type::Double | Type::Real => decode_float(bytes, offset, column, ty),
         Type::Bool => match bytes.get(offset) {
             Some(0) => Ok((Value::Bool(false), offset + 1)),
             Some(1) => Ok((Value::Bool(true), offset + 1)),
@@ -646,6 +625,39 @@ fn decode_value(
             Ok((Value::Str(text), at + 2))
         }
     }
+}
+
+/// Decodes the `double` or `real` of `column` at `offset` (the inverse of `float_key`);
+/// bits no canonical value has are damage.
+fn decode_float(
+    bytes: &[u8],
+    offset: usize,
+    column: usize,
+    ty: Type,
+) -> Result<(Value, usize), TupleError> {
+    let width = fixed_width(ty).unwrap_or(INT_BYTES);
+    let slice = bytes
+        .get(offset..offset + width)
+        .ok_or(TupleError::Truncated {
+            column,
+            ty,
+            offset: bytes.len(),
+        })?;
+    let mut raw = [0u8; 8];
+    raw[8 - width..].copy_from_slice(slice);
+    let key = u64::from_be_bytes(raw);
+    let sign = 1u64 << (width * 8 - 1);
+    let bits = if key & sign != 0 {
+        key & !sign
+    } else {
+        !key & (u64::MAX >> (64 - width * 8))
+    };
+    let value = Float::from_bits(bits, ty == Type::Real).ok_or(TupleError::BadFloat {
+        column,
+        offset,
+        ty,
+    })?;
+    Ok((Value::Float(value), offset + width))
 }
 
 /// A tuple shown in change-file syntax, `orders(1, "a", true)`; see [`format_tuple`].
