@@ -117,7 +117,7 @@ QUERIES = [
     "SELECT id, x + y, x - y, x * y, -x, abs(x), x + i, x * d, d + r, r * r, r + 1 FROM k",
     "SELECT id, x / y, i / 2, d / 3, r / 2, x % y, i % 3, d % 0.3, 7 // 2, -7 // 2, x // nullif(y, 0) FROM k",
     "SELECT id, CAST(i AS DOUBLE), CAST(d AS DOUBLE), CAST(r AS DOUBLE), "
-    "CASE WHEN abs(x) < 1e38 OR NOT x BETWEEN -1e308 AND 1e308 THEN CAST(x AS REAL) END, "
+    "CASE WHEN abs(x) < 1e38 OR abs(x) = 'inf'::DOUBLE OR x = 'nan'::DOUBLE THEN CAST(x AS REAL) END, "
     "CASE WHEN x BETWEEN -1e15 AND 1e15 THEN CAST(x AS BIGINT) END, "
     "CASE WHEN x BETWEEN -1e9 AND 1e9 THEN CAST(x AS DECIMAL(18, 3)) END, CAST(x AS VARCHAR) FROM k",
     "SELECT id, x FROM k ORDER BY x, id",
