@@ -117,7 +117,7 @@ fn a_transaction_is_one_commit_judged_at_commit() {
 fn errors_point_at_the_line_and_column_and_change_nothing() {
     let shop = shop();
     let head = shop.head();
-    let cases: [(&str, i32, &[&str]); 7] = [
+    let cases: [(&str, i32, &[&str]); 6] = [
         (
             "SELECT 1;\nSELEC 2",
             1,
