@@ -126,6 +126,11 @@ fn fsum(values: &[f64]) -> f64 {
     hi
 }
 
+/// A small index as an id or group.
+fn id(i: usize) -> i64 {
+    i64::try_from(i).unwrap_or(i64::MAX)
+}
+
 /// The model: the rows present, by id.
 type Rows = BTreeMap<i64, (i64, Option<f64>)>;
 
@@ -150,7 +155,7 @@ fn random_commit(rng: &mut Rng, rows: &mut Rows, next_id: &mut i64, seen: &mut V
         if let Some(x) = x {
             seen.push(x);
         }
-        let g = rng.below(3) as i64;
+        let g = i64::try_from(rng.below(3)).unwrap_or(0);
         text.push_str(&row_text('+', *next_id, g, x));
         rows.insert(*next_id, (g, x));
         *next_id += 1;
@@ -241,12 +246,15 @@ proptest! {
         let start = db.head().unwrap().state_address;
         let mut order: Vec<usize> = (0..values.len()).collect();
         for chunk in order.chunks(split) {
-            let text: String = chunk.iter().map(|&i| row_text('+', i as i64, (i % 2) as i64, values[i])).collect();
+            let text: String = chunk
+                .iter()
+                .map(|&i| row_text('+', id(i), id(i % 2), values[i]))
+                .collect();
             commit(&db, &text);
         }
         let head = db.head().unwrap();
         prop_assert!(db.verify(&head).unwrap().mismatches.is_empty());
-        let mut rows: Rows = (0..values.len()).map(|i| (i as i64, ((i % 2) as i64, values[i]))).collect();
+        let mut rows: Rows = (0..values.len()).map(|i| (id(i), (id(i % 2), values[i]))).collect();
         rows.insert(1000, (0, Some(1.5)));
         prop_assert_eq!(&head.state_address, &at_once(&rows).head().unwrap().state_address);
         check_sums(&db, &rows);
@@ -255,7 +263,10 @@ proptest! {
             order.swap(i, rng.index(i + 1));
         }
         for chunk in order.chunks(split + 1) {
-            let text: String = chunk.iter().map(|&i| row_text('-', i as i64, (i % 2) as i64, values[i])).collect();
+            let text: String = chunk
+                .iter()
+                .map(|&i| row_text('-', id(i), id(i % 2), values[i]))
+                .collect();
             commit(&db, &text);
             let head = db.head().unwrap();
             prop_assert!(db.verify(&head).unwrap().mismatches.is_empty());
