@@ -71,6 +71,31 @@ pub fn cast(value: Value, to: Type, rule: &str) -> EngineResult<Value> {
     result.ok_or_else(|| failed(&value))
 }
 
+/// An assigned value in its variable's type, where the checker typed the variable as a
+/// number the value only meets: an int or a decimal where a `double` or `real` is wanted
+/// (`x = coalesce(d, 1)` with `d` a double) becomes the nearest float, and one of a smaller
+/// scale where a decimal is wanted is rescaled (exactly). Anything else is returned as it
+/// is: the checker has made the value's type the variable's.
+pub fn to_assigned_type(value: Value, ty: Option<&Type>) -> Value {
+    match (&value, ty) {
+        (Value::Int(_) | Value::Decimal(_), Some(Type::Double)) => value
+            .as_f64()
+            .map_or(value, |x| Value::Float(Float::double(x))),
+        (Value::Int(_) | Value::Decimal(_), Some(Type::Real)) => value
+            .as_f32()
+            .map_or(value, |x| Value::Float(Float::real(x))),
+        (Value::Int(_) | Value::Decimal(_), Some(Type::Decimal { scale, .. })) => {
+            match value.as_decimal().and_then(|d| d.rescale(*scale)) {
+                Some(d) if value.as_decimal().is_some_and(|v| v.scale() < *scale) => {
+                    Value::Decimal(d)
+                }
+                _ => value,
+            }
+        }
+        _ => value,
+    }
+}
+
 /// `x` rounded half to even to an int (DuckDB's `nearbyint`), if it fits.
 #[allow(clippy::cast_possible_truncation)]
 fn float_to_int(x: f64) -> Option<Value> {
