@@ -169,10 +169,7 @@ v(a, x, y, s) :- t(a, d, m), x = coalesce(d, 1), y = coalesce(m, 1),
     s = case when a > 1 then x else 7 end.
 ",
     );
-    commit(
-        &db,
-        "+t(1, double(\"0.5\"), null)\n+t(2, null, 2.50)\n",
-    );
+    commit(&db, "+t(1, double(\"0.5\"), null)\n+t(2, null, 2.50)\n");
     let head = db.head().expect("the head");
     let mut shown: Vec<String> = db
         .tuples(&head, "v")
