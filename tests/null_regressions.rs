@@ -11,7 +11,10 @@
 //! - a window over an atom with a repeated variable (`v0(x, x)`) let a tuple `(null, null)`
 //!   through when it valued the changed rows (a repeated variable is a join);
 //! - an ephemeral relation read under a null window partition found nothing: the
-//!   partition's null stands for itself, and so does the ephemeral head column it binds.
+//!   partition's null stands for itself, and so does the ephemeral head column it binds;
+//! - `y = coalesce(m, 1)` (or a `case`) with `m` a decimal or a double gave the int `1`
+//!   where the variable is typed as `m`: a derived tuple of the wrong type, exit 70 (found
+//!   with issue 39's doubles). An assigned number now takes its variable's type.
 
 use rnt::db::change::parse_changes;
 use rnt::db::{CommitOutcome, Database};
@@ -151,5 +154,36 @@ fn coalesce_evaluates_no_argument_after_the_first_value() {
     );
     commit(&db, "+d(1, 7)\n+d(2, null)\n");
     assert_eq!(tuples(&db, "c"), ["[Int(1), Int(7)]"]);
+    assert_verified(&db);
+}
+
+/// `coalesce` and `case` of a number with a wider one: the assigned value takes the
+/// variable's type (a double, a decimal's scale), so the view holds it and verifies.
+#[test]
+fn a_coalesced_number_takes_its_variables_type() {
+    let db = database_of(
+        "
+relation t(a: int, d: double?, m: decimal(6, 2)?).
+view v(a: int, x: double, y: decimal(38, 2), s: double).
+v(a, x, y, s) :- t(a, d, m), x = coalesce(d, 1), y = coalesce(m, 1),
+    s = case when a > 1 then x else 7 end.
+",
+    );
+    commit(&db, "+t(1, double(\"0.5\"), null)\n+t(2, null, 2.50)\n");
+    let head = db.head().expect("the head");
+    let mut shown: Vec<String> = db
+        .tuples(&head, "v")
+        .expect("the relation reads")
+        .iter()
+        .map(|tuple| rnt::lang::tuple::format_tuple("v", tuple))
+        .collect();
+    shown.sort();
+    assert_eq!(
+        shown,
+        [
+            "v(1, double(\"0.5\"), 1.00, double(\"7.0\"))",
+            "v(2, double(\"1.0\"), 2.50, double(\"1.0\"))",
+        ]
+    );
     assert_verified(&db);
 }

@@ -70,15 +70,17 @@ impl Json {
     }
 
     /// A value of a tuple: ints as numbers, strings as strings, bools as bools, null as
-    /// `null`; decimals, dates and timestamps as strings in their text forms (`"12.50"`,
-    /// `"2013-01-01"`): exact for every client.
+    /// `null`; decimals, dates, timestamps and floats as strings in their text forms
+    /// (`"12.50"`, `"2013-01-01"`, `"0.1"`, `"nan"`): exact for every client.
     pub fn of_value(value: &Value) -> Json {
         match value {
             Value::Null => Json::Null,
             Value::Int(i) => Json::Int(*i),
             Value::Str(s) => Json::Str(s.clone()),
             Value::Bool(b) => Json::Bool(*b),
-            Value::Decimal(_) | Value::Date(_) | Value::Timestamp(_) => Json::Str(value.text()),
+            Value::Decimal(_) | Value::Date(_) | Value::Timestamp(_) | Value::Float(_) => {
+                Json::Str(value.text())
+            }
         }
     }
 
@@ -222,7 +224,7 @@ pub fn cell(value: &Value) -> String {
             quoted[1..quoted.len() - 1].to_string()
         }
         Value::Str(s) => s.clone(),
-        Value::Date(_) | Value::Timestamp(_) => value.text(),
+        Value::Date(_) | Value::Timestamp(_) | Value::Float(_) => value.text(),
         other => other.to_string(),
     }
 }

@@ -6,6 +6,7 @@
 
 use crate::decimal::Decimal;
 use crate::diagnostic::clip;
+use crate::float::Float;
 use crate::time::{parse_date, parse_timestamp};
 use crate::value::{ColumnType, Type, Value};
 use std::num::IntErrorKind;
@@ -21,6 +22,12 @@ pub fn conform(value: Value, column: ColumnType) -> Result<Value, String> {
         (Value::Decimal(d), Type::Decimal { precision, scale }) => fit_decimal(d, precision, scale),
         (Value::Str(text), Type::Date) => read_date(&text),
         (Value::Str(text), Type::Timestamp) => read_timestamp(&text),
+        (Value::Str(text), ty @ (Type::Double | Type::Real)) => read_float(&text, ty),
+        (value @ (Value::Int(_) | Value::Decimal(_)), ty @ (Type::Double | Type::Real)) => {
+            read_float(&value.to_string(), ty)
+        }
+        (Value::Float(x), Type::Double) => Ok(Value::Float(Float::double(x.to_f64()))),
+        (Value::Float(x), Type::Real) => narrow_to_real(x),
         (value, ty) if value.ty() == Some(ty) => Ok(value),
         (value, ty) => Err(format!("must be {ty}, found {value}")),
     }
@@ -64,6 +71,24 @@ fn read_timestamp(text: &str) -> Result<Value, String> {
             clip(text)
         )
     })
+}
+
+/// A float as a `real`: the nearest one; a finite double beyond a real's range is refused,
+/// as DuckDB refuses it.
+pub fn narrow_to_real(x: Float) -> Result<Value, String> {
+    let narrow = Float::real(x.to_f32());
+    if x.to_f64().is_finite() && !narrow.to_f64().is_finite() {
+        return Err(format!("{x} is out of range for real"));
+    }
+    Ok(Value::Float(narrow))
+}
+
+/// Text read to the nearest `double` or `real` (DuckDB's reading: `1e-3`, ` 2.5 `, `nan`,
+/// `-inf`).
+fn read_float(text: &str, ty: Type) -> Result<Value, String> {
+    Float::parse(text, ty == Type::Real)
+        .map(Value::Float)
+        .ok_or_else(|| format!("expected a {ty}, found `{}`", clip(text)))
 }
 
 /// The spellings of a bool in a CSV field: `true false TRUE FALSE True False t f 1 0`.
@@ -112,6 +137,10 @@ pub fn parse_text(text: &str, ty: Type) -> Result<Value, String> {
         },
         Type::Date => read_date(text.trim_matches(' ')),
         Type::Timestamp => read_timestamp(text.trim_matches(' ')),
+        Type::Double | Type::Real if text.trim().is_empty() => {
+            Err(format!("expected a {ty}, found {}", shown()))
+        }
+        Type::Double | Type::Real => read_float(text, ty),
     }
 }
 
@@ -124,6 +153,36 @@ mod tests {
             precision: p,
             scale: s,
         })
+    }
+
+    /// CSV text and change-file values go to the nearest double (or real), as DuckDB reads
+    /// them; a double beyond a real's range is refused, as DuckDB refuses it.
+    #[test]
+    fn text_and_numbers_read_to_the_nearest_float() {
+        let double = |x: f64| Ok(Value::Float(Float::double(x)));
+        assert_eq!(
+            parse_text("10.357019999999999", Type::Double),
+            double(10.357019999999999)
+        );
+        assert_eq!(parse_text(" 0.1 ", Type::Double), double(0.1));
+        assert_eq!(parse_text("1e-400", Type::Double), double(0.0));
+        assert_eq!(parse_text("-inf", Type::Double), double(f64::NEG_INFINITY));
+        assert_eq!(parse_text("NaN", Type::Double), double(f64::NAN));
+        assert!(parse_text("", Type::Double).is_err());
+        assert!(parse_text("1,5", Type::Double)
+            .unwrap_err()
+            .contains("expected a double"));
+        assert_eq!(
+            parse_text("0.1", Type::Real),
+            Ok(Value::Float(Float::real(0.1)))
+        );
+        let one_tenth = Value::Decimal(Decimal::parse("0.1").unwrap());
+        assert_eq!(
+            conform(one_tenth, ColumnType::of(Type::Double)),
+            double(0.1)
+        );
+        let huge = Value::Float(Float::double(1e300));
+        assert!(conform(huge, ColumnType::of(Type::Real)).is_err());
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod conform;
 pub mod csv;
 pub mod decimal;
 pub mod diagnostic;
+pub mod float;
 pub mod literal;
 pub mod schema;
 pub mod strata;

@@ -23,6 +23,12 @@
 //! date  4 bytes: the days since 1970-01-01 as an i32, sign bit flipped, big-endian
 //!         1970-01-01 -> 80 00 00 00      2013-01-01 -> 80 00 3d 5a
 //! timestamp  8 bytes: the microseconds since the epoch, as an int
+//! double  8 bytes: the canonical binary64 bits (`-0.0` as `0.0`, one NaN), big-endian,
+//!         the sign bit flipped when clear and every bit flipped when set
+//!         -inf -> 00 0f ff ff ff ff ff ff     0.0 -> 80 00 00 00 00 00 00 00
+//!          1.0 -> bf f0 00 00 00 00 00 00     NaN -> ff f8 00 00 00 00 00 00
+//! real  4 bytes: the canonical binary32 bits, the same way
+//!          1.0 -> bf 80 00 00                 NaN -> ff c0 00 00
 //! T?    a nullable column: 00 for null, or 01 then the value's encoding (null sorts first)
 //!         int? null -> 00      int? 1 -> 01 80 00 00 00 00 00 00 01
 //! ```
@@ -47,6 +53,7 @@
 use std::fmt;
 
 use crate::decimal::Decimal;
+use crate::float::Float;
 use crate::value::{ColumnType, Type, Value};
 
 /// One tuple of a relation: a value per attribute, in declaration order.
@@ -94,9 +101,9 @@ impl AsColumnType for Type {
 /// The encoded width of a value of a fixed-width type; `None` for `str`.
 fn fixed_width(ty: Type) -> Option<usize> {
     match ty {
-        Type::Int | Type::Timestamp => Some(INT_BYTES),
+        Type::Int | Type::Timestamp | Type::Double => Some(INT_BYTES),
         Type::Bool => Some(1),
-        Type::Date => Some(DATE_BYTES),
+        Type::Date | Type::Real => Some(DATE_BYTES),
         Type::Decimal { precision, .. } if precision <= NARROW_DECIMAL_DIGITS => Some(INT_BYTES),
         Type::Decimal { .. } => Some(WIDE_DECIMAL_BYTES),
         Type::Str => None,
@@ -199,6 +206,16 @@ pub enum TupleError {
         /// The column's precision.
         precision: u8,
     },
+    /// A float column holds bits no canonical value has (`-0.0`, another NaN).
+    #[error("corrupt tuple: column {column} at byte {offset} is not a canonical {ty}")]
+    BadFloat {
+        /// The column.
+        column: usize,
+        /// Where the value starts.
+        offset: usize,
+        /// The column's type.
+        ty: Type,
+    },
     /// A string column's bytes are not UTF-8.
     #[error("corrupt tuple: column {column} starting at byte {offset} is not valid UTF-8")]
     InvalidUtf8 {
@@ -268,7 +285,7 @@ pub fn fits_limit(values: &[Value]) -> bool {
 fn value_bytes_upper(value: &Value) -> usize {
     1 + match value {
         Value::Null => 0,
-        Value::Int(_) | Value::Timestamp(_) => INT_BYTES,
+        Value::Int(_) | Value::Timestamp(_) | Value::Float(_) => INT_BYTES,
         Value::Bool(_) => 1,
         Value::Date(_) => DATE_BYTES,
         Value::Decimal(_) => WIDE_DECIMAL_BYTES,
@@ -282,6 +299,8 @@ fn value_bytes(value: &Value) -> usize {
     match value {
         Value::Null => 0,
         Value::Int(_) | Value::Timestamp(_) => INT_BYTES,
+        Value::Float(x) if x.is_real() => DATE_BYTES,
+        Value::Float(_) => INT_BYTES,
         Value::Bool(_) => 1,
         Value::Date(_) => DATE_BYTES,
         Value::Decimal(_) => WIDE_DECIMAL_BYTES,
@@ -315,6 +334,24 @@ fn put_signed(out: &mut Vec<u8>, value: i128, width: usize) {
     out.extend_from_slice(&flipped.to_be_bytes()[16 - width..]);
 }
 
+/// The order-preserving form of a float's canonical bits (`width` bytes): the sign bit
+/// flipped when clear (positives above negatives), every bit flipped when set (a more
+/// negative value has larger magnitude bits).
+fn float_key(bits: u64, width: usize) -> u64 {
+    let sign = 1u64 << (width * 8 - 1);
+    let mask = u64::MAX >> (64 - width * 8);
+    if bits & sign == 0 {
+        bits | sign
+    } else {
+        !bits & mask
+    }
+}
+
+fn put_float(out: &mut Vec<u8>, x: Float) {
+    let width = if x.is_real() { DATE_BYTES } else { INT_BYTES };
+    out.extend_from_slice(&float_key(x.bits(), width).to_be_bytes()[8 - width..]);
+}
+
 /// Appends one value's encoding in a column of type `ty`; the caller has checked it.
 fn put_value(out: &mut Vec<u8>, value: &Value, ty: ColumnType) {
     if ty.nullable {
@@ -334,6 +371,7 @@ fn put_value(out: &mut Vec<u8>, value: &Value, ty: ColumnType) {
             d.units(),
             fixed_width(ty.ty).unwrap_or(WIDE_DECIMAL_BYTES),
         ),
+        Value::Float(x) => put_float(out, *x),
         Value::Bool(b) => out.push(u8::from(*b)),
         Value::Str(s) => {
             for &byte in s.as_bytes() {
@@ -544,6 +582,7 @@ fn decode_value(
                 })?;
             Ok((Value::Decimal(value), offset + width))
         }
+        Type::Double | Type::Real => decode_float(bytes, offset, column, ty),
         Type::Bool => match bytes.get(offset) {
             Some(0) => Ok((Value::Bool(false), offset + 1)),
             Some(1) => Ok((Value::Bool(true), offset + 1)),
@@ -586,6 +625,39 @@ fn decode_value(
             Ok((Value::Str(text), at + 2))
         }
     }
+}
+
+/// Decodes the `double` or `real` of `column` at `offset` (the inverse of `float_key`);
+/// bits no canonical value has are damage.
+fn decode_float(
+    bytes: &[u8],
+    offset: usize,
+    column: usize,
+    ty: Type,
+) -> Result<(Value, usize), TupleError> {
+    let width = fixed_width(ty).unwrap_or(INT_BYTES);
+    let slice = bytes
+        .get(offset..offset + width)
+        .ok_or(TupleError::Truncated {
+            column,
+            ty,
+            offset: bytes.len(),
+        })?;
+    let mut raw = [0u8; 8];
+    raw[8 - width..].copy_from_slice(slice);
+    let key = u64::from_be_bytes(raw);
+    let sign = 1u64 << (width * 8 - 1);
+    let bits = if key & sign != 0 {
+        key & !sign
+    } else {
+        !key & (u64::MAX >> (64 - width * 8))
+    };
+    let value = Float::from_bits(bits, ty == Type::Real).ok_or(TupleError::BadFloat {
+        column,
+        offset,
+        ty,
+    })?;
+    Ok((Value::Float(value), offset + width))
 }
 
 /// A tuple shown in change-file syntax, `orders(1, "a", true)`; see [`format_tuple`].
@@ -740,6 +812,78 @@ mod tests {
             decode_tuple(&[0x02], &[ColumnType::nullable(Type::Bool)]),
             Err(TupleError::BadMarker { .. })
         ));
+    }
+
+    /// Golden vectors of `double` and `real` (`docs/format.md` §7): one encoding per value,
+    /// DuckDB's order (NaN last), and the bits no value has refused as damage.
+    #[test]
+    fn golden_encodings_of_floats() {
+        let double = |x: f64| Value::Float(Float::double(x));
+        let real = |x: f32| Value::Float(Float::real(x));
+        let cases: Vec<(Value, Type, Vec<u8>)> = vec![
+            (
+                double(f64::NEG_INFINITY),
+                Type::Double,
+                vec![0x00, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+            ),
+            (
+                double(-1.0),
+                Type::Double,
+                vec![0x40, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+            ),
+            (double(-0.0), Type::Double, vec![0x80, 0, 0, 0, 0, 0, 0, 0]),
+            (
+                double(5e-324),
+                Type::Double,
+                vec![0x80, 0, 0, 0, 0, 0, 0, 1],
+            ),
+            (
+                double(1.0),
+                Type::Double,
+                vec![0xbf, 0xf0, 0, 0, 0, 0, 0, 0],
+            ),
+            (
+                double(-f64::NAN),
+                Type::Double,
+                vec![0xff, 0xf8, 0, 0, 0, 0, 0, 0],
+            ),
+            (real(1.0), Type::Real, vec![0xbf, 0x80, 0, 0]),
+            (real(-1.0), Type::Real, vec![0x40, 0x7f, 0xff, 0xff]),
+            (real(f32::NAN), Type::Real, vec![0xff, 0xc0, 0, 0]),
+        ];
+        for (value, ty, bytes) in &cases {
+            let tuple = vec![value.clone()];
+            assert_eq!(&encode_tuple(&tuple, &[*ty]).unwrap(), bytes, "{value:?}");
+            assert_eq!(decode_tuple(bytes, &[*ty]).unwrap(), tuple);
+        }
+        let ordered: Vec<f64> = vec![
+            f64::NEG_INFINITY,
+            -1e300,
+            -1.0,
+            -5e-324,
+            0.0,
+            5e-324,
+            2.5,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        let keys: Vec<Vec<u8>> = ordered
+            .iter()
+            .map(|&x| encode_tuple(&[double(x)], &[Type::Double]).unwrap())
+            .collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]));
+        let minus_zero = [0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
+        let other_nan = [0xff, 0xf8, 0, 0, 0, 0, 0, 1];
+        for bad in [&minus_zero[..], &other_nan[..]] {
+            assert!(matches!(
+                decode_tuple(bad, &[Type::Double]),
+                Err(TupleError::BadFloat { .. })
+            ));
+        }
+        // A nullable double: the marker, then the value.
+        let column = ColumnType::nullable(Type::Double);
+        assert_eq!(encode_tuple(&[double(1.0)], &[column]).unwrap()[0], 0x01);
+        assert!(encode_tuple(&[double(1.0)], &[Type::Real]).is_err());
     }
 
     /// Order within a column is value order: nulls first, decimals by number, dates and

@@ -1,8 +1,10 @@
 //! Values and their types: `int` (i64), `str` (UTF-8), `bool`, `decimal(p, s)` (exact fixed
-//! point), `date`, `timestamp`, and `null` in a column declared `T?`. No binary floats, so
-//! maintained and recomputed results are bit-identical.
+//! point), `date`, `timestamp`, `double` and `real` (binary floating point, one encoding per
+//! value: [`Float`]), and `null` in a column declared `T?`.
 
 use crate::decimal::{numeric_cmp, Decimal, PRECISION_MAX};
+use crate::float::float_cmp;
+pub use crate::float::Float;
 use crate::time::{format_date, format_timestamp};
 use std::cmp::Ordering;
 use std::fmt;
@@ -29,6 +31,10 @@ pub enum Type {
     Date,
     /// An instant: microseconds since 1970-01-01T00:00:00Z.
     Timestamp,
+    /// IEEE 754 binary64 (SQL's DOUBLE).
+    Double,
+    /// IEEE 754 binary32 (SQL's REAL).
+    Real,
 }
 
 /// The type an int takes where it meets a decimal: `decimal(19, 0)`.
@@ -55,6 +61,8 @@ impl Type {
             Type::Decimal { .. } => "decimal",
             Type::Date => "date",
             Type::Timestamp => "timestamp",
+            Type::Double => "double",
+            Type::Real => "real",
         }
     }
 
@@ -67,6 +75,8 @@ impl Type {
             "bool" => Some(Type::Bool),
             "date" => Some(Type::Date),
             "timestamp" => Some(Type::Timestamp),
+            "double" => Some(Type::Double),
+            "real" => Some(Type::Real),
             _ => None,
         }
     }
@@ -91,13 +101,21 @@ impl Type {
         self != Type::Bool
     }
 
-    /// Whether this is a number (`int` or `decimal`).
+    /// Whether this is a number (`int`, `decimal`, `double` or `real`).
     pub fn is_numeric(self) -> bool {
-        matches!(self, Type::Int | Type::Decimal { .. })
+        matches!(
+            self,
+            Type::Int | Type::Decimal { .. } | Type::Double | Type::Real
+        )
+    }
+
+    /// Whether this is binary floating point (`double` or `real`).
+    pub fn is_float(self) -> bool {
+        matches!(self, Type::Double | Type::Real)
     }
 
     /// Whether a value of type `self` and one of `other` may be compared or combined: the
-    /// same type, two decimals (of any precision and scale), or an int and a decimal.
+    /// same type, or two numbers (of any types, precisions and scales).
     pub fn meets(self, other: Type) -> bool {
         self == other || (self.is_numeric() && other.is_numeric())
     }
@@ -166,8 +184,8 @@ impl fmt::Display for ColumnType {
 }
 
 /// One attribute value. The derived order (by variant — `null` first — then value; strings
-/// by UTF-8 bytes; decimals by number, then scale) is the order the tuple encoding
-/// preserves within a column.
+/// by UTF-8 bytes; decimals by number, then scale; floats as DuckDB, NaN last) is the order
+/// the tuple encoding preserves within a column.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Value {
     /// `null`: no value (only in a column declared `T?`).
@@ -184,6 +202,8 @@ pub enum Value {
     Date(i32),
     /// A `timestamp`: microseconds since 1970-01-01T00:00:00Z.
     Timestamp(i64),
+    /// A `double` or a `real`.
+    Float(Float),
 }
 
 impl Value {
@@ -200,6 +220,8 @@ impl Value {
             },
             Value::Date(_) => Type::Date,
             Value::Timestamp(_) => Type::Timestamp,
+            Value::Float(x) if x.is_real() => Type::Real,
+            Value::Float(_) => Type::Double,
         })
     }
 
@@ -218,14 +240,39 @@ impl Value {
         }
     }
 
+    /// The value as an `f64`, as SQL converts a number meeting a double: an int and a
+    /// decimal to the nearest double, a float as it is; `None` for other values.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            #[allow(clippy::cast_precision_loss)]
+            Value::Int(i) => Some(*i as f64),
+            Value::Decimal(d) => d.to_string().parse().ok(),
+            Value::Float(x) => Some(x.to_f64()),
+            _ => None,
+        }
+    }
+
+    /// The value as an `f32`, as SQL converts a number meeting a real: to the nearest real.
+    pub fn as_f32(&self) -> Option<f32> {
+        match self {
+            #[allow(clippy::cast_precision_loss)]
+            Value::Int(i) => Some(*i as f32),
+            Value::Decimal(d) => d.to_string().parse().ok(),
+            Value::Float(x) => Some(x.to_f32()),
+            _ => None,
+        }
+    }
+
     /// The value as the text a table or CSV shows: no quotes, decimals with their scale,
-    /// dates and timestamps in ISO form, `null` as the empty string.
+    /// dates and timestamps in ISO form, floats as DuckDB prints them (`0.1`, `1e+22`,
+    /// `nan`), `null` as the empty string.
     pub fn text(&self) -> String {
         match self {
             Value::Null => String::new(),
             Value::Str(s) => s.clone(),
             Value::Date(days) => format_date(*days),
             Value::Timestamp(micros) => format_timestamp(*micros),
+            Value::Float(x) => x.text(),
             other => other.to_string(),
         }
     }
@@ -233,10 +280,16 @@ impl Value {
 
 /// How two values compare in a rule (SQL's semantics): `None` when either is null (the
 /// comparison is unknown, so it fails); numbers by value whatever their types and scales
-/// (`1 = 1.0`); otherwise by [`Value`]'s order.
+/// (`1 = 1.0`), a float with another number as DuckDB does it (both as doubles: NaN equal
+/// to itself, above everything); otherwise by [`Value`]'s order.
 pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     if a.is_null() || b.is_null() {
         return None;
+    }
+    if matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)) {
+        if let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) {
+            return Some(float_cmp(x, y));
+        }
     }
     match (a.as_decimal(), b.as_decimal()) {
         (Some(x), Some(y)) if !matches!((a, b), (Value::Int(_), Value::Int(_))) => {
@@ -249,7 +302,7 @@ pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
 impl fmt::Display for Value {
     /// Change-file syntax: ints and decimals as written (`12.50`), strings as JSON string
     /// literals, `true`/`false`, `null`, `date("2013-01-01")`,
-    /// `timestamp("2013-01-01T05:00:00Z")`.
+    /// `timestamp("2013-01-01T05:00:00Z")`, `double("0.1")`, `real("nan")`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Null => f.write_str("null"),
@@ -258,6 +311,10 @@ impl fmt::Display for Value {
             Value::Decimal(d) => write!(f, "{d}"),
             Value::Date(days) => write!(f, "date(\"{}\")", format_date(*days)),
             Value::Timestamp(micros) => write!(f, "timestamp(\"{}\")", format_timestamp(*micros)),
+            Value::Float(x) => {
+                let name = if x.is_real() { "real" } else { "double" };
+                write!(f, "{name}(\"{x}\")")
+            }
             Value::Str(s) => write_json_string(f, s),
         }
     }

@@ -279,7 +279,9 @@ fn arb_value(ty: Type) -> BoxedStrategy<Value> {
         Type::Int => any::<i64>().prop_map(Value::Int).boxed(),
         Type::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
         // The CSV round trip of the other types is tested in `real_data_csv.rs`.
-        Type::Decimal { .. } | Type::Date | Type::Timestamp => unreachable!("not drawn"),
+        Type::Decimal { .. } | Type::Date | Type::Timestamp | Type::Double | Type::Real => {
+            unreachable!("not drawn")
+        }
         Type::Str => prop_oneof![any::<String>(), "[a ,\"\r\n\t\u{feff}é]{0,8}",]
             .prop_map(Value::Str)
             .boxed(),

@@ -1,5 +1,5 @@
 //! Guards the tuple encoding's contract for every type (int, str, bool, decimals of both
-//! widths, dates, timestamps) and nullable columns: byte order is tuple order, decode
+//! widths, dates, timestamps, doubles and reals) and nullable columns: byte order is tuple order, decode
 //! inverts encode, leading columns encode to a key prefix, and decoding arbitrary bytes
 //! never panics.
 
@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use rnt_lang::tuple::{
     decode_permuted, decode_tuple, encode_permuted, encode_prefix, encode_tuple, Tuple,
 };
+use rnt_lang::value::Float;
 use rnt_lang::{ColumnType, Decimal, Type, Value};
 
 fn arb_base_type() -> impl Strategy<Value = Type> {
@@ -24,6 +25,8 @@ fn arb_base_type() -> impl Strategy<Value = Type> {
         }),
         Just(Type::Date),
         Just(Type::Timestamp),
+        Just(Type::Double),
+        Just(Type::Real),
     ]
 }
 
@@ -67,6 +70,32 @@ fn arb_present(ty: Type) -> BoxedStrategy<Value> {
         .prop_map(Value::Int)
         .boxed(),
         Type::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
+        // Every bit pattern (NaNs of every payload, -0.0, subnormals), made canonical, plus
+        // the special values often.
+        Type::Double => prop_oneof![
+            any::<u64>().prop_map(f64::from_bits),
+            prop::sample::select(vec![
+                0.0,
+                -0.0,
+                5e-324,
+                -5e-324,
+                1.0,
+                -1.0,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                f64::MAX,
+                f64::MIN
+            ]),
+        ]
+        .prop_map(|x| Value::Float(Float::double(x)))
+        .boxed(),
+        Type::Real => prop_oneof![
+            any::<u32>().prop_map(f32::from_bits),
+            prop::sample::select(vec![0.0f32, -0.0, 1e-45, 1.0, f32::INFINITY, f32::NAN]),
+        ]
+        .prop_map(|x| Value::Float(Float::real(x)))
+        .boxed(),
         Type::Str => prop::collection::vec(
             prop_oneof![
                 Just('\0'),

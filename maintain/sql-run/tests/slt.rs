@@ -97,6 +97,7 @@ fn value_text(value: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Decimal(d) => d.to_string(),
+        Value::Float(x) => x.text(),
         Value::Date(days) => rnt_lang::time::format_date(*days),
         Value::Timestamp(micros) => {
             let iso = rnt_lang::time::format_timestamp(*micros);

@@ -280,11 +280,15 @@ fn render(value: &Value, column: Column) -> String {
             Value::Decimal(d) => d
                 .truncate(0)
                 .map_or_else(|| d.to_string(), |t| t.units().to_string()),
+            // A real truncated toward zero (C's cast, saturating as Rust's).
+            #[allow(clippy::cast_possible_truncation)]
+            Value::Float(x) => (x.to_f64().trunc() as i64).to_string(),
             other => leading_integer(&text(other)).to_string(),
         },
         Column::Real => match value {
             Value::Int(i) => format!("{i}.000"),
             Value::Bool(b) => format!("{}.000", u8::from(*b)),
+            Value::Float(x) => format!("{:.3}", x.to_f64()),
             other => format!("{:.3}", leading_real(&text(other))),
         },
         Column::Text => {
@@ -313,6 +317,7 @@ fn text(value: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Bool(b) => u8::from(*b).to_string(),
         Value::Decimal(d) => d.to_string(),
+        Value::Float(x) => x.text(),
         Value::Date(days) => rnt_lang::time::format_date(*days),
         Value::Timestamp(micros) => {
             let iso = rnt_lang::time::format_timestamp(*micros);
@@ -537,7 +542,7 @@ fn answer(session: &mut Session, record: &Record, sql: &str) -> Option<Vec<Strin
 }
 
 /// Whether the record holds a `/` and passes once every `/` is `//`: SQLite divides two
-/// integers as integers, rnt as DuckDB does (a double, refused today).
+/// integers as integers, rnt as DuckDB does (a double).
 fn passes_as_integer_division(session: &mut Session, record: &Record) -> bool {
     let (_, _, expected) = query_parts(record);
     record.sql.contains('/')

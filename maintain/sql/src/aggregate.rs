@@ -5,7 +5,10 @@
 //! Over bag sources every aggregate weighs a match by the product of the multiplicities:
 //! `count(*)` is `sum(w)`, `count(x)` sums `w` where `x` is not null, `sum(x)` sums `x * w`;
 //! `min`, `max` and `count(DISTINCT x)` need no weight. `avg(x)` is `sum / count` as a
-//! `decimal(38, 6)` truncated toward zero (`docs/design.md`, SQL). A query without GROUP BY
+//! `decimal(38, 6)` truncated toward zero (`docs/design.md`, SQL). `sum` and `avg` of a
+//! `double` or `real` are doubles: the rule language's exact `sum(x)` and `avg(x)` (rounded
+//! once), or, over bag sources, `sum(x * w)` (each distinct row's product rounded once) and
+//! its quotient by the count. A query without GROUP BY
 //! has exactly one row, even over no rows (`count` 0, the others null).
 
 use crate::body::{AtomKind, Body, Ex, Var};
@@ -399,7 +402,14 @@ fn direct_output(
 }
 
 /// `sum / count` as `decimal(38, 6)`, truncated toward zero; null over no values.
+/// The `avg_scale` of a float's average over bag sources: `sum / cast(count as double)`.
+const FLOAT_AVERAGE: u8 = u8::MAX;
+
 fn average(sum: Var, count: Var, scale: u8) -> Ex {
+    if scale == FLOAT_AVERAGE {
+        let count = Ex::Cast(Box::new(Ex::Var(count)), "double".into());
+        return Ex::bin("/", Ex::Var(sum), count);
+    }
     let sum = match scale {
         0..=6 => Ex::Cast(Box::new(Ex::Var(sum)), "decimal(38, 6)".into()),
         _ => Ex::Call("trunc", vec![Ex::Var(sum), Ex::Lit("6".into())]),
@@ -645,6 +655,7 @@ fn aggregate_call(
                     precision: 38,
                     scale,
                 }),
+                ("sum", Some(Type::Double | Type::Real)) => Some(Type::Double),
                 (_, ty) => ty,
             };
             let x = match (name.as_str(), weight) {
@@ -659,7 +670,16 @@ fn aggregate_call(
         }
         ("avg", 1, false, false) => {
             let (x, ty) = arg(0, body)?;
+            let float = ty.is_some_and(Type::is_float);
+            if float && weight.is_none() {
+                return Ok(call_of(
+                    vec![format!("avg({})", held(x))],
+                    Some(Type::Double),
+                    None,
+                ));
+            }
             let scale = match ty {
+                _ if float => FLOAT_AVERAGE,
                 Some(Type::Decimal { scale, .. }) => scale,
                 Some(Type::Int) | None => 0,
                 Some(other) => {
@@ -678,9 +698,12 @@ fn aggregate_call(
                     (format!("sum({})", held(xw)), format!("sum({})", held(c)))
                 }
             };
-            let ty = Type::Decimal {
-                precision: 38,
-                scale: 6,
+            let ty = match float {
+                true => Type::Double,
+                false => Type::Decimal {
+                    precision: 38,
+                    scale: 6,
+                },
             };
             call_of(vec![sum, count], Some(ty), Some(scale))
         }

@@ -759,10 +759,11 @@ pub(crate) fn literal_value(expr: &Expr) -> Option<Value> {
             V::SingleQuotedString(s) => Some(Value::Str(s.clone())),
             V::Number(n, _) => match n.parse::<i64>() {
                 Ok(i) => Some(Value::Int(i)),
-                Err(_) if !n.contains(['e', 'E']) => {
-                    rnt_lang::decimal::Decimal::parse(n).map(Value::Decimal)
-                }
-                Err(_) => None,
+                Err(_) => match rnt_lang::decimal::Decimal::parse(n) {
+                    Some(d) if !n.contains(['e', 'E']) => Some(Value::Decimal(d)),
+                    // An exponent, or more than 38 digits: a double, as DuckDB reads it.
+                    _ => rnt_lang::value::Float::parse(n, false).map(Value::Float),
+                },
             },
             _ => None,
         },
@@ -772,6 +773,7 @@ pub(crate) fn literal_value(expr: &Expr) -> Option<Value> {
         } => match literal_value(expr)? {
             Value::Int(i) => i.checked_neg().map(Value::Int),
             Value::Decimal(d) => d.checked_neg().map(Value::Decimal),
+            Value::Float(x) => Some(Value::Float(rnt_lang::value::Float::double(-x.to_f64()))),
             _ => None,
         },
         Expr::TypedString(typed) => {

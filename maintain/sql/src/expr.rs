@@ -4,18 +4,26 @@
 //!
 //! `a BETWEEN l AND h` is `a >= l and a <= h`; `a IN (x, y)` is `a = x or a = y`; `ILIKE`
 //! compares lower-cased; `IS [NOT] DISTINCT FROM` is a `case`; `CASE x WHEN v …` compares
-//! `x = v`; `EXTRACT(YEAR FROM d)` is `year(d)`. `/` is refused: DuckDB's `/` gives a binary
-//! float (`//` is integer division, truncating toward zero as the rule language's `/`).
-pub use crate::clauses::arguments;
+//! `x = v`; `EXTRACT(YEAR FROM d)` is `year(d)`.
+//!
+//! Division as DuckDB 2.0: `/` always gives a float (`double`, or `real` when an operand is
+//! one and none is a `double`): its operands are cast to `double` unless one is a float,
+//! and `1 / 0` is inf, `0 / 0` NaN. `//` of two ints is integer division truncating toward
+//! zero (the rule language's `/`; by zero an error), of anything else `/`. `%` of ints is
+//! the rule language's; of decimals it keeps the decimal type at the larger scale (the left
+//! operand is cast to it first); of floats it is `fmod`. A number literal with an exponent,
+//! or with more than 38 digits, is a `double` (DuckDB's reading).
 
+pub use crate::clauses::arguments;
 use crate::body::{Body, Ex};
 use crate::error::{clip, SqlError, SqlResult};
 use crate::names;
 use crate::scope::{Resolved, Scope};
 use crate::types;
+use rnt_lang::check::float_join;
 use rnt_lang::decimal::Decimal;
 use rnt_lang::time::{format_date, format_timestamp, parse_date, parse_timestamp};
-use rnt_lang::value::{Type, Value};
+use rnt_lang::value::{Float, Type, Value};
 use sqlparser::ast::{
     BinaryOperator, CastKind, DateTimeField, Expr, UnaryOperator, Value as SqlValue,
 };
@@ -271,20 +279,21 @@ pub fn literal(value: &SqlValue) -> SqlResult<Typed> {
     })
 }
 
-/// A numeric literal: an int, or an exact decimal; an exponent would be a binary float in
-/// DuckDB, and is refused.
+/// A numeric literal: an int, an exact decimal, or (with an exponent, or more than 38
+/// digits) a double, as DuckDB reads it.
 fn number(text: &str) -> SqlResult<Typed> {
     if let Ok(int) = text.parse::<i64>() {
         return Ok((Ex::Lit(int.to_string()), Some(Type::Int)));
     }
-    if text.contains(['e', 'E']) {
-        return Err(SqlError::unsupported(format!(
-            "the literal {text}: an exponent makes a binary float (write the digits, or use \
-             DECIMAL)"
-        )));
-    }
-    let decimal = Decimal::parse(text)
-        .ok_or_else(|| SqlError::bind(format!("the number {text} has more than 38 digits")))?;
+    let decimal = Decimal::parse(text).filter(|_| !text.contains(['e', 'E']));
+    let Some(decimal) = decimal else {
+        let double = Float::parse(text, false)
+            .ok_or_else(|| SqlError::bind(format!("`{}` is not a number", clip(&text))))?;
+        return Ok((
+            Ex::Lit(Value::Float(double).to_string()),
+            Some(Type::Double),
+        ));
+    };
     let ty = Type::Decimal {
         precision: 38,
         scale: decimal.scale(),
@@ -354,6 +363,13 @@ fn binary(
     let (l, r) = (coerce(l, left, None)?, coerce(r, right, None)?);
     let l = coerce(l, left, r.1)?;
     let r = coerce(r, right, l.1)?;
+    let integers = l.1 == Some(Type::Int) && r.1 == Some(Type::Int);
+    let (l, r) = match op {
+        B::Divide => return Ok(divide(l, r)),
+        B::DuckIntegerDivide if !integers => return Ok(divide(l, r)),
+        B::Modulo => decimal_remainder_operands(l, r),
+        _ => (l, r),
+    };
     let (symbol, ty) = match op {
         B::Plus | B::Minus | B::Multiply | B::Modulo => {
             let symbol = match op {
@@ -365,12 +381,6 @@ fn binary(
             (symbol, arithmetic_type(op, l.1, r.1))
         }
         B::DuckIntegerDivide => ("/", Some(Type::Int)),
-        B::Divide => {
-            return Err(SqlError::unsupported(
-                "`/`: DuckDB's `/` gives a binary float (use `//` for integer division, or \
-                 multiply by a DECIMAL)",
-            ))
-        }
         B::StringConcat => ("||", Some(Type::Str)),
         B::Gt => (">", Some(Type::Bool)),
         B::Lt => ("<", Some(Type::Bool)),
@@ -385,6 +395,45 @@ fn binary(
     Ok((Ex::bin(symbol, l.0, r.0), ty))
 }
 
+/// DuckDB's `/`: a float division, each operand cast to `double` unless one of them is a
+/// float already (the rule language then computes in the float type they meet in).
+fn divide(l: Typed, r: Typed) -> Typed {
+    let is_float = |t: &Typed| t.1.is_some_and(Type::is_float);
+    let (l, r) = if is_float(&l) || is_float(&r) {
+        (l, r)
+    } else {
+        let as_double = |t: Typed| (Ex::Cast(Box::new(t.0), "double".into()), Some(Type::Double));
+        (as_double(l), r)
+    };
+    let ty = match (l.1, r.1) {
+        (Some(a), Some(b)) => float_join(a, b),
+        _ => Some(Type::Double),
+    };
+    (Ex::bin("/", l.0, r.0), ty)
+}
+
+/// The operands of `%` where a decimal meets another number: the left one cast to
+/// `decimal(38, s)`, `s` the larger scale, so that the rule language's `%` (at the left
+/// operand's scale) keeps DuckDB's type.
+fn decimal_remainder_operands(l: Typed, r: Typed) -> (Typed, Typed) {
+    let scale = |t: Option<Type>| match t {
+        Some(Type::Decimal { scale, .. }) => Some(scale),
+        Some(Type::Int) => Some(0),
+        _ => None,
+    };
+    let is_decimal = |t: Option<Type>| matches!(t, Some(Type::Decimal { .. }));
+    match (scale(l.1), scale(r.1)) {
+        (Some(a), Some(b)) if b > a && (is_decimal(l.1) || is_decimal(r.1)) => {
+            let target = Type::Decimal {
+                precision: 38,
+                scale: b,
+            };
+            ((Ex::Cast(Box::new(l.0), target.name()), Some(target)), r)
+        }
+        _ => (l, r),
+    }
+}
+
 fn arithmetic_type(op: &BinaryOperator, l: Option<Type>, r: Option<Type>) -> Option<Type> {
     let scale = |t: Type| match t {
         Type::Decimal { scale, .. } => Some(scale),
@@ -394,11 +443,12 @@ fn arithmetic_type(op: &BinaryOperator, l: Option<Type>, r: Option<Type>) -> Opt
     match (l?, r?) {
         (Type::Int, Type::Int) => Some(Type::Int),
         (a @ (Type::Date | Type::Timestamp), Type::Int) => Some(a),
+        (a, b) if a.is_float() || b.is_float() => float_join(a, b),
         (a, b) => {
             let (sa, sb) = (scale(a)?, scale(b)?);
             let s = match op {
                 BinaryOperator::Multiply => sa.saturating_add(sb),
-                BinaryOperator::Modulo => sa,
+                BinaryOperator::Modulo => sa.max(sb),
                 _ => sa.max(sb),
             };
             Some(Type::Decimal {
@@ -450,7 +500,8 @@ fn case(
 
 /// Values that meet in one result (CASE's branches, COALESCE's arguments): where they are
 /// numbers of different types (an int and a decimal, decimals of two scales), each is cast
-/// to `decimal(38, s)`, `s` the largest scale, as DuckDB types them; that type, if so.
+/// to `decimal(38, s)`, `s` the largest scale, as DuckDB types them, or, where one is a
+/// float, to the float type they meet in; that type, if so.
 fn one_numeric_type(values: &mut [&mut Typed]) -> Option<Type> {
     let scale = |t: Type| match t {
         Type::Int => Some(0),
@@ -459,14 +510,22 @@ fn one_numeric_type(values: &mut [&mut Typed]) -> Option<Type> {
     };
     let types: Vec<Type> = values.iter().filter_map(|(_, t)| *t).collect();
     let first = *types.first()?;
-    if types.iter().all(|t| *t == first) || !types.iter().any(|t| matches!(t, Type::Decimal { .. }))
+    let floats = types.iter().any(|t| t.is_float());
+    if types.iter().all(|t| *t == first)
+        || !(floats || types.iter().any(|t| matches!(t, Type::Decimal { .. })))
     {
         return None;
     }
-    let scales: Option<Vec<u8>> = types.iter().map(|t| scale(*t)).collect();
-    let target = Type::Decimal {
-        precision: 38,
-        scale: scales?.into_iter().max()?,
+    let target = if floats {
+        types
+            .iter()
+            .try_fold(first, |a, &b| float_join(a, b).or((a == b).then_some(a)))?
+    } else {
+        let scales: Option<Vec<u8>> = types.iter().map(|t| scale(*t)).collect();
+        Type::Decimal {
+            precision: 38,
+            scale: scales?.into_iter().max()?,
+        }
     };
     for (value, ty) in values.iter_mut() {
         if ty.is_some_and(|t| t != target) {

@@ -1,7 +1,7 @@
 //! SQL types as the rule language's: INT/INTEGER/BIGINT/SMALLINT → `int`, TEXT/VARCHAR/CHAR
 //! → `str`, BOOLEAN → `bool`, DECIMAL/NUMERIC(p, s) → `decimal(p, s)` (DECIMAL alone is
-//! DuckDB's `decimal(18, 3)`), DATE → `date`, TIMESTAMP → `timestamp`. Binary floating point
-//! is refused: results must be exact.
+//! DuckDB's `decimal(18, 3)`), DATE → `date`, TIMESTAMP → `timestamp`, DOUBLE/FLOAT8/DOUBLE
+//! PRECISION → `double`, REAL/FLOAT4/FLOAT → `real` (DuckDB's widths: its FLOAT is 4 bytes).
 
 use crate::error::{SqlError, SqlResult};
 use rnt_lang::value::Type;
@@ -37,18 +37,10 @@ pub fn of(data_type: &DataType) -> SqlResult<Type> {
         D::Timestamp(_, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) | D::Datetime(_) => {
             Type::Timestamp
         }
-        D::Float(_)
-        | D::Float4
-        | D::Float8
-        | D::Float32
-        | D::Float64
-        | D::Real
-        | D::Double(_)
-        | D::DoublePrecision => {
-            return Err(SqlError::unsupported(
-                "binary floating point (use DECIMAL)".to_string(),
-            ))
-        }
+        D::Float8 | D::Float64 | D::Double(_) | D::DoublePrecision => Type::Double,
+        // `FLOAT(p)` is a real up to 24 bits of precision, a double above (as PostgreSQL).
+        D::Float(ExactNumberInfo::Precision(p)) if *p > 24 => Type::Double,
+        D::Float(_) | D::Float4 | D::Float32 | D::Real => Type::Real,
         other => return Err(SqlError::unsupported(format!("the type {other}"))),
     })
 }
@@ -79,5 +71,7 @@ pub fn sql_name(ty: Type) -> String {
         Type::Decimal { precision, scale } => format!("DECIMAL({precision}, {scale})"),
         Type::Date => "DATE".into(),
         Type::Timestamp => "TIMESTAMP".into(),
+        Type::Double => "DOUBLE".into(),
+        Type::Real => "REAL".into(),
     }
 }

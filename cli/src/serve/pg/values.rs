@@ -12,6 +12,8 @@ pub fn type_oid(ty: Type) -> i32 {
         Type::Decimal { .. } => 1700, // numeric
         Type::Date => 1082,           // date
         Type::Timestamp => 1114,      // timestamp
+        Type::Double => 701,          // float8
+        Type::Real => 700,            // float4
     }
 }
 
@@ -29,6 +31,13 @@ pub fn text(value: &Value) -> Option<String> {
                 .trim_end_matches('Z')
                 .to_string(),
         ),
+        // Postgres spells a float's specials `NaN`, `Infinity`, `-Infinity`.
+        Value::Float(_) => Some(match value.text().as_str() {
+            "nan" => "NaN".to_string(),
+            "inf" => "Infinity".to_string(),
+            "-inf" => "-Infinity".to_string(),
+            other => other.to_string(),
+        }),
         other => Some(other.text()),
     }
 }

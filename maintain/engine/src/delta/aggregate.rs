@@ -15,6 +15,7 @@ use crate::eval::aggregate::{
     distinct_label, extremes_label, values_label, Accumulator, AggregateShape, GROUPS_LABEL,
 };
 use crate::eval::aggregate::{AccumulatorShape, FoldColumns, GroupFold};
+use crate::eval::exact_sum::ExactSum;
 use crate::eval::read::Flow;
 use crate::{EngineError, EngineResult};
 use rnt_lang::tuple::Tuple;
@@ -233,6 +234,16 @@ impl Maintainer<'_> {
                 .map(|(a, b)| a + b)
                 .collect(),
             distincts: Vec::with_capacity(old.distincts.len()),
+            exact: old
+                .exact
+                .iter()
+                .zip(&change.exact)
+                .map(|(a, b)| {
+                    let mut sum = a.clone();
+                    sum.add_sum(b);
+                    sum
+                })
+                .collect(),
             present: old
                 .present
                 .iter()
@@ -240,6 +251,9 @@ impl Maintainer<'_> {
                 .map(|(&a, &b)| step(a, b).ok_or_else(|| negative("non-null count")))
                 .collect::<EngineResult<_>>()?,
         };
+        if !new.exact.iter().all(ExactSum::counts_are_natural) {
+            return Err(negative("count of infinities or NaNs"));
+        }
         for (slot, &old_distinct) in old.distincts.iter().enumerate() {
             let (distinct_step, column_edits) = self.distinct_change(
                 group.shape,

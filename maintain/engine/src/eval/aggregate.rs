@@ -8,8 +8,11 @@
 //! - aux `groups`: key = the group key tuple encoded; value = the number of body matches
 //!   (u64 LE) followed by, for each `sum`/`avg` column in head order, the exact sum
 //!   (i128 LE), then, for each `count_distinct` column in head order, the number of distinct
-//!   values (u64 LE) — a head without `count_distinct` has exactly the bytes it had before
-//!   the aggregate existed;
+//!   values (u64 LE), then, for each `count(x)`/`sum`/`avg` column of an argument that may
+//!   be null, its non-null count (u64 LE), then, for each `sum`/`avg` column of a `double`
+//!   or `real` argument in head order, its exact sum (`ExactSum`, variable length:
+//!   `docs/format.md` §9) — a head without `count_distinct`, nullable arguments or floats
+//!   has exactly the bytes it had before those existed;
 //! - aux `extremes I` for each `min`/`max` column at head position I: key = the group key
 //!   encoded, then the value encoded (for `max`, every byte of the value's encoding
 //!   complemented, so the largest value sorts first); value = its multiplicity (u64 LE).
@@ -25,6 +28,7 @@
 //!   are its distinct values in byte order: its concatenation joins them. `groups` holds
 //!   nothing for `concat`, so a head without it has the bytes it had before.
 
+use crate::eval::exact_sum::ExactSum;
 use crate::eval::join::run_plan_weighted;
 use crate::eval::limit::{check_group_row, group_too_large};
 use crate::eval::plan::{HeadColumn, RulePlan};
@@ -35,7 +39,7 @@ use rnt_lang::syntax::ast::AggregateFn;
 use rnt_lang::tuple::{
     decode_tuple, encode_tuple, encoded_bytes, fits_limit, Tuple, TUPLE_BYTES_MAX,
 };
-use rnt_lang::value::{ColumnType, Type, Value};
+use rnt_lang::value::{ColumnType, Float, Type, Value};
 use std::collections::BTreeMap;
 
 /// Label of the accumulator tree.
@@ -128,9 +132,21 @@ impl AggregateShape {
             .collect()
     }
 
-    /// Head positions of the `sum`/`avg` columns, in order.
+    /// Head positions of the `sum`/`avg` columns of an int or decimal argument, in order.
     pub fn sum_columns(&self) -> Vec<usize> {
-        self.aggregate_columns(|f| matches!(f, AggregateFn::Sum | AggregateFn::Avg))
+        let mut columns =
+            self.aggregate_columns(|f| matches!(f, AggregateFn::Sum | AggregateFn::Avg));
+        columns.retain(|&c| !self.argument_types[c].is_some_and(Type::is_float));
+        columns
+    }
+
+    /// Head positions of the `sum`/`avg` columns of a `double` or `real` argument, in
+    /// order: each keeps an [`ExactSum`].
+    pub fn float_sum_columns(&self) -> Vec<usize> {
+        let mut columns =
+            self.aggregate_columns(|f| matches!(f, AggregateFn::Sum | AggregateFn::Avg));
+        columns.retain(|&c| self.argument_types[c].is_some_and(Type::is_float));
+        columns
     }
 
     /// Head positions of the `min`/`max` columns, in order.
@@ -355,6 +371,14 @@ impl AggregateShape {
             Some(slot) => accumulator.present[slot],
             None => accumulator.matches,
         };
+        if slots.floats.contains(&column) && present > 0 {
+            let exact = &accumulator.exact[position(&slots.floats, column)];
+            let value = match function {
+                AggregateFn::Avg => exact.average(present),
+                _ => exact.round(),
+            };
+            return Ok(Value::Float(Float::double(value)));
+        }
         let sum = || accumulator.sums[position(&slots.sums, column)];
         let scale = match self.argument_types[column] {
             Some(Type::Decimal { scale, .. }) => Some(scale),
@@ -393,6 +417,7 @@ impl AggregateShape {
 /// The head positions of each part of an accumulator, found once per row.
 struct Slots {
     sums: Vec<usize>,
+    floats: Vec<usize>,
     extremes: Vec<usize>,
     distinct: Vec<usize>,
     concat: Vec<usize>,
@@ -403,6 +428,7 @@ impl Slots {
     fn of(shape: &AggregateShape) -> Slots {
         Slots {
             sums: shape.sum_columns(),
+            floats: shape.float_sum_columns(),
             extremes: shape.extreme_columns(),
             distinct: shape.distinct_columns(),
             concat: shape.concat_columns(),
@@ -454,8 +480,9 @@ fn int_result(value: i128, rule: &str) -> EngineResult<Value> {
 }
 
 /// One group's accumulator, as `groups` stores it: its body matches, its exact sums (per
-/// `sum_columns`), its distinct counts (per `distinct_columns`) and its non-null argument
-/// counts (per `counted_columns`; none when no argument may be null).
+/// `sum_columns`), its distinct counts (per `distinct_columns`), its non-null argument
+/// counts (per `counted_columns`; none when no argument may be null) and its exact sums of
+/// floats (per `float_sum_columns`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Accumulator {
     /// Body matches.
@@ -466,6 +493,8 @@ pub struct Accumulator {
     pub distincts: Vec<u64>,
     /// Non-null arguments per `counted_columns`.
     pub present: Vec<u64>,
+    /// Exact sums of floats per `float_sum_columns`.
+    pub exact: Vec<ExactSum>,
 }
 
 /// How many of each part an accumulator holds: its sums, distinct counts and counts of
@@ -478,6 +507,8 @@ pub struct AccumulatorShape {
     pub distincts: usize,
     /// Counts of non-null arguments.
     pub present: usize,
+    /// Exact sums of floats.
+    pub exact: usize,
 }
 
 impl AccumulatorShape {
@@ -487,6 +518,7 @@ impl AccumulatorShape {
             sums: shape.sum_columns().len(),
             distincts: shape.distinct_columns().len(),
             present: shape.counted_columns().len(),
+            exact: shape.float_sum_columns().len(),
         }
     }
 }
@@ -499,6 +531,7 @@ impl Accumulator {
             sums: vec![0; parts.sums],
             distincts: vec![0; parts.distincts],
             present: vec![0; parts.present],
+            exact: vec![ExactSum::zero(); parts.exact],
         }
     }
 
@@ -515,6 +548,9 @@ impl Accumulator {
         for count in self.distincts.iter().chain(&self.present) {
             out.extend_from_slice(&count.to_le_bytes());
         }
+        for sum in &self.exact {
+            sum.encode(&mut out);
+        }
         out
     }
 
@@ -527,7 +563,18 @@ impl Accumulator {
             ))
         };
         let counts = parts.distincts + parts.present;
-        if bytes.len() != 8 + 16 * parts.sums + 8 * counts {
+        let fixed = 8 + 16 * parts.sums + 8 * counts;
+        let mut exact = Vec::with_capacity(parts.exact);
+        let mut at = fixed;
+        for _ in 0..parts.exact {
+            let (sum, used) = bytes
+                .get(at..)
+                .and_then(ExactSum::decode)
+                .ok_or_else(corrupt)?;
+            exact.push(sum);
+            at += used;
+        }
+        if bytes.len() != at {
             return Err(corrupt());
         }
         let u64_at = |at: usize| -> EngineResult<u64> {
@@ -552,6 +599,7 @@ impl Accumulator {
             sums,
             distincts: counts,
             present,
+            exact,
         })
     }
 }
@@ -574,6 +622,8 @@ pub struct GroupFold<N> {
     pub concat: Vec<BTreeMap<Value, N>>,
     /// Matches with a non-null argument, per `counted_columns`.
     pub present: Vec<N>,
+    /// Exact sums of floats, per `float_sum_columns`.
+    pub exact: Vec<ExactSum>,
 }
 
 /// One group's state computed from scratch.
@@ -583,6 +633,7 @@ pub type GroupState = GroupFold<u64>;
 #[derive(Clone, Debug)]
 pub struct FoldColumns {
     sums: Vec<usize>,
+    floats: Vec<usize>,
     extremes: Vec<usize>,
     distinct: Vec<usize>,
     concat: Vec<usize>,
@@ -594,6 +645,7 @@ impl FoldColumns {
     pub fn of(shape: &AggregateShape) -> FoldColumns {
         FoldColumns {
             sums: shape.sum_columns(),
+            floats: shape.float_sum_columns(),
             extremes: shape.extreme_columns(),
             distinct: shape.distinct_columns(),
             concat: shape.concat_columns(),
@@ -615,6 +667,7 @@ where
             distinct: vec![BTreeMap::new(); columns.distinct.len()],
             concat: vec![BTreeMap::new(); columns.concat.len()],
             present: vec![N::default(); columns.counted.len()],
+            exact: vec![ExactSum::zero(); columns.floats.len()],
         }
     }
 
@@ -635,6 +688,11 @@ where
                 _ => continue,
             };
             self.sums[slot] += units * weight.into();
+        }
+        for (slot, &column) in columns.floats.iter().enumerate() {
+            if let Some(Value::Float(x)) = shape.argument(column, bindings) {
+                self.exact[slot].add(x.to_f64(), weight.into());
+            }
         }
         for (slot, &column) in columns.counted.iter().enumerate() {
             if shape.argument(column, bindings).is_some() {
@@ -734,6 +792,7 @@ impl GroupState {
                 .map(|values| values.len() as u64)
                 .collect(),
             present: self.present.clone(),
+            exact: self.exact.clone(),
         }
     }
 }

@@ -4,14 +4,17 @@
 //! - ints are checked (overflow and division by zero are errors naming the rule, never a
 //!   wrap); a decimal is exact at the scale its type says; an int meeting a decimal is a
 //!   decimal of scale 0;
-//! - `date ± n` moves days, `timestamp ± n` seconds; a difference is an int of them.
+//! - `date ± n` moves days, `timestamp ± n` seconds; a difference is an int of them;
+//! - a float (`double`, `real`) meeting a number is IEEE 754 arithmetic in the type the
+//!   checker gave (`real` when no operand is a `double`): one correctly rounded operation,
+//!   `/` by zero ±inf or NaN, `%` C's `fmod`, the result made canonical (`rnt_lang::float`).
 
 use crate::eval::{cast, condition};
 use crate::{EngineError, EngineResult};
 use rnt_lang::decimal::Decimal;
 use rnt_lang::syntax::ast::{ArithOp, Comparison, Expr, ExprKind, Function};
 use rnt_lang::time::{civil_from_days, date_of, MICROS_PER_SECOND, SECONDS_PER_DAY};
-use rnt_lang::value::{compare, Value};
+use rnt_lang::value::{compare, Float, Value};
 
 /// The bindings of a rule's variables while its plan runs (indexed by `VarId`).
 pub type Bindings = [Option<Value>];
@@ -100,6 +103,8 @@ fn negate(value: Value, rule: &str) -> EngineResult<Value> {
         Value::Decimal(d) => d.checked_neg().map(Value::Decimal).ok_or_else(|| {
             EngineError::user(format!("rule `{rule}`: decimal overflow negating {d}"))
         }),
+        Value::Float(x) if x.is_real() => Ok(Value::Float(Float::real(-x.to_f32()))),
+        Value::Float(x) => Ok(Value::Float(Float::double(-x.to_f64()))),
         other => Err(checker_bug(rule, "-", &other)),
     }
 }
@@ -139,6 +144,7 @@ fn arithmetic(op: ArithOp, a: Value, b: Value, rule: &str) -> EngineResult<Value
         (Value::Timestamp(x), Value::Timestamp(y)) if op == ArithOp::Sub => x
             .checked_sub(*y)
             .map(|micros| Value::Int(micros / MICROS_PER_SECOND)),
+        (Value::Float(_), _) | (_, Value::Float(_)) => float_op(op, &a, &b),
         _ => match (a.as_decimal(), b.as_decimal()) {
             (Some(x), Some(y)) => decimal_op(op, x, y).map(Value::Decimal),
             _ => return Err(checker_bug(rule, symbol, &a)),
@@ -156,6 +162,35 @@ fn decimal_op(op: ArithOp, x: Decimal, y: Decimal) -> Option<Decimal> {
         ArithOp::Rem => x.checked_rem(y),
         ArithOp::Concat => None,
     }
+}
+
+/// `a op b` where one operand is a float: in `real` when neither is a `double`, else in
+/// `double`; `None` for an operand that is no number (a checker bug, reported by the
+/// caller) or for `||`.
+fn float_op(op: ArithOp, a: &Value, b: &Value) -> Option<Value> {
+    let is_double = |v: &Value| matches!(v, Value::Float(x) if !x.is_real());
+    if is_double(a) || is_double(b) {
+        let (x, y) = (a.as_f64()?, b.as_f64()?);
+        let result = match op {
+            ArithOp::Add => x + y,
+            ArithOp::Sub => x - y,
+            ArithOp::Mul => x * y,
+            ArithOp::Div => x / y,
+            ArithOp::Rem => x % y,
+            ArithOp::Concat => return None,
+        };
+        return Some(Value::Float(Float::double(result)));
+    }
+    let (x, y) = (a.as_f32()?, b.as_f32()?);
+    let result = match op {
+        ArithOp::Add => x + y,
+        ArithOp::Sub => x - y,
+        ArithOp::Mul => x * y,
+        ArithOp::Div => x / y,
+        ArithOp::Rem => x % y,
+        ArithOp::Concat => return None,
+    };
+    Some(Value::Float(Float::real(result)))
 }
 
 /// `d ± n` days.
@@ -208,6 +243,10 @@ fn call(function: Function, values: Vec<Value>, rule: &str) -> EngineResult<Valu
     Ok(match (function, first) {
         (Function::Abs, Value::Int(i)) => Value::Int(i.checked_abs().ok_or_else(overflow)?),
         (Function::Abs, Value::Decimal(d)) => Value::Decimal(d.checked_abs().ok_or_else(overflow)?),
+        (Function::Abs, Value::Float(x)) if x.is_real() => {
+            Value::Float(Float::real(x.to_f32().abs()))
+        }
+        (Function::Abs, Value::Float(x)) => Value::Float(Float::double(x.to_f64().abs())),
         (Function::Round | Function::Trunc, Value::Int(i)) => Value::Int(*i),
         (Function::Trunc, Value::Decimal(d)) => {
             let scale = match values.get(1) {

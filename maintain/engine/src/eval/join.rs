@@ -1,6 +1,7 @@
 //! The join loop: a plan's steps run over binding-aware reads, one body match at a time,
 //! and the head tuple projected from the bindings.
 
+use crate::eval::cast::to_assigned_type;
 use crate::eval::expr::{eval_comparison, eval_expr, eval_is_null};
 use crate::eval::limit::check_derived;
 use crate::eval::plan::{AtomRead, Column, HeadColumn, RulePlan, Step};
@@ -66,6 +67,7 @@ fn exec(
         Step::Join(read) => return join(plan, step, read, sources, bindings, weight, emit),
         Step::Assign { variable, value } => {
             let computed = eval_expr(value, bindings, &plan.source)?;
+            let computed = to_assigned_type(computed, plan.variable_types.get(variable.index()));
             match &bindings[variable.index()] {
                 Some(existing) => assigned_value_matches(plan, *variable, existing, &computed),
                 None => {

@@ -14,6 +14,7 @@ pub mod cast;
 pub mod condition;
 pub mod crossing;
 pub mod engine;
+pub mod exact_sum;
 pub mod expr;
 pub mod fixpoint;
 pub mod index;

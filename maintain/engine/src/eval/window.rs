@@ -420,6 +420,10 @@ fn after(
         }
         Step::Assign { variable, value } => {
             let computed = eval_expr(value, row, &plan.source)?;
+            let computed = crate::eval::cast::to_assigned_type(
+                computed,
+                plan.variable_types.get(variable.index()),
+            );
             match &row[variable.index()] {
                 Some(existing) if *existing == computed => after(plan, window, step + 1, row, emit),
                 Some(_) => Ok(Flow::Continue),

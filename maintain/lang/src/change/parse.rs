@@ -253,7 +253,9 @@ impl<'a> LineParser<'a> {
                 Some("true") => Ok(Value::Bool(true)),
                 Some("false") => Ok(Value::Bool(false)),
                 Some("null") => Ok(Value::Null),
-                Some(function @ ("date" | "timestamp")) => self.dated(start, function),
+                Some(function @ ("date" | "timestamp" | "double" | "real")) => {
+                    self.dated(start, function)
+                }
                 _ => {
                     self.pos = start;
                     Err(self.expected(
@@ -303,7 +305,7 @@ impl<'a> LineParser<'a> {
         })
     }
 
-    /// `date("…")` or `timestamp("…")`, the name read already (from `start`).
+    /// `date("…")`, `timestamp("…")`, `double("…")` or `real("…")`, the name read already (from `start`).
     fn dated(&mut self, start: usize, function: &str) -> Result<Value, ChangeError> {
         self.skip_blanks();
         if self.peek() != Some('(') {
@@ -324,6 +326,8 @@ impl<'a> LineParser<'a> {
         self.pos += 1;
         let column = match function {
             "date" => ColumnType::of(Type::Date),
+            "double" => ColumnType::of(Type::Double),
+            "real" => ColumnType::of(Type::Real),
             _ => ColumnType::of(Type::Timestamp),
         };
         conform(Value::Str(text), column).map_err(|message| self.error_at(start, message))

@@ -46,6 +46,7 @@ pub use optional::OPTIONAL_ATOMS_MAX;
 pub use program::{Assignment, CheckedRule, Program, Relation};
 use program_checker::Checker;
 use rule_checker::RuleChecker;
+pub use types::float_join;
 
 use std::collections::BTreeMap;
 

@@ -199,6 +199,7 @@ fn read_constant(term: &mut Term, ty: Type, diagnostics: &mut Vec<Diagnostic>) {
         (value, ty),
         (Value::Int(_) | Value::Decimal(_), Type::Decimal { .. })
             | (Value::Str(_), Type::Date | Type::Timestamp)
+            | (Value::Int(_) | Value::Decimal(_), Type::Double | Type::Real)
     );
     if !readable {
         return;

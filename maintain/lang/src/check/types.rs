@@ -7,6 +7,9 @@
 //!   left scale for `/ %`; 38 digits of precision.
 //! - `date ± int` is a date (days), `timestamp ± int` a timestamp (seconds); the difference
 //!   of two dates is an int of days, of two timestamps an int of seconds. `||` joins strs.
+//! - A `double` or `real` meeting another number gives a float, as DuckDB: `real` with a
+//!   `real`, an int or a decimal stays `real`, anything else is `double`; `+ - * / %` on
+//!   floats are IEEE 754 (`/` by zero is ±inf or NaN, `%` is C's `fmod`).
 //! - Comparisons need types that meet: equal, or two numbers.
 
 use crate::decimal::PRECISION_MAX;
@@ -30,10 +33,26 @@ fn scale_of(ty: Type) -> Option<u8> {
     }
 }
 
+/// The type two numbers meet in when one is a float: `real` when neither is a `double`,
+/// else `double`; `None` when neither is a float.
+pub fn float_join(a: Type, b: Type) -> Option<Type> {
+    if !(a.is_float() || b.is_float()) || !a.is_numeric() || !b.is_numeric() {
+        return None;
+    }
+    Some(if a == Type::Double || b == Type::Double {
+        Type::Double
+    } else {
+        Type::Real
+    })
+}
+
 /// The type of `left op right`, or what it needs.
 pub fn arithmetic(op: ArithOp, left: Type, right: Type) -> Result<Type, String> {
     use Type::{Date, Int, Str, Timestamp};
     let symbol = op.symbol();
+    if let (false, Some(float)) = (op == ArithOp::Concat, float_join(left, right)) {
+        return Ok(float);
+    }
     match (op, left, right) {
         (ArithOp::Concat, Str, Str) => Ok(Str),
         (ArithOp::Concat, _, _) => Err("`||` needs str operands".into()),
@@ -62,7 +81,7 @@ pub fn arithmetic(op: ArithOp, left: Type, right: Type) -> Result<Type, String> 
 /// The type of `-x`.
 pub fn negation(operand: Type) -> Result<Type, String> {
     match operand {
-        Type::Int | Type::Decimal { .. } => Ok(operand),
+        Type::Int | Type::Decimal { .. } | Type::Double | Type::Real => Ok(operand),
         _ => Err("`-` needs a number (int or decimal)".into()),
     }
 }
@@ -84,14 +103,18 @@ pub fn call(function: Function, args: &[Type], round_scale: Option<i64>) -> Resu
                     ));
                 }
                 if arg != result {
-                    let scale = scale_of(arg).max(scale_of(result)).unwrap_or(0);
-                    result = decimal(scale);
+                    result = float_join(arg, result).unwrap_or_else(|| {
+                        decimal(scale_of(arg).max(scale_of(result)).unwrap_or(0))
+                    });
                 }
             }
             Ok(result)
         }
         Function::Abs if one.is_numeric() => Ok(one),
         Function::Abs => needs("a number"),
+        Function::Round | Function::Trunc if one.is_float() => Err(format!(
+            "`{name}` of a {one} is not supported yet (cast it to a decimal first)"
+        )),
         Function::Round => {
             if !one.is_numeric() {
                 return needs("a number");
@@ -149,8 +172,8 @@ pub fn case(values: &[Type]) -> Result<Type, String> {
             ));
         }
         if value != result {
-            let scale = scale_of(value).max(scale_of(result)).unwrap_or(0);
-            result = decimal(scale);
+            result = float_join(value, result)
+                .unwrap_or_else(|| decimal(scale_of(value).max(scale_of(result)).unwrap_or(0)));
         }
     }
     Ok(result)
@@ -184,6 +207,7 @@ pub fn aggregate(function: AggregateFn, argument: Option<Type>) -> Result<Type, 
     };
     match function {
         AggregateFn::Count | AggregateFn::CountDistinct => Ok(Type::Int),
+        AggregateFn::Sum | AggregateFn::Avg if ty.is_float() => Ok(Type::Double),
         AggregateFn::Sum => match ty {
             Type::Int => Ok(Type::Int),
             Type::Decimal { scale, .. } => Ok(decimal(scale)),

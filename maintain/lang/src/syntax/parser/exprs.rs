@@ -70,16 +70,20 @@ impl Parser<'_> {
         })
     }
 
-    /// `date("2013-01-01")` or `timestamp("2013-01-01T05:00:00Z")`, at the name.
+    /// `date("2013-01-01")`, `timestamp("2013-01-01T05:00:00Z")`, `double("0.1")` or
+    /// `real("nan")`, at the name.
     fn dated_literal(&mut self) -> PResult<Term> {
         let name = self.bump();
         let column = match self.token_text(&name) {
             "date" => ColumnType::of(Type::Date),
             "timestamp" => ColumnType::of(Type::Timestamp),
+            "double" => ColumnType::of(Type::Double),
+            "real" => ColumnType::of(Type::Real),
             other => {
                 let message = format!("`{other}(…)` is not a constant");
                 let help = "a constant is a number, a string, `true`, `false`, `null`, \
-                            date(\"YYYY-MM-DD\") or timestamp(\"…\"); compute values with an \
+                            date(\"YYYY-MM-DD\"), timestamp(\"…\"), double(\"…\") or \
+                            real(\"…\"); compute values with an \
                             assignment such as `y = lower(s)`";
                 return Err(self.report(Diagnostic::error(name.span, message).with_help(help)));
             }
