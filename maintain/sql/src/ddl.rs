@@ -487,6 +487,18 @@ pub fn create_view(create: &CreateView, catalog: &Catalog, program: &Program) ->
             "the relation `{name}` exists already"
         )));
     }
+    let kind = if create.materialized {
+        "view"
+    } else {
+        "ephemeral"
+    };
+    if let Ok((rules, made, mut table)) = crate::pipeline::view(catalog, &create.query, &name) {
+        for (column, alias) in table.columns.iter_mut().zip(&create.columns) {
+            column.name = names::new_name(&alias.name)?;
+        }
+        let declarations = declarations_for(&rules, &made, &table, kind, program)?;
+        return Ok(format!("{declarations}{rules}\n"));
+    }
     let mut lowerer = Lowerer::new(catalog, &format!("_{name}_"));
     let query = crate::view_limit::view_query(&create.query)?;
     let mut table = lowerer.query_into(&query, &name, &[])?;
@@ -494,11 +506,6 @@ pub fn create_view(create: &CreateView, catalog: &Catalog, program: &Program) ->
     for (column, alias) in table.columns.iter_mut().zip(&create.columns) {
         column.name = names::new_name(&alias.name)?;
     }
-    let kind = if create.materialized {
-        "view"
-    } else {
-        "ephemeral"
-    };
     let rules = lowerer.rules.join("\n");
     if !create.materialized && has_window(&rules) {
         return plain_view_over_windows(create, &name, &query, catalog, program);

@@ -14,8 +14,8 @@
 //! operand is cast to it first); of floats it is `fmod`. A number literal with an exponent,
 //! or with more than 38 digits, is a `double` (DuckDB's reading).
 
-pub use crate::clauses::arguments;
 use crate::body::{Body, Ex};
+pub use crate::clauses::arguments;
 use crate::error::{clip, SqlError, SqlResult};
 use crate::names;
 use crate::scope::{Resolved, Scope};

@@ -30,20 +30,46 @@ pub fn lower_query(
     crate::top::lower_with(catalog, query, history)
 }
 
-/// The outermost `query` lowered through the typed pipeline, or why not (yet).
-pub fn query(catalog: &Catalog, query: &Query) -> Result<Lowered, NotYet> {
+/// A view's rules, the helper relations they define (each a set), and the view as a
+/// table, through the typed pipeline; refused (not yet) with ORDER BY, LIMIT or OFFSET,
+/// which the older lowering makes a top-k.
+pub fn view(
+    catalog: &Catalog,
+    query: &Query,
+    name: &str,
+) -> Result<(String, Vec<Table>, Table), NotYet> {
     let bound = bind::query(catalog, query)?;
-    let mut rules = crate::lower::rules(&bound.rel, ANSWER, "_q");
-    // The answer's rule first: the runner reads the first head as the answer.
-    let answer_at = rules
-        .iter()
-        .position(|r| r.head.relation.name == ANSWER)
-        .ok_or(NotYet("a lowering without an answer"))?;
-    let answer_rule = rules.remove(answer_at);
-    rules.insert(0, answer_rule);
     let schema = bound.rel.schema();
-    let answer = Table {
-        name: ANSWER.to_string(),
+    if !bound.order.is_empty()
+        || bound.limit.is_some()
+        || bound.offset != 0
+        || bound.visible != schema.arity()
+    {
+        return Err(NotYet("ORDER BY, LIMIT or OFFSET in a view"));
+    }
+    let rules = crate::lower::rules(&bound.rel, name, &format!("_{name}_"));
+    let made = rules
+        .iter()
+        .map(|r| r.head.relation.name.clone())
+        .filter(|n| n != name)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|helper| Table {
+            name: helper,
+            kind: RelationKind::View,
+            columns: Vec::new(),
+            bag: false,
+            keys: Vec::new(),
+        })
+        .collect();
+    let text = rules.iter().map(rule_text).collect::<Vec<_>>().join("\n");
+    Ok((text, made, table_of(name, &schema)))
+}
+
+/// The table SQL sees of a relation the pipeline defines.
+fn table_of(name: &str, schema: &crate::ir::Schema) -> Table {
+    Table {
+        name: name.to_string(),
         kind: RelationKind::View,
         columns: schema
             .fields
@@ -55,7 +81,21 @@ pub fn query(catalog: &Catalog, query: &Query) -> Result<Lowered, NotYet> {
             .collect(),
         bag: schema.is_bag(),
         keys: schema.keys.clone(),
-    };
+    }
+}
+
+/// The outermost `query` lowered through the typed pipeline, or why not (yet).
+pub fn query(catalog: &Catalog, query: &Query) -> Result<Lowered, NotYet> {
+    let bound = bind::query(catalog, query)?;
+    let mut rules = crate::lower::rules(&bound.rel, ANSWER, "_q");
+    // The answer's rule first: the runner reads the first head as the answer.
+    let answer_at = rules
+        .iter()
+        .position(|r| r.head.relation.name == ANSWER)
+        .ok_or(NotYet("a lowering without an answer"))?;
+    let answer_rule = rules.remove(answer_at);
+    rules.insert(0, answer_rule);
+    let answer = table_of(ANSWER, &bound.rel.schema());
     Ok(Lowered {
         rules: rules.iter().map(rule_text).collect::<Vec<_>>().join("\n"),
         answer,

@@ -1,6 +1,7 @@
 //! Relational operators of the IR, with SQL's bag semantics.
 
-use super::{Field, Scalar, Schema, Ty};
+use super::{Field, Scalar, ScalarOp, Schema, Ty};
+use rnt_lang::syntax::ast::CmpOp;
 
 /// An aggregate function of SQL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +91,13 @@ impl Rel {
     pub fn schema(&self) -> Schema {
         match self {
             Rel::Get { schema, .. } => schema.clone(),
-            Rel::Filter { input, .. } => input.schema(),
+            Rel::Filter { input, predicate } => {
+                let mut schema = input.schema();
+                if let Rel::Join { .. } = **input {
+                    schema.keys = keys_with(input, &equalities(predicate));
+                }
+                schema
+            }
             Rel::Map {
                 input,
                 scalars,
@@ -107,7 +114,11 @@ impl Rel {
                 schema
             }
             Rel::Project { input, columns } => project(&input.schema(), columns),
-            Rel::Join { left, right, .. } => join(&left.schema(), &right.schema()),
+            Rel::Join { .. } => {
+                let mut schema = join_fields(self);
+                schema.keys = keys_with(self, &[]);
+                schema
+            }
             Rel::Aggregate {
                 input,
                 group,
@@ -154,20 +165,84 @@ fn project(input: &Schema, columns: &[(usize, String)]) -> Schema {
     Schema { fields, keys }
 }
 
-/// The schema of an inner join: a key of each side together identify a row.
-fn join(left: &Schema, right: &Schema) -> Schema {
-    let shift = left.arity();
-    let mut fields = left.fields.clone();
-    fields.extend(right.fields.iter().cloned());
+/// The columns of a join: the left's, then the right's (keys left empty).
+fn join_fields(rel: &Rel) -> Schema {
+    let Rel::Join { left, right, .. } = rel else {
+        return rel.schema();
+    };
+    let mut fields = left.schema().fields;
+    fields.extend(right.schema().fields);
+    Schema {
+        fields,
+        keys: Vec::new(),
+    }
+}
+
+/// The pairs of columns a condition's conjuncts equate (`a = b` of two columns).
+fn equalities(condition: &Scalar) -> Vec<(usize, usize)> {
+    condition
+        .clone()
+        .conjuncts()
+        .into_iter()
+        .filter_map(|c| match c {
+            Scalar::Op {
+                op: ScalarOp::Compare(CmpOp::Eq),
+                args,
+                ..
+            } => match args.as_slice() {
+                [Scalar::Column { index: a, .. }, Scalar::Column { index: b, .. }] => {
+                    Some((*a, *b))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The keys of `rel` when the columns `extra` pairs are known equal as well: for a join, a
+/// key of each side together, and one side's keys alone where the other side is joined on
+/// one of its keys (each row matches at most one row there).
+fn keys_with(rel: &Rel, extra: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    let Rel::Join { left, right, on } = rel else {
+        return rel.schema().keys;
+    };
+    let shift = left.schema().arity();
+    let mut equal = equalities(on);
+    equal.extend_from_slice(extra);
+    let inside = |range: std::ops::Range<usize>, down: usize| -> Vec<(usize, usize)> {
+        equal
+            .iter()
+            .filter(|(a, b)| range.contains(a) && range.contains(b))
+            .map(|(a, b)| (a - down, b - down))
+            .collect()
+    };
+    let width = shift + right.schema().arity();
+    let left_keys = keys_with(left, &inside(0..shift, 0));
+    let right_keys: Vec<Vec<usize>> = keys_with(right, &inside(shift..width, shift))
+        .into_iter()
+        .map(|k| k.into_iter().map(|i| i + shift).collect())
+        .collect();
+    let joined_to = |key: &[usize], other: std::ops::Range<usize>| {
+        key.iter().all(|k| {
+            equal
+                .iter()
+                .any(|(a, b)| (a == k && other.contains(b)) || (b == k && other.contains(a)))
+        })
+    };
     let mut keys = Vec::new();
-    for l in &left.keys {
-        for r in &right.keys {
-            let mut key = l.clone();
-            key.extend(r.iter().map(|i| i + shift));
-            keys.push(key);
+    if right_keys.iter().any(|k| joined_to(k, 0..shift)) {
+        keys.extend(left_keys.iter().cloned());
+    }
+    if left_keys.iter().any(|k| joined_to(k, shift..width)) {
+        keys.extend(right_keys.iter().cloned());
+    }
+    for l in &left_keys {
+        for r in &right_keys {
+            keys.push(l.iter().chain(r).copied().collect());
         }
     }
-    Schema { fields, keys }
+    keys
 }
 
 /// The type of a column that an aggregate over `input` gives.

@@ -43,6 +43,10 @@ impl Lowering {
     /// Rules defining `relation` as `rel`: its columns, and a trailing count when `rel` is
     /// a bag.
     fn define(&mut self, relation: &str, rel: &Rel) {
+        if let Some((input, group, calls)) = grouping(rel) {
+            // The groups are the relation itself: no helper, no copy.
+            return self.aggregate(relation, input, group, calls);
+        }
         let mut builder = RuleBuilder::default();
         let (values, set) = match rel {
             Rel::Distinct(input) => (self.block(input, &mut builder), true),
@@ -107,6 +111,27 @@ impl Lowering {
             })
             .collect();
         self.rules.push(empty.build(name, head));
+    }
+}
+
+/// The aggregate `rel` is, up to a projection that keeps its columns in order (renaming
+/// them), when it has groups (without, it needs a helper: one row over no input).
+fn grouping(rel: &Rel) -> Option<(&Rel, &[usize], &[AggregateCall])> {
+    match rel {
+        Rel::Aggregate {
+            input,
+            group,
+            calls,
+        } if !group.is_empty() => Some((input, group, calls)),
+        Rel::Project { input, columns }
+            if columns
+                .iter()
+                .map(|(i, _)| *i)
+                .eq(0..input.schema().arity()) =>
+        {
+            grouping(input)
+        }
+        _ => None,
     }
 }
 
