@@ -202,6 +202,41 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("RNT_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32)
+    ))]
+
+    /// With a denial, the transaction is refused exactly when one commit of the net change
+    /// is, whatever the batches (a witness a later batch removes never refuses), and a
+    /// refused one changes nothing.
+    #[test]
+    fn a_denial_judges_the_net_change_as_one_commit_does(
+        batches in prop::collection::vec(prop::collection::vec(op(), 0..8), 1..6),
+        step in 1..4usize,
+    ) {
+        let program = format!("{PROGRAM}{DENIAL}");
+        let stepped = db(&program, 2, step);
+        let before = state_of(&stepped);
+        let start = Model::start();
+        let mut model = start.clone();
+        let texts: Vec<Vec<Change>> =
+            batches.iter().map(|ops| changes(&model.batch(ops))).collect();
+        let mut tx = stepped.begin().unwrap();
+        tx.apply(&mut Batches(texts)).unwrap();
+        let outcome = tx.commit("transaction");
+        let at_once = db(&program, 1, usize::MAX);
+        let one = commit(&at_once, &start.net(&model));
+        match (&outcome, &one) {
+            (Err(DbError::DenialViolated { .. }), Err(DbError::DenialViolated { .. })) => {
+                prop_assert_eq!(state_of(&stepped), before, "a refused transaction changes nothing");
+            }
+            (Ok(_), Ok(_)) => prop_assert_eq!(state_of(&stepped), state_of(&at_once)),
+            _ => prop_assert!(false, "transaction {:?}, one commit {:?}", outcome, one),
+        }
+    }
+}
+
 #[test]
 fn the_commit_counts_the_net_change() {
     let db = db(PROGRAM, 1, 1);
