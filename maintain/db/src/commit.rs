@@ -149,7 +149,7 @@ impl Database {
 
     /// A checked change set as sorted edits per base relation. A keyed relation's upserts
     /// and deletes by key read the current tuple of each key named.
-    fn base_edits(
+    pub(crate) fn base_edits(
         &self,
         head: &Snapshot,
         schemas: &BTreeMap<String, RelationSchema>,
@@ -186,6 +186,20 @@ impl Database {
         clock: Option<i64>,
         started: Counters,
     ) -> DbResult<Option<MaintainedChange>> {
+        self.maintain_judging(head, edits, clock, started, true)
+    }
+
+    /// [`Database::maintain`], judging the denials (`denials`) or not: a transaction's
+    /// steps leave them to its commit, which judges the net change
+    /// ([`rnt_engine::delta::judge_net_change`]).
+    pub(crate) fn maintain_judging(
+        &self,
+        head: &Snapshot,
+        edits: Vec<(String, BaseEdit)>,
+        clock: Option<i64>,
+        started: Counters,
+        denials: bool,
+    ) -> DbResult<Option<MaintainedChange>> {
         let plans = shared_plans(&head.program);
         let nodes = &self.nodes;
         let mut timings = CommitTimings::default();
@@ -211,7 +225,8 @@ impl Database {
             self.recursion,
         )
         .with_witnesses(self.witnesses)
-        .with_threads(self.threads);
+        .with_threads(self.threads)
+        .with_denials(denials);
         let (relations, operator_stats) = maintainer.run()?;
         timings.operators = operator_stats
             .iter()
@@ -305,7 +320,7 @@ impl Database {
 
 /// Refuses a change to a derived relation (each relation judged once, at its first change:
 /// the one the error names).
-fn refuse_derived_changes(head: &Snapshot, changes: &[Change]) -> DbResult<()> {
+pub(crate) fn refuse_derived_changes(head: &Snapshot, changes: &[Change]) -> DbResult<()> {
     let mut judged: Vec<&str> = Vec::new();
     for change in changes {
         if judged.contains(&change.relation.as_str()) {

@@ -634,15 +634,16 @@ fn row_number(bytes: &[u8]) -> DbResult<u64> {
     Ok(u64::from_be_bytes(bytes))
 }
 
-/// The sum of an import's steps: change counts per relation and work per operator.
-#[derive(Default)]
-struct StepTotals {
+/// The sum of an import's (or a transaction's) steps: change counts per relation and work
+/// per operator.
+#[derive(Clone, Default)]
+pub(crate) struct StepTotals {
     counts: BTreeMap<String, (u64, u64)>,
     stats: Vec<OperatorStat>,
 }
 
 impl StepTotals {
-    fn add(&mut self, step: MaintainedChange) {
+    pub(crate) fn add(&mut self, step: MaintainedChange) {
         for count in step.counts {
             let slot = self.counts.entry(count.relation).or_default();
             slot.0 += count.inserted;
@@ -666,7 +667,7 @@ impl StepTotals {
 
     /// The whole import as one change ending in `state`; `None` when no step changed
     /// anything (not even the clock).
-    fn finish(self, state: State) -> Option<MaintainedChange> {
+    pub(crate) fn finish(self, state: State) -> Option<MaintainedChange> {
         if self.counts.is_empty() && self.stats.is_empty() {
             return None;
         }

@@ -50,6 +50,7 @@ mod keys;
 mod rebuild;
 mod snapshot;
 mod timings;
+mod transaction;
 mod verify;
 mod why;
 pub mod witness;
@@ -88,6 +89,7 @@ pub use rnt_lang::value::{Type, Value};
 pub use rnt_merkle::RelationEntry;
 pub use snapshot::Snapshot;
 pub use timings::CommitTimings;
+pub use transaction::{Applied, ChangeSource, ChangeVec, Transaction};
 pub use why::{parse_tuple, Explained};
 
 pub(crate) use rebuild::rebuild_views;

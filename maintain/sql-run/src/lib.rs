@@ -1,11 +1,12 @@
 //! Running SQL against an rnt database (`docs/sql.md`): a [`Session`] takes statements, has
 //! `rnt-sql` compile each against the state's catalog, and runs the result — a query
-//! through `Database::query`, DDL as a define, DML as a change set committed through the
-//! ordinary commit path, `BEGIN … COMMIT` as one commit of many statements.
+//! through `Database::query`, DDL as a define, DML as a change set applied to a transaction
+//! of the database's commit path (`Database::begin`), `BEGIN … COMMIT` as one such
+//! transaction of many statements.
 //!
 //! ```text
 //! SQL text ──rnt-sql (parse, bind, lower)──▶ rules, declarations, change sets
-//!          ──rnt-sql-run──▶ rnt-db: query, define, commit
+//!          ──rnt-sql-run──▶ rnt-db: query, define, begin/apply/commit
 //! ```
 //!
 //! The compiler reads the database only through the traits it names (`rnt_sql::dml::Reads`,
@@ -13,7 +14,6 @@
 
 pub mod error;
 pub mod history;
-mod overlay;
 pub mod parse;
 pub mod reads;
 pub mod session;

@@ -1,24 +1,27 @@
 //! Running SQL against a database: each statement a query, a define (DDL) or a commit
-//! (DML); `BEGIN … COMMIT` one commit of many statements, their constraints judged once at
-//! COMMIT (the statements run in an in-memory layer over the store, with the program's
-//! denials set aside, and COMMIT commits their net change of the base relations).
+//! (DML); `BEGIN … COMMIT` one commit of many statements, a transaction of the database's
+//! commit path ([`rnt_db::Transaction`]): each DML statement's change set is applied to
+//! its working state (views maintained, reads inside see it), and COMMIT judges the
+//! constraints once on the net change and lands only if the branch has not moved since
+//! BEGIN.
 
 use crate::error::Sql;
 use crate::history::Reader;
-use crate::overlay::Overlay;
 use crate::parse::{parse, Stmt};
 use crate::reads::StateReads;
 use rnt_db::change::Change;
-use rnt_db::{Attribute, CommitOutcome, Database, DiffScope, RelationSchema, Snapshot, Value};
+use rnt_db::{
+    Attribute, ChangeVec, CommitOutcome, Database, DbError, RelationSchema, Snapshot, Transaction,
+    Value, COMMIT_ATTEMPTS_MAX,
+};
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_sql::as_of::AsOf;
 use rnt_sql::catalog::Catalog;
 use rnt_sql::dml::Target;
-use rnt_sql::error::{SqlError, SqlErrorKind, SqlResult};
+use rnt_sql::error::{SqlError, SqlResult};
 use rnt_sql::{ddl, names, output};
 use rnt_store::Address;
 use sqlparser::ast::{CreateView, ObjectType, Spanned, Statement};
-use std::sync::Arc;
 
 /// What one statement did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,18 +48,12 @@ pub enum Outcome {
     Note(String),
 }
 
-/// An open transaction: its working database and the head it started from.
-struct Transaction {
-    db: Database,
-    start: Snapshot,
-}
-
 /// A sequence of statements against one database.
 pub struct Session<'d> {
     db: &'d Database,
     message: Option<String>,
     at: Option<String>,
-    transaction: Option<Transaction>,
+    transaction: Option<Transaction<'d>>,
 }
 
 impl<'d> Session<'d> {
@@ -174,18 +171,9 @@ impl<'d> Session<'d> {
                 Some(_) => Ok(Outcome::Note("ROLLBACK".into())),
                 None => Err(SqlError::bind("ROLLBACK outside a transaction")),
             },
-            Statement::Insert(insert) => {
-                let changes = self.with_target(|t| t.insert(insert))?;
-                self.apply(changes, statement, "INSERT")
-            }
-            Statement::Update(update) => {
-                let changes = self.with_target(|t| t.update(update))?;
-                self.apply(changes, statement, "UPDATE")
-            }
-            Statement::Delete(delete) => {
-                let changes = self.with_target(|t| t.delete(delete))?;
-                self.apply(changes, statement, "DELETE")
-            }
+            Statement::Insert(insert) => self.dml(statement, "INSERT", &|t| t.insert(insert)),
+            Statement::Update(update) => self.dml(statement, "UPDATE", &|t| t.update(update)),
+            Statement::Delete(delete) => self.dml(statement, "DELETE", &|t| t.delete(delete)),
             Statement::CreateTable(create) => {
                 let head = self.head_outside_transaction("CREATE TABLE")?;
                 let text = ddl::create_table(create, &Catalog::of(&head.program))?;
@@ -355,20 +343,16 @@ impl<'d> Session<'d> {
         if let Some(reference) = &self.at {
             return self.db.resolve(reference).sql();
         }
-        self.working_db().head().sql()
-    }
-
-    fn working_db(&self) -> &Database {
-        self.transaction.as_ref().map_or(self.db, |t| &t.db)
+        match &self.transaction {
+            Some(transaction) => Ok(transaction.snapshot().clone()),
+            None => self.db.head().sql(),
+        }
     }
 
     fn query(&self, query: &sqlparser::ast::Query, as_of: &[AsOf]) -> SqlResult<Outcome> {
         let snapshot = self.read_snapshot()?;
         let catalog = Catalog::of(&snapshot.program);
-        let db = match self.at {
-            Some(_) => self.db,
-            None => self.working_db(),
-        };
+        let db = self.db;
         let reader = Reader::new(db, &snapshot);
         let lowered = rnt_sql::pipeline::lower_query(&catalog, query, Some((&reader, as_of)))?;
         let extra = reader.into_extra();
@@ -395,40 +379,59 @@ impl<'d> Session<'d> {
         Ok(Outcome::Rows { schema, rows })
     }
 
-    fn with_target<T>(&self, f: impl FnOnce(&Target<'_>) -> SqlResult<T>) -> SqlResult<T> {
-        let db = self.working_db();
-        let snapshot = db.head().sql()?;
-        let catalog = Catalog::of(&snapshot.program);
-        f(&Target {
-            reads: &StateReads {
-                db,
-                snapshot: &snapshot,
-            },
-            catalog: &catalog,
-        })
-    }
-
-    /// Commits a DML statement's change set (in the transaction, when one is open).
-    fn apply(
+    /// A DML statement: its change set computed by `compute` on the state the statement
+    /// begins on (the transaction's working state, or the head), never reading its own
+    /// writes, then applied. Inside BEGIN … COMMIT it goes to the open transaction; alone,
+    /// into a transaction of its own, committed at once — and when another writer moved
+    /// the branch meanwhile, the statement runs again on the new head (its old change set,
+    /// computed on another state, is never applied there).
+    fn dml(
         &mut self,
-        changes: Vec<Change>,
         statement: &Statement,
         what: &str,
+        compute: &dyn Fn(&Target<'_>) -> SqlResult<Vec<Change>>,
     ) -> SqlResult<Outcome> {
-        if changes.is_empty() {
-            return Ok(Outcome::NothingToCommit);
+        if let Some(transaction) = &mut self.transaction {
+            let changes = changes_on(self.db, transaction.snapshot(), compute)?;
+            transaction.apply(&mut ChangeVec::new(changes)).sql()?;
+            return Ok(Outcome::Note(what.to_string()));
         }
         let message = self.message_for(statement);
-        let in_transaction = self.transaction.is_some();
-        let outcome = self.working_db().commit(changes, &message, None).sql()?;
-        match (in_transaction, outcome) {
-            (true, _) => Ok(Outcome::Note(what.to_string())),
-            (false, CommitOutcome::Committed { commit, state, .. }) => Ok(Outcome::Committed {
+        for _ in 1..COMMIT_ATTEMPTS_MAX {
+            match self.dml_once(&message, what, compute)? {
+                Some(outcome) => return Ok(outcome),
+                None => continue,
+            }
+        }
+        let branch = self.db.current_branch().sql()?;
+        Err(crate::error::from_db(DbError::Conflict(format!(
+            "`{branch}` kept moving: other writers landed first {COMMIT_ATTEMPTS_MAX} times in a row; nothing was committed, run it again"
+        ))))
+    }
+
+    /// One attempt of an auto-commit DML statement on the head as it is now; `None` when
+    /// another writer moved the branch before its commit (nothing was written).
+    fn dml_once(
+        &self,
+        message: &str,
+        what: &str,
+        compute: &dyn Fn(&Target<'_>) -> SqlResult<Vec<Change>>,
+    ) -> SqlResult<Option<Outcome>> {
+        let mut transaction = self.db.begin().sql()?;
+        let changes = changes_on(self.db, transaction.start(), compute)?;
+        if changes.is_empty() {
+            return Ok(Some(Outcome::NothingToCommit));
+        }
+        transaction.apply(&mut ChangeVec::new(changes)).sql()?;
+        match transaction.commit(message) {
+            Err(DbError::Conflict(_)) => Ok(None),
+            Err(error) => Err(crate::error::from_db(error)),
+            Ok(CommitOutcome::Committed { commit, state, .. }) => Ok(Some(Outcome::Committed {
                 commit,
                 state,
                 what: what.to_string(),
-            }),
-            (false, CommitOutcome::NothingToCommit) => Ok(Outcome::NothingToCommit),
+            })),
+            Ok(CommitOutcome::NothingToCommit) => Ok(Some(Outcome::NothingToCommit)),
         }
     }
 
@@ -562,65 +565,25 @@ impl<'d> Session<'d> {
         self.define_program(&program, statement, &what)
     }
 
+    /// BEGIN: a transaction of the database's commit path on the head as it is now.
     fn begin(&mut self) -> SqlResult<Outcome> {
         if self.transaction.is_some() {
             return Err(SqlError::bind(
                 "a transaction is open already (COMMIT or ROLLBACK it first)",
             ));
         }
-        let start = self.db.head().sql()?;
-        let overlay = Overlay::over(Arc::clone(self.db.chunks()))
-            .map_err(|e| SqlError::new(SqlErrorKind::Db(3), e.to_string()))?;
-        let time = self.db.commit_time();
-        let db = Database::new(Arc::new(overlay)).with_commit_time(Arc::new(move || time));
-        // Constraints are judged once, at COMMIT: the working program has no denials.
-        let mut ast = start.program.to_ast();
-        let denials: Vec<String> = ast
-            .declarations
-            .iter()
-            .filter(|d| d.kind == RelationKind::Denial)
-            .map(|d| d.name.name.clone())
-            .collect();
-        if !denials.is_empty() {
-            ast.declarations.retain(|d| !denials.contains(&d.name.name));
-            ast.rules
-                .retain(|r| !denials.contains(&r.head.relation.name));
-            db.define(
-                &rnt_lang::canonical::canonical_text(&ast),
-                "transaction",
-                "transaction",
-            )
-            .sql()?;
-        }
-        self.transaction = Some(Transaction { db, start });
+        self.transaction = Some(self.db.begin().sql()?);
         Ok(Outcome::Note("BEGIN".into()))
     }
 
+    /// COMMIT: the transaction's net change, its constraints judged once; a conflict when
+    /// another writer moved the branch since BEGIN (nothing is committed).
     fn commit_transaction(&mut self) -> SqlResult<Outcome> {
         let Some(transaction) = self.transaction.take() else {
             return Err(SqlError::bind("COMMIT outside a transaction"));
         };
-        let end = transaction.db.head().sql()?;
-        let changes: Vec<Change> = transaction
-            .db
-            .diff(&transaction.start, &end, &DiffScope::Base)
-            .sql()?
-            .into_iter()
-            .map(|c| Change {
-                sign: c.sign,
-                relation: c.relation,
-                values: c.tuple,
-                names: Vec::new(),
-                wildcards: Vec::new(),
-                line: 1,
-                source: None,
-            })
-            .collect();
-        if changes.is_empty() {
-            return Ok(Outcome::NothingToCommit);
-        }
         let message = self.message.clone().unwrap_or_else(|| "transaction".into());
-        match self.db.commit(changes, &message, None).sql()? {
+        match transaction.commit(&message).sql()? {
             CommitOutcome::Committed { commit, state, .. } => Ok(Outcome::Committed {
                 commit,
                 state,
@@ -636,4 +599,17 @@ impl<'d> Session<'d> {
             .clone()
             .unwrap_or_else(|| rnt_sql::error::clip(statement))
     }
+}
+
+/// The change set `compute` makes of a DML statement on `snapshot`.
+fn changes_on(
+    db: &Database,
+    snapshot: &Snapshot,
+    compute: &dyn Fn(&Target<'_>) -> SqlResult<Vec<Change>>,
+) -> SqlResult<Vec<Change>> {
+    let catalog = Catalog::of(&snapshot.program);
+    compute(&Target {
+        reads: &StateReads { db, snapshot },
+        catalog: &catalog,
+    })
 }

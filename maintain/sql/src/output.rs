@@ -36,8 +36,12 @@ pub fn rows(
             },
             false => 1,
         };
-        for _ in 0..copies {
+        // The last copy takes the tuple itself: a set's answer is moved, not cloned.
+        for _ in 1..copies {
             rows.push(tuple.clone());
+        }
+        if copies > 0 {
+            rows.push(tuple);
         }
     }
     if !order.is_empty() {

@@ -46,6 +46,7 @@ pub use crate::eval::memory::Delta;
 use crate::eval::plans::ProgramPlans;
 use crate::{EngineError, EngineResult};
 use base::BaseChange;
+pub use denial::judge_net_change;
 pub use recursion::{RecursionCost, RecursionMode, RECURSION_RECOMPUTE_TUPLES_MAX};
 use rnt_lang::check::ClockCondition;
 use rnt_lang::check::Program;
@@ -179,6 +180,9 @@ pub struct Maintainer<'a> {
     clocks: (Option<i64>, Option<i64>),
     /// How many threads maintain strata that do not read each other (1: one at a time).
     threads: usize,
+    /// Whether [`Maintainer::run`] judges the denials (a transaction's steps do not: its
+    /// commit judges them once, on the net change, [`judge_net_change`]).
+    denials: bool,
 }
 
 /// A time window over a relation: the relation and its conditions.
@@ -246,6 +250,7 @@ impl<'a> Maintainer<'a> {
             witnesses: 1,
             clocks,
             threads: 1,
+            denials: true,
         }
     }
 
@@ -254,6 +259,14 @@ impl<'a> Maintainer<'a> {
     #[must_use]
     pub fn with_threads(mut self, threads: usize) -> Maintainer<'a> {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// This maintainer, judging the denials after the views (`true`, the default) or not
+    /// (`false`: a step of a transaction, whose commit judges them on its net change).
+    #[must_use]
+    pub fn with_denials(mut self, judged: bool) -> Maintainer<'a> {
+        self.denials = judged;
         self
     }
 
@@ -289,7 +302,9 @@ impl<'a> Maintainer<'a> {
                 self.run_operator(relations, operator)?;
             }
         }
-        self.judge_denials()?;
+        if self.denials {
+            self.judge_denials()?;
+        }
         Ok((self.entries.into_values().collect(), self.stats))
     }
 

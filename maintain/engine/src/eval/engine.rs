@@ -183,6 +183,26 @@ impl<'a> Engine<'a> {
         Ok(out)
     }
 
+    /// Every tuple of `relation` in tuple order, as one read that keeps no copy: a query's
+    /// answer. A non-recursive relation that is not stored is evaluated straight into the
+    /// answer (not through [`Engine::evaluate`]'s set and the cache of derived reads, each a
+    /// second copy of it); any other is read as [`Engine::evaluate`] reads it.
+    pub fn evaluate_once(&self, relation: &str) -> EngineResult<Vec<Tuple>> {
+        let recursive = self
+            .program
+            .strata
+            .stratum_of(relation)
+            .is_some_and(|i| self.program.strata.strata[i].recursive);
+        if recursive
+            || self.stored.contains_key(relation)
+            || self.program.rules_of(relation).is_empty()
+        {
+            return Ok(self.evaluate(relation)?.into_iter().collect());
+        }
+        let arity = self.types_of(relation).len();
+        self.evaluate_pattern(relation, &vec![None; arity])
+    }
+
     /// Every tuple of a derived relation computed from its rules over this engine's
     /// relations, never read from its own stored tree: a recursive relation by its
     /// stratum's fixpoint (the stratum's members overlaid in memory), any other by
@@ -348,15 +368,14 @@ impl<'a> Engine<'a> {
                 Ok(Flow::Continue)
             })?;
         }
-        Ok(results
-            .into_iter()
-            .filter(|tuple| {
-                pattern
-                    .iter()
-                    .zip(tuple)
-                    .all(|(p, v)| p.as_ref().is_none_or(|p| p == v))
-            })
-            .collect())
+        let mut matching = Vec::with_capacity(results.len());
+        matching.extend(results.into_iter().filter(|tuple| {
+            pattern
+                .iter()
+                .zip(tuple)
+                .all(|(p, v)| p.as_ref().is_none_or(|p| p == v))
+        }));
+        Ok(matching)
     }
 
     /// Computes a view from scratch: its tuples with derivation counts (non-recursive), as

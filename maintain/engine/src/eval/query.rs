@@ -79,6 +79,6 @@ pub fn query(nodes: &NodeStore, state: &QueryState<'_>, text: &str) -> EngineRes
     let schema = relation.declaration.schema();
     let plans = plan_program(&program);
     let engine = Engine::new(nodes, &program, &plans, state.relations).with_clock(state.clock);
-    let tuples = engine.evaluate(&first)?.into_iter().collect();
+    let tuples = engine.evaluate_once(&first)?;
     Ok(QueryAnswer { schema, tuples })
 }
