@@ -66,11 +66,21 @@ fn served(files: &[(&str, &str)], extra: &[&str]) -> Served {
 
 /// Runs `psql` with `commands` (one `-c` each), stopping at the first error.
 fn psql(served: &Served, password: Option<&str>, commands: &[&str]) -> Output {
+    psql_with(served, password, &["-q"], commands)
+}
+
+/// Runs `psql` with `options` before the usual ones and `commands` (one `-c` each).
+fn psql_with(
+    served: &Served,
+    password: Option<&str>,
+    options: &[&str],
+    commands: &[&str],
+) -> Output {
     let mut command = Command::new("psql");
     command
+        .args(options)
         .args([
             "-X",
-            "-q",
             "-A",
             "-t",
             "-h",
@@ -215,6 +225,107 @@ fn a_token_is_the_password() {
         text(&denied.stderr)
     );
     assert_eq!(s.shop.head(), head);
+}
+
+#[test]
+fn command_tags_count_the_rows_written() {
+    if skip("psql") {
+        return;
+    }
+    let s = served(&[], &[]);
+    // psql prints each command's tag (without -q).
+    let run = psql_with(
+        &s,
+        None,
+        &[],
+        &[
+            "CREATE TABLE k (id INT PRIMARY KEY, x INT)",
+            "CREATE TABLE b (x INT)",
+            "INSERT INTO k VALUES (1, 1), (2, 2), (3, 3)",
+            "INSERT INTO b VALUES (1), (1), (2)",
+            "UPDATE k SET x = x WHERE id < 3",
+            "UPDATE b SET x = 5 WHERE x = 1",
+            "DELETE FROM b WHERE x = 5",
+            "DELETE FROM k WHERE id = 99",
+            "INSERT INTO k VALUES (3, 0), (4, 4) ON CONFLICT DO NOTHING",
+            "BEGIN",
+            "INSERT INTO k VALUES (5, 5), (6, 6)",
+            "DELETE FROM k WHERE id > 4",
+            "COMMIT",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let tags: Vec<String> = text(&run.stdout)
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        tags,
+        [
+            "CREATE TABLE",
+            "CREATE TABLE",
+            "INSERT 0 3",
+            "INSERT 0 3",
+            "UPDATE 2",
+            "UPDATE 2",
+            "DELETE 2",
+            "DELETE 0",
+            "INSERT 0 1",
+            "BEGIN",
+            "INSERT 0 2",
+            "DELETE 2",
+            "COMMIT",
+        ],
+        "{}",
+        text(&run.stdout)
+    );
+}
+
+const ROWCOUNT_SCRIPT: &str = r#"
+import sys
+import psycopg
+port = int(sys.argv[1])
+with psycopg.connect(host="127.0.0.1", port=port, user="u", dbname="d", autocommit=True) as conn:
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, x INT)")
+    cur.executemany("INSERT INTO t VALUES (%s, %s)", [(1, 1), (2, 2)])
+    print("executemany", cur.rowcount)
+    cur.execute("INSERT INTO t VALUES (%s, %s), (%s, %s), (%s, %s)", (3, 3, 4, 4, 5, 5))
+    print("insert", cur.rowcount)
+    cur.execute("UPDATE t SET x = %s WHERE id > %s", (0, 2))
+    print("update", cur.rowcount)
+    cur.execute("UPDATE t SET x = x WHERE id = %s", (1,))
+    print("same", cur.rowcount)
+    cur.execute("DELETE FROM t WHERE id = %s", (99,))
+    print("none", cur.rowcount)
+    cur.execute("SELECT id FROM t WHERE id > %s", (1,))
+    print("select", cur.rowcount)
+with psycopg.connect(host="127.0.0.1", port=port, user="u", dbname="d") as conn:
+    cur = conn.cursor()
+    cur.execute("DELETE FROM t WHERE x = %s", (0,))
+    print("in transaction", cur.rowcount)
+"#;
+
+#[test]
+fn psycopg_rowcount_after_insert_update_and_delete() {
+    if skip("psycopg") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let script = s.shop.write("rowcount.py", ROWCOUNT_SCRIPT);
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg(&s.port)
+        .output()
+        .expect("python3");
+    let out = text(&run.stdout);
+    assert!(run.status.success(), "{out}{}", text(&run.stderr));
+    assert_eq!(
+        out,
+        "executemany 2\ninsert 3\nupdate 3\nsame 1\nnone 0\nselect 4\nin transaction 3\n"
+    );
+    assert_eq!(s.shop.rows("t", None).len(), 2);
 }
 
 const PSYCOPG_SCRIPT: &str = r#"

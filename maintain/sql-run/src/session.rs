@@ -13,7 +13,7 @@ use rnt_db::{Attribute, CommitOutcome, Database, DiffScope, RelationSchema, Snap
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_sql::as_of::AsOf;
 use rnt_sql::catalog::Catalog;
-use rnt_sql::dml::Target;
+use rnt_sql::dml::{Target, Written};
 use rnt_sql::error::{SqlError, SqlErrorKind, SqlResult};
 use rnt_sql::{ddl, names, output, top};
 use rnt_store::Address;
@@ -38,6 +38,19 @@ pub enum Outcome {
         state: Address,
         /// What it was (`INSERT`, `CREATE TABLE`, …).
         what: String,
+        /// The rows a DML statement wrote (PostgreSQL's count in `INSERT 0 n`); `None`
+        /// for other statements.
+        rows: Option<u64>,
+    },
+    /// A DML statement that made no commit of its own: inside a transaction (`pending`:
+    /// its change waits for COMMIT), or outside one when it changed no tuple.
+    Changed {
+        /// What it was (`INSERT`, `UPDATE`, `DELETE`).
+        what: String,
+        /// The rows it wrote, as [`Outcome::Committed`] counts them.
+        rows: u64,
+        /// Whether a transaction holds its change.
+        pending: bool,
     },
     /// The statement changed nothing: no commit.
     NothingToCommit,
@@ -173,16 +186,16 @@ impl<'d> Session<'d> {
                 None => Err(SqlError::bind("ROLLBACK outside a transaction")),
             },
             Statement::Insert(insert) => {
-                let changes = self.with_target(|t| t.insert(insert))?;
-                self.apply(changes, statement, "INSERT")
+                let written = self.with_target(|t| t.insert(insert))?;
+                self.apply(written, statement, "INSERT")
             }
             Statement::Update(update) => {
-                let changes = self.with_target(|t| t.update(update))?;
-                self.apply(changes, statement, "UPDATE")
+                let written = self.with_target(|t| t.update(update))?;
+                self.apply(written, statement, "UPDATE")
             }
             Statement::Delete(delete) => {
-                let changes = self.with_target(|t| t.delete(delete))?;
-                self.apply(changes, statement, "DELETE")
+                let written = self.with_target(|t| t.delete(delete))?;
+                self.apply(written, statement, "DELETE")
             }
             Statement::CreateTable(create) => {
                 let head = self.head_outside_transaction("CREATE TABLE")?;
@@ -272,6 +285,7 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: "ALTER TABLE".into(),
+                rows: None,
             },
             CommitOutcome::NothingToCommit => Outcome::NothingToCommit,
         })
@@ -343,6 +357,7 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: "CREATE ASSERTION".into(),
+                rows: None,
             }),
             CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
         }
@@ -407,26 +422,29 @@ impl<'d> Session<'d> {
     }
 
     /// Commits a DML statement's change set (in the transaction, when one is open).
-    fn apply(
-        &mut self,
-        changes: Vec<Change>,
-        statement: &Statement,
-        what: &str,
-    ) -> SqlResult<Outcome> {
-        if changes.is_empty() {
-            return Ok(Outcome::NothingToCommit);
+    fn apply(&mut self, written: Written, statement: &Statement, what: &str) -> SqlResult<Outcome> {
+        let in_transaction = self.transaction.is_some();
+        let unchanged = Outcome::Changed {
+            what: what.to_string(),
+            rows: written.rows,
+            pending: in_transaction,
+        };
+        if written.changes.is_empty() {
+            return Ok(unchanged);
         }
         let message = self.message_for(statement);
-        let in_transaction = self.transaction.is_some();
-        let outcome = self.working_db().commit(changes, &message, None).sql()?;
+        let outcome = self
+            .working_db()
+            .commit(written.changes, &message, None)
+            .sql()?;
         match (in_transaction, outcome) {
-            (true, _) => Ok(Outcome::Note(what.to_string())),
             (false, CommitOutcome::Committed { commit, state, .. }) => Ok(Outcome::Committed {
                 commit,
                 state,
                 what: what.to_string(),
+                rows: Some(written.rows),
             }),
-            (false, CommitOutcome::NothingToCommit) => Ok(Outcome::NothingToCommit),
+            _ => Ok(unchanged),
         }
     }
 
@@ -464,6 +482,7 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: what.to_string(),
+                rows: None,
             }),
             CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
         }
@@ -623,6 +642,7 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: "COMMIT".into(),
+                rows: None,
             }),
             CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
         }

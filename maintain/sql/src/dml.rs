@@ -44,6 +44,18 @@ pub trait Reads {
     ) -> SqlResult<Option<Option<Vec<Value>>>>;
 }
 
+/// A DML statement's change set and the rows it wrote, as PostgreSQL counts them in its
+/// command tag (`INSERT 0 n`, `UPDATE n`, `DELETE n`): rows inserted (a conflict's update
+/// included, a skipped one not), rows the WHERE matched (updated to the same values or
+/// not), rows deleted; a bag's row counts as many times as its copies.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// The change set.
+    pub changes: Vec<Change>,
+    /// The rows written.
+    pub rows: u64,
+}
+
 /// What DML statements read and write: the state they run on and its catalog.
 pub struct Target<'a> {
     /// The state's rows.
@@ -70,7 +82,7 @@ impl Target<'_> {
     }
 
     /// The change set of an INSERT.
-    pub fn insert(&self, insert: &Insert) -> SqlResult<Vec<Change>> {
+    pub fn insert(&self, insert: &Insert) -> SqlResult<Written> {
         let TableObject::TableName(name) = &insert.table else {
             return Err(SqlError::unsupported("INSERT into a table function"));
         };
@@ -149,9 +161,16 @@ impl Target<'_> {
                 for row in &full {
                     not_null(&table, row)?;
                 }
-                self.bag_additions(&table, full, Vec::new())
+                let rows = count(full.len());
+                let changes = self.bag_additions(&table, full, Vec::new())?;
+                Ok(Written { changes, rows })
             }
-            false => self.keyed_insert(&table, full, on_present(insert, &table)?),
+            false => {
+                let changes = self.keyed_insert(&table, full, on_present(insert, &table)?)?;
+                // One row in per insertion (an OR REPLACE's deletion is its row's way out).
+                let rows = count(changes.iter().filter(|c| c.sign == Sign::Insert).count());
+                Ok(Written { changes, rows })
+            }
         }
     }
 
@@ -396,7 +415,7 @@ impl Target<'_> {
     }
 
     /// The change set of a DELETE.
-    pub fn delete(&self, delete: &Delete) -> SqlResult<Vec<Change>> {
+    pub fn delete(&self, delete: &Delete) -> SqlResult<Written> {
         let from = match &delete.from {
             FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from) => from,
         };
@@ -412,14 +431,19 @@ impl Target<'_> {
         }
         let (table, alias) = self.target(&from[0].relation)?;
         let rows = self.target_rows(&table, &alias, delete.selection.as_ref(), &[])?;
-        Ok(rows
+        let deleted = rows.iter().map(|tuple| copies(&table, tuple)).sum();
+        let changes = rows
             .into_iter()
             .map(|tuple| change(Sign::Delete, &table, tuple))
-            .collect())
+            .collect();
+        Ok(Written {
+            changes,
+            rows: deleted,
+        })
     }
 
     /// The change set of an UPDATE.
-    pub fn update(&self, update: &Update) -> SqlResult<Vec<Change>> {
+    pub fn update(&self, update: &Update) -> SqlResult<Written> {
         if update.from.is_some() || update.returning.is_some() || !update.table.joins.is_empty() {
             return Err(SqlError::unsupported(
                 "UPDATE with FROM, RETURNING or a join",
@@ -433,6 +457,7 @@ impl Target<'_> {
             &update.assignments,
         )?;
         let width = table.columns.len() + usize::from(table.bag);
+        let matched = rows.iter().map(|tuple| copies(&table, tuple)).sum();
         let mut olds = Vec::new();
         let mut news = Vec::new();
         for tuple in rows {
@@ -457,6 +482,10 @@ impl Target<'_> {
             }
             false => self.keyed_update(&table, olds, news),
         }
+        .map(|changes| Written {
+            changes,
+            rows: matched,
+        })
     }
 
     /// Moves rows of a keyed table: old keys out, new rows in; a new key that another row
@@ -671,6 +700,19 @@ fn not_null(table: &Table, row: &[Value]) -> SqlResult<()> {
         }
     }
     Ok(())
+}
+
+/// How many rows `tuple` (a target row, a bag's with its `_count` after the columns)
+/// stands for.
+fn copies(table: &Table, tuple: &[Value]) -> u64 {
+    match (table.bag, tuple.get(table.columns.len())) {
+        (true, Some(Value::Int(n))) => u64::try_from(*n).unwrap_or(0),
+        _ => 1,
+    }
+}
+
+fn count(rows: usize) -> u64 {
+    u64::try_from(rows).unwrap_or(u64::MAX)
 }
 
 fn with_count(row: &[Value], count: i64) -> Vec<Value> {

@@ -357,6 +357,14 @@ fn answer(outcome: &Outcome, text: &str, describe: bool) -> Vec<Message> {
             }
             messages.push(Message::new(b'C').string(&format!("SELECT {}", rows.len())));
         }
+        Outcome::Committed {
+            what,
+            rows: Some(rows),
+            ..
+        }
+        | Outcome::Changed { what, rows, .. } => {
+            messages.push(Message::new(b'C').string(&counted_tag(what, *rows)));
+        }
         Outcome::Committed { what, .. } => messages.push(Message::new(b'C').string(what)),
         Outcome::NothingToCommit | Outcome::Note(_) => {
             messages.push(Message::new(b'C').string(&command_tag(text)));
@@ -381,6 +389,15 @@ fn row_description(schema: &rnt_db::RelationSchema) -> Message {
             .i16(0);
     }
     message
+}
+
+/// The command tag of a DML statement with the rows it wrote: `INSERT 0 n` (the 0 is the
+/// OID PostgreSQL no longer gives), `UPDATE n`, `DELETE n`.
+fn counted_tag(what: &str, rows: u64) -> String {
+    match what {
+        "INSERT" => format!("INSERT 0 {rows}"),
+        other => format!("{other} {rows}"),
+    }
 }
 
 /// The command tag of a statement that made no commit: its first words.
