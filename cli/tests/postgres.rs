@@ -1,7 +1,7 @@
 //! The Postgres protocol of `rnt serve --pg`, with real clients: Debian's `psql` (the simple
 //! protocol) and `psycopg` from PyPI (the extended protocol: parameters, prepared
 //! statements). DDL and DML are commits, `BEGIN … COMMIT` is one, a refused statement
-//! carries SQLSTATE 23000 and leaves HEAD where it was, `AS OF` and `SET rnt.at` read the
+//! carries PostgreSQL's SQLSTATE for its error class and leaves HEAD where it was, `AS OF` and `SET rnt.at` read the
 //! past, tokens are passwords, and malformed messages never stop the server.
 //!
 //! `.ci/run` installs both clients; without them the tests fail saying so, unless
@@ -110,7 +110,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn psql_runs_ddl_and_dml_as_commits_and_a_refusal_carries_23000() {
+fn psql_runs_ddl_and_dml_as_commits_and_a_duplicate_key_carries_23505() {
     if skip("psql") {
         return;
     }
@@ -130,7 +130,7 @@ fn psql_runs_ddl_and_dml_as_commits_and_a_refusal_carries_23000() {
     let refused = psql(&s, None, &["INSERT INTO orders VALUES (1, 1)"]);
     assert!(!refused.status.success());
     assert!(
-        text(&refused.stderr).contains("23000"),
+        text(&refused.stderr).contains("23505"),
         "{}",
         text(&refused.stderr)
     );
@@ -377,12 +377,133 @@ fn psycopg_binds_parameters_prepares_statements_and_commits_a_transaction_once()
         out.contains("row [(1, Decimal('30.50'), \"it's\")]"),
         "{out}"
     );
-    assert!(out.contains("refused 23000"), "{out}");
+    assert!(out.contains("refused 23505"), "{out}");
     assert!(out.contains("prepared [(2,)]"), "{out}");
     assert!(out.contains("count [(4,)]"), "{out}");
     // CREATE, two INSERTs, one transaction: four commits.
     assert_eq!(s.shop.log().len(), 4);
     s.shop.ok(&["verify"]);
+}
+
+/// Each statement (or statements) run by psycopg in autocommit, printing its SQLSTATE.
+const SQLSTATE_SCRIPT: &str = r#"
+import sys
+import psycopg
+port = int(sys.argv[1])
+conn = psycopg.connect(host="127.0.0.1", port=port, user="u", dbname="d", autocommit=True)
+def run(name, *statements):
+    try:
+        for s in statements:
+            conn.execute(s)
+        print(name, "ok")
+    except psycopg.Error as e:
+        print(name, e.sqlstate)
+run("setup", "CREATE TABLE p (id INT PRIMARY KEY)",
+    "CREATE TABLE c (id INT PRIMARY KEY, p INT REFERENCES p(id), u INT UNIQUE, n INT NOT NULL, k INT CHECK (k > 0))",
+    "INSERT INTO p VALUES (1)", "INSERT INTO c VALUES (1, 1, 1, 1, 1)",
+    "CREATE MATERIALIZED VIEW m AS SELECT id, 10 // (id - 2) AS q FROM p")
+run("primary_key", "INSERT INTO c VALUES (1, 1, 2, 1, 1)")
+run("unique", "INSERT INTO c VALUES (2, 1, 1, 1, 1)")
+run("not_null", "INSERT INTO c VALUES (3, 1, 3, NULL, 1)")
+run("foreign_key", "INSERT INTO c VALUES (4, 9, 4, 1, 1)")
+run("check", "INSERT INTO c VALUES (5, 1, 5, 1, -1)")
+run("assertion", "CREATE ASSERTION few CHECK (NOT EXISTS (SELECT * FROM p WHERE id > 100))",
+    "INSERT INTO p VALUES (101)")
+run("unknown_table", "SELECT * FROM nope")
+run("unknown_table_dml", "DELETE FROM nope")
+run("unknown_column", "SELECT nope FROM c")
+run("unknown_column_dml", "UPDATE c SET nope = 1")
+run("syntax", "SELEC 1")
+run("duplicate_table", "CREATE TABLE p (x INT)")
+run("not_supported", "CREATE INDEX i ON c (u)")
+run("division_by_zero", "SELECT 5 % 0")
+run("division_by_zero_in_a_commit", "INSERT INTO p VALUES (2)")
+run("overflow", "SELECT id + 9223372036854775807 FROM p")
+run("commit_outside", "COMMIT")
+run("begin_inside", "BEGIN", "BEGIN")
+run("failed_transaction", "SELECT 1")
+run("rollback", "ROLLBACK")
+run("read_only", "SET rnt.at = 'HEAD'", "INSERT INTO p VALUES (7)")
+"#;
+
+#[test]
+fn every_error_class_carries_postgresqls_sqlstate() {
+    if skip("psycopg") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let script = s.shop.write("codes.py", SQLSTATE_SCRIPT);
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg(&s.port)
+        .output()
+        .expect("python3");
+    let out = text(&run.stdout);
+    assert!(run.status.success(), "{out}{}", text(&run.stderr));
+    // PostgreSQL's Appendix A, "PostgreSQL Error Codes".
+    let expected = [
+        ("setup", "ok"),
+        ("primary_key", "23505"),        // unique_violation
+        ("unique", "23505"),             // unique_violation
+        ("not_null", "23502"),           // not_null_violation
+        ("foreign_key", "23503"),        // foreign_key_violation
+        ("check", "23514"),              // check_violation
+        ("assertion", "23000"),          // integrity_constraint_violation
+        ("unknown_table", "42P01"),      // undefined_table
+        ("unknown_table_dml", "42P01"),  // undefined_table
+        ("unknown_column", "42703"),     // undefined_column
+        ("unknown_column_dml", "42703"), // undefined_column
+        ("syntax", "42601"),             // syntax_error
+        ("duplicate_table", "42P07"),    // duplicate_table
+        ("not_supported", "0A000"),      // feature_not_supported
+        ("division_by_zero", "22012"),   // division_by_zero
+        ("division_by_zero_in_a_commit", "22012"),
+        ("overflow", "22003"),           // numeric_value_out_of_range
+        ("commit_outside", "25P01"),     // no_active_sql_transaction
+        ("begin_inside", "25001"),       // active_sql_transaction
+        ("failed_transaction", "25P02"), // in_failed_sql_transaction
+        ("rollback", "ok"),
+        ("read_only", "25006"), // read_only_sql_transaction
+    ];
+    let expected: String = expected
+        .iter()
+        .map(|(name, code)| format!("{name} {code}\n"))
+        .collect();
+    assert_eq!(out, expected);
+    assert_eq!(
+        s.shop.rows("p", None).len(),
+        1,
+        "nothing refused was written"
+    );
+}
+
+#[test]
+fn a_wrong_password_is_28p01() {
+    let s = served(
+        &[("tokens", "write wwwwwwwwwwwwwwwwwwww\n")],
+        &["--token-file", "tokens"],
+    );
+    let mut stream = TcpStream::connect(format!("127.0.0.1:{}", s.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream.write_all(&startup()).unwrap();
+    let mut asked = [0u8; 9];
+    stream.read_exact(&mut asked).unwrap();
+    assert_eq!(
+        asked,
+        [b'R', 0, 0, 0, 8, 0, 0, 0, 3],
+        "a cleartext password asked for"
+    );
+    let password = b"wrong-password-xxxxxx\0";
+    let mut message = vec![b'p'];
+    message.extend_from_slice(&i32::try_from(password.len() + 4).unwrap().to_be_bytes());
+    message.extend_from_slice(password);
+    stream.write_all(&message).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    assert_eq!(answer.first(), Some(&b'E'), "{answer:?}");
+    assert!(answer.windows(6).any(|w| w == b"C28P01"), "{answer:?}");
 }
 
 /// A startup packet for protocol 3.0.

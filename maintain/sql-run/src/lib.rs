@@ -18,6 +18,6 @@ pub mod parse;
 pub mod reads;
 pub mod session;
 
-pub use rnt_sql::error::SqlErrorKind;
+pub use rnt_sql::error::{ConstraintKind, SqlErrorKind};
 pub use rnt_sql::{split, SqlError, SqlResult};
 pub use session::{Outcome, Session};

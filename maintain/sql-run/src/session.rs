@@ -168,7 +168,8 @@ impl<'d> Session<'d> {
 
     fn statement(&mut self, statement: &Statement, as_of: &[AsOf]) -> SqlResult<Outcome> {
         if self.at.is_some() && !matches!(statement, Statement::Query(_)) {
-            return Err(SqlError::bind(
+            return Err(SqlError::new(
+                SqlErrorKind::ReadOnly,
                 "--at reads a past state: only queries may run there",
             ));
         }
@@ -183,7 +184,10 @@ impl<'d> Session<'d> {
             Statement::Commit { .. } => self.commit_transaction(),
             Statement::Rollback { .. } => match self.transaction.take() {
                 Some(_) => Ok(Outcome::Note("ROLLBACK".into())),
-                None => Err(SqlError::bind("ROLLBACK outside a transaction")),
+                None => Err(SqlError::new(
+                    SqlErrorKind::NoActiveTransaction,
+                    "ROLLBACK outside a transaction",
+                )),
             },
             Statement::Insert(insert) => {
                 let written = self.with_target(|t| t.insert(insert))?;
@@ -315,7 +319,7 @@ impl<'d> Session<'d> {
         let Some(view) = catalog.get(&name) else {
             return match alter.if_exists {
                 true => Ok(Outcome::NothingToCommit),
-                false => Err(SqlError::bind(format!("unknown view `{name}`"))),
+                false => Err(SqlError::unknown_relation(format!("unknown view `{name}`"))),
             };
         };
         let wanted = match alter.materialized {
@@ -329,9 +333,10 @@ impl<'d> Session<'d> {
             )));
         }
         if catalog.get(&new).is_some() {
-            return Err(SqlError::bind(format!(
-                "the relation `{new}` exists already"
-            )));
+            return Err(SqlError::new(
+                SqlErrorKind::DuplicateRelation,
+                format!("the relation `{new}` exists already"),
+            ));
         }
         let renamed = rnt_sql::owned::renamed(&head.program, &name, &new);
         let program = rnt_lang::canonical::canonical_text(&renamed);
@@ -341,7 +346,8 @@ impl<'d> Session<'d> {
     /// CREATE ASSERTION: a denial holding the query's rows.
     fn assertion(&mut self, name: &str, query: &sqlparser::ast::Query) -> SqlResult<Outcome> {
         if self.at.is_some() {
-            return Err(SqlError::bind(
+            return Err(SqlError::new(
+                SqlErrorKind::ReadOnly,
                 "--at reads a past state: only queries may run there",
             ));
         }
@@ -506,7 +512,11 @@ impl<'d> Session<'d> {
             let name = names::object(name)?;
             match (catalog.get(&name), object_type) {
                 (None, _) if if_exists => continue,
-                (None, _) => return Err(SqlError::bind(format!("unknown relation `{name}`"))),
+                (None, _) => {
+                    return Err(SqlError::unknown_relation(format!(
+                        "unknown relation `{name}`"
+                    )))
+                }
                 (Some(t), ObjectType::Table) if t.kind != RelationKind::Relation => {
                     return Err(SqlError::bind(format!(
                         "`{name}` is a view: DROP VIEW drops it"
@@ -581,7 +591,8 @@ impl<'d> Session<'d> {
 
     fn begin(&mut self) -> SqlResult<Outcome> {
         if self.transaction.is_some() {
-            return Err(SqlError::bind(
+            return Err(SqlError::new(
+                SqlErrorKind::ActiveTransaction,
                 "a transaction is open already (COMMIT or ROLLBACK it first)",
             ));
         }
@@ -615,7 +626,10 @@ impl<'d> Session<'d> {
 
     fn commit_transaction(&mut self) -> SqlResult<Outcome> {
         let Some(transaction) = self.transaction.take() else {
-            return Err(SqlError::bind("COMMIT outside a transaction"));
+            return Err(SqlError::new(
+                SqlErrorKind::NoActiveTransaction,
+                "COMMIT outside a transaction",
+            ));
         };
         let end = transaction.db.head().sql()?;
         let changes: Vec<Change> = transaction

@@ -10,7 +10,7 @@
 
 use crate::body::{AtomKind, Body, Ex, Var};
 use crate::catalog::{Catalog, Table};
-use crate::error::{SqlError, SqlResult};
+use crate::error::{ConstraintKind, SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::from::add_source;
 use crate::insert_conflict::{on_present, refuse_insert_clauses, OnPresent};
@@ -72,7 +72,9 @@ impl Target<'_> {
             Some(_) => Err(SqlError::bind(format!(
                 "`{name}` is a view: only a table takes INSERT, UPDATE and DELETE"
             ))),
-            None => Err(SqlError::bind(format!("unknown table `{name}`"))),
+            None => Err(SqlError::unknown_relation(format!(
+                "unknown table `{name}`"
+            ))),
         }
     }
 
@@ -99,7 +101,7 @@ impl Target<'_> {
                 .map(|c| {
                     let c = names::object(c)?;
                     table.column(&c).ok_or_else(|| {
-                        SqlError::bind(format!("`{}` has no column `{c}`", table.name))
+                        SqlError::unknown_column(format!("`{}` has no column `{c}`", table.name))
                     })
                 })
                 .collect::<SqlResult<_>>()?,
@@ -633,9 +635,9 @@ fn assigned(
             return Err(SqlError::unsupported("SET (a, b) = …"));
         };
         let column = names::object(column)?;
-        let at = table
-            .column(&column)
-            .ok_or_else(|| SqlError::bind(format!("`{}` has no column `{column}`", table.name)))?;
+        let at = table.column(&column).ok_or_else(|| {
+            SqlError::unknown_column(format!("`{}` has no column `{column}`", table.name))
+        })?;
         let ty = table.columns[at].ty.map(|t| t.ty);
         let value = match is_default(&assignment.value) {
             true => Ex::Lit(lowerer.catalog.default_of(&table.name, at).to_string()),
@@ -693,7 +695,7 @@ fn not_null(table: &Table, row: &[Value]) -> SqlResult<()> {
     for (value, column) in row.iter().zip(&table.columns) {
         let nullable = column.ty.is_none_or(|t| t.nullable);
         if value.is_null() && !nullable {
-            return Err(SqlError::constraint(format!(
+            return Err(SqlError::constraint(ConstraintKind::NotNull, format!(
                 "null value in column \"{}\" of relation \"{}\" violates not-null constraint {}_{}_not_null",
                 column.name, table.name, table.name, column.name
             )));
@@ -742,12 +744,15 @@ fn pkey_violation(table: &Table, key: &[Value]) -> SqlError {
         .iter()
         .map(|v| rnt_lang::diagnostic::clip(&v.to_string()).into_owned())
         .collect();
-    SqlError::constraint(format!(
-        "duplicate key value violates unique constraint \"{}_pkey\": ({})=({}) already exists",
-        table.name,
-        names.join(", "),
-        values.join(", ")
-    ))
+    SqlError::constraint(
+        ConstraintKind::PrimaryKey,
+        format!(
+            "duplicate key value violates unique constraint \"{}_pkey\": ({})=({}) already exists",
+            table.name,
+            names.join(", "),
+            values.join(", ")
+        ),
+    )
 }
 
 /// The rows of `VALUES (…), …` when every value is a literal or `DEFAULT` (read here, so
