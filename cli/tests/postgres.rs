@@ -506,6 +506,190 @@ fn a_wrong_password_is_28p01() {
     assert!(answer.windows(6).any(|w| w == b"C28P01"), "{answer:?}");
 }
 
+/// Tables, views and constraints whose compiled rules need helper relations (a HAVING and
+/// a LEFT JOIN make them): the catalog must list the user's relations and no helper.
+const CATALOG_SQL: [&str; 6] = [
+    "CREATE TABLE airlines (carrier TEXT PRIMARY KEY, name TEXT NOT NULL)",
+    "CREATE TABLE flights (id INT PRIMARY KEY, carrier TEXT REFERENCES airlines(carrier), \
+     dep_delay DECIMAL(6, 1), day DATE, code TEXT UNIQUE, n INT CHECK (n > 0))",
+    "CREATE TABLE bag (x INT)",
+    "CREATE MATERIALIZED VIEW busy AS SELECT carrier, count(*) AS n FROM flights \
+     GROUP BY carrier HAVING count(*) > 1",
+    "CREATE VIEW named AS SELECT f.id, a.name FROM flights f LEFT JOIN airlines a \
+     ON a.carrier = f.carrier",
+    "INSERT INTO airlines VALUES ('AA', 'American')",
+];
+
+/// `psql` with its default (aligned) output, headers and footers included.
+fn psql_aligned(served: &Served, commands: &[&str]) -> String {
+    let mut command = Command::new("psql");
+    command.args([
+        "-X",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        &served.port,
+        "-U",
+        "u",
+        "-d",
+        "d",
+    ]);
+    command.args(["-v", "ON_ERROR_STOP=1"]);
+    for c in commands {
+        command.args(["-c", c]);
+    }
+    let run = command.output().expect("psql runs");
+    assert!(run.status.success(), "{commands:?}: {}", text(&run.stderr));
+    text(&run.stdout)
+}
+
+#[test]
+fn psql_lists_and_describes_the_users_relations_and_no_helper() {
+    if skip("psql") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let made = psql(&s, None, &CATALOG_SQL);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let status = s.shop.ok(&["status", "--internal", "--format", "json"]);
+    assert!(status.contains("\"_"), "the views have helpers: {status}");
+    let listed = |command: &str| {
+        let run = psql(&s, None, &[command]);
+        assert!(run.status.success(), "{command}: {}", text(&run.stderr));
+        text(&run.stdout)
+    };
+    assert_eq!(
+        listed("\\dt"),
+        "public|airlines|table|rnt\npublic|bag|table|rnt\npublic|flights|table|rnt\n"
+    );
+    assert_eq!(listed("\\dv"), "public|named|view|rnt\n");
+    assert_eq!(listed("\\dm"), "public|busy|materialized view|rnt\n");
+    assert_eq!(
+        listed("\\d"),
+        "public|airlines|table|rnt\npublic|bag|table|rnt\npublic|busy|materialized view|rnt\n\
+         public|flights|table|rnt\npublic|named|view|rnt\n"
+    );
+    assert!(
+        listed("\\l").starts_with("rnt|rnt|UTF8|"),
+        "{}",
+        listed("\\l")
+    );
+    let flights = psql_aligned(&s, &["\\d flights"]);
+    for line in [
+        "Table \"public.flights\"",
+        " id        | bigint       |           | not null | ",
+        " dep_delay | numeric(6,1) |           |          | ",
+        " day       | date         |           |          | ",
+        "    \"flights_pkey\" PRIMARY KEY, btree (id)",
+        "    \"flights_code_key\" UNIQUE CONSTRAINT, btree (code)",
+        "Check constraints:",
+        "    \"flights_carrier_fkey\" FOREIGN KEY (carrier) REFERENCES airlines(carrier)",
+    ] {
+        assert!(flights.contains(line), "no `{line}` in\n{flights}");
+    }
+    let airlines = psql_aligned(&s, &["\\d airlines"]);
+    assert!(
+        airlines.contains("TABLE \"flights\" CONSTRAINT \"flights_carrier_fkey\""),
+        "{airlines}"
+    );
+    assert!(psql_aligned(&s, &["\\d busy"]).contains("Materialized view \"public.busy\""));
+    assert!(psql_aligned(&s, &["\\d named"]).contains("View \"public.named\""));
+    // The catalog is the state read's: at the first commit, one table.
+    let first = s.shop.log().last().unwrap()["commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let past = psql(&s, None, &[&format!("SET rnt.at = '{first}'"), "\\dt"]);
+    assert_eq!(
+        text(&past.stdout),
+        "public|airlines|table|rnt\n",
+        "{}",
+        text(&past.stderr)
+    );
+}
+
+#[test]
+fn show_tables_describe_information_schema_and_version_answer() {
+    if skip("psql") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let made = psql(&s, None, &CATALOG_SQL);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let run = psql(
+        &s,
+        None,
+        &[
+            "SHOW TABLES",
+            "DESCRIBE flights",
+            "SELECT table_name, table_type FROM information_schema.tables ORDER BY 1",
+            "SELECT column_name, data_type, is_nullable FROM information_schema.columns \
+             WHERE table_name = 'airlines' ORDER BY ordinal_position",
+            "SELECT constraint_name, constraint_type FROM information_schema.table_constraints \
+             WHERE table_name = 'flights' ORDER BY 1",
+            "SELECT version(), current_schema(), current_database()",
+            "SHOW server_version",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(
+        text(&run.stdout),
+        "airlines\nbag\nbusy\nflights\nnamed\n\
+         id|BIGINT|NO|PRI||\ncarrier|VARCHAR|YES|||\ndep_delay|DECIMAL(6,1)|YES|||\n\
+         day|DATE|YES|||\ncode|VARCHAR|YES|||\nn|BIGINT|YES|||\n\
+         airlines|BASE TABLE\nbag|BASE TABLE\nbusy|VIEW\nflights|BASE TABLE\nnamed|VIEW\n\
+         carrier|text|NO\nname|text|NO\n\
+         flights_carrier_fkey|FOREIGN KEY\nflights_code_key|UNIQUE\nflights_n_check|CHECK\n\
+         flights_pkey|PRIMARY KEY\n\
+         PostgreSQL 15.0 (rnt)|public|rnt\n\
+         15.0\n"
+    );
+}
+
+const CATALOG_SCRIPT: &str = r#"
+import sys
+import psycopg
+port = int(sys.argv[1])
+with psycopg.connect(host="127.0.0.1", port=port, user="u", dbname="d", autocommit=True) as conn:
+    print("server", conn.info.server_version)
+    cur = conn.execute(
+        "SELECT c.relname, c.relkind FROM pg_catalog.pg_class c "
+        "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = %s AND c.relkind IN ('r', 'v', 'm') ORDER BY 1", ("public",))
+    print("classes", cur.fetchall())
+    cur = conn.execute(
+        "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull "
+        "FROM pg_catalog.pg_attribute a WHERE a.attrelid = %s::regclass AND a.attnum > 0 "
+        "ORDER BY a.attnum", ("flights",))
+    print("columns", cur.fetchall())
+"#;
+
+#[test]
+fn psycopg_reads_the_catalog_with_parameters() {
+    if skip("psycopg") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let made = psql(&s, None, &CATALOG_SQL);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let script = s.shop.write("catalog.py", CATALOG_SCRIPT);
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg(&s.port)
+        .output()
+        .expect("python3");
+    let out = text(&run.stdout);
+    assert!(run.status.success(), "{out}{}", text(&run.stderr));
+    assert_eq!(
+        out,
+        "server 150000\n\
+         classes [('airlines', 'r'), ('bag', 'r'), ('busy', 'm'), ('flights', 'r'), ('named', 'v')]\n\
+         columns [('id', 'bigint', True), ('carrier', 'text', False), \
+         ('dep_delay', 'numeric(6,1)', False), ('day', 'date', False), ('code', 'text', False), \
+         ('n', 'bigint', False)]\n"
+    );
+}
+
 /// A startup packet for protocol 3.0.
 fn startup() -> Vec<u8> {
     let mut body = 196_608i32.to_be_bytes().to_vec();

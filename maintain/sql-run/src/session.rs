@@ -15,9 +15,10 @@ use rnt_sql::as_of::AsOf;
 use rnt_sql::catalog::Catalog;
 use rnt_sql::dml::{Target, Written};
 use rnt_sql::error::{SqlError, SqlErrorKind, SqlResult};
+use rnt_sql::pg_catalog::PgCatalog;
 use rnt_sql::{ddl, names, output, top};
 use rnt_store::Address;
-use sqlparser::ast::{CreateView, ObjectType, Spanned, Statement};
+use sqlparser::ast::{CreateView, DescribeAlias, ObjectType, Spanned, Statement};
 use std::sync::Arc;
 
 /// What one statement did.
@@ -57,6 +58,27 @@ pub enum Outcome {
     /// A transaction statement (`BEGIN`, a statement inside one, `ROLLBACK`).
     Note(String),
 }
+
+/// DuckDB's `SHOW TABLES`: the tables and views, by name.
+const SHOW_TABLES: &str = "SELECT table_name AS name FROM information_schema.tables \
+    WHERE table_schema = 'public' ORDER BY table_name";
+
+/// DuckDB's `DESCRIBE t` (`NAME` the table's name, checked): `column_name`, `column_type`
+/// (DuckDB's names), `null`, `key`, `default`, `extra`.
+const DESCRIBE: &str = "SELECT c.column_name, \
+    CASE c.data_type WHEN 'bigint' THEN 'BIGINT' WHEN 'text' THEN 'VARCHAR' \
+    WHEN 'boolean' THEN 'BOOLEAN' WHEN 'date' THEN 'DATE' \
+    WHEN 'timestamp without time zone' THEN 'TIMESTAMP' \
+    WHEN 'numeric' THEN 'DECIMAL(' || CAST(c.numeric_precision AS TEXT) || ',' \
+    || CAST(c.numeric_scale AS TEXT) || ')' ELSE upper(c.data_type) END AS column_type, \
+    c.is_nullable AS \"null\", \
+    (SELECT max('PRI') FROM information_schema.key_column_usage k \
+     JOIN information_schema.table_constraints t ON t.constraint_name = k.constraint_name \
+     WHERE k.table_name = c.table_name AND k.column_name = c.column_name \
+     AND t.constraint_type = 'PRIMARY KEY') AS \"key\", \
+    c.column_default AS \"default\", CAST(NULL AS TEXT) AS extra \
+    FROM information_schema.columns c WHERE c.table_name = 'NAME' \
+    ORDER BY c.ordinal_position";
 
 /// An open transaction: its working database and the head it started from.
 struct Transaction {
@@ -216,6 +238,24 @@ impl<'d> Session<'d> {
             } => self.drop(*object_type, dropped, *cascade, *if_exists, statement),
             Statement::AlterTable(alter) => self.alter_table(alter, statement),
             Statement::AlterView(alter) => self.alter_view(alter, statement),
+            Statement::ShowTables { .. } => self.catalog_query(SHOW_TABLES),
+            Statement::ShowVariable { variable } => {
+                let name = variable
+                    .iter()
+                    .map(|part| part.value.replace('\'', ""))
+                    .collect::<Vec<_>>()
+                    .join(".");
+                self.catalog_query(&format!(
+                    "SELECT setting AS \"{}\" FROM pg_catalog.pg_settings WHERE lower(name) = '{}'",
+                    name.replace('"', ""),
+                    name.to_lowercase()
+                ))
+            }
+            Statement::ExplainTable {
+                describe_alias: DescribeAlias::Describe | DescribeAlias::Desc,
+                table_name,
+                ..
+            } => self.describe(table_name),
             other => Err(SqlError::unsupported(format!(
                 "the statement `{}`",
                 rnt_sql::error::clip(other)
@@ -389,7 +429,9 @@ impl<'d> Session<'d> {
             None => self.working_db(),
         };
         let reader = Reader::new(db, &snapshot);
-        let lowered = top::lower_with(&catalog, query, Some((&reader, as_of)))?;
+        let mut query = query.clone();
+        let shown = rnt_sql::pg_catalog::rewrite(&mut query, &PgCatalog::of(&snapshot.program))?;
+        let lowered = top::lower_with(&catalog, &query, Some((&reader, as_of)))?;
         let extra = reader.into_extra();
         let rules = format!("{}\n{}", lowered.rules, extra.text);
         let snapshot = crate::reads::readable(&snapshot, db);
@@ -405,13 +447,41 @@ impl<'d> Session<'d> {
         let attributes = lowered.answer.columns[..lowered.visible]
             .iter()
             .zip(&answer.schema.attributes)
-            .map(|(column, inferred)| Attribute {
-                name: column.name.clone(),
+            .enumerate()
+            .map(|(at, (column, inferred))| Attribute {
+                name: shown
+                    .iter()
+                    .find(|(position, _)| *position == at)
+                    .map_or_else(|| column.name.clone(), |(_, name)| name.clone()),
                 ..inferred.clone()
             })
             .collect();
         let schema = RelationSchema::new("answer", attributes);
         Ok(Outcome::Rows { schema, rows })
+    }
+
+    /// A query of the catalog (`SHOW TABLES`, `DESCRIBE`), as if the user had written it.
+    fn catalog_query(&self, text: &str) -> SqlResult<Outcome> {
+        let parsed = parse(text)?;
+        match parsed.first().map(|p| &p.stmt) {
+            Some(Stmt::Sql(statement)) => match &**statement {
+                Statement::Query(query) => self.query(query, &[]),
+                _ => Err(SqlError::new(SqlErrorKind::Db(70), "a catalog query")),
+            },
+            _ => Err(SqlError::new(SqlErrorKind::Db(70), "a catalog query")),
+        }
+    }
+
+    /// DuckDB's `DESCRIBE t`: each column's name, type, nullability and key.
+    fn describe(&self, name: &sqlparser::ast::ObjectName) -> SqlResult<Outcome> {
+        let name = names::object(name)?;
+        let snapshot = self.read_snapshot()?;
+        if Catalog::of(&snapshot.program).get(&name).is_none() || rnt_lang::is_internal(&name) {
+            return Err(SqlError::unknown_relation(format!(
+                "unknown table `{name}`"
+            )));
+        }
+        self.catalog_query(&DESCRIBE.replace("NAME", &name))
     }
 
     fn with_target<T>(&self, f: impl FnOnce(&Target<'_>) -> SqlResult<T>) -> SqlResult<T> {

@@ -10,16 +10,16 @@
 
 use crate::body::{AtomKind, Body, Ex, Var};
 use crate::catalog::{Catalog, Table};
-use crate::error::{ConstraintKind, SqlError, SqlResult};
+use crate::error::{SqlError, SqlResult};
 use crate::expr::{self, Context};
 use crate::from::add_source;
 use crate::insert_conflict::{on_present, refuse_insert_clauses, OnPresent};
 use crate::names;
+use crate::row_check::{conformed, not_null, pkey_violation, typed};
 use crate::scope::Scope;
 use crate::select::{split_and, Lowerer};
 use crate::top;
 use rnt_lang::change::{Change, Sign};
-use rnt_lang::conform::conform;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::value::Value;
 use sqlparser::ast::{
@@ -663,47 +663,6 @@ fn assigned(
         .collect())
 }
 
-/// `row` read into the table's column types; a null in a NOT NULL column is a violation.
-/// `row` in the table's column types, its NOT NULL columns checked.
-fn conformed(table: &Table, row: Vec<Value>) -> SqlResult<Vec<Value>> {
-    let row = typed(table, row)?;
-    not_null(table, &row)?;
-    Ok(row)
-}
-
-/// `row` in the table's column types; nulls anywhere (NOT NULL is judged on the row that is
-/// written: an INSERT's proposed row that only updates a present one may hold a null in a
-/// column the update leaves, as in DuckDB).
-fn typed(table: &Table, row: Vec<Value>) -> SqlResult<Vec<Value>> {
-    row.into_iter()
-        .zip(&table.columns)
-        .map(|(value, column)| {
-            let ty = column.ty.expect("a table's columns have types");
-            let ty = rnt_lang::value::ColumnType::nullable(ty.ty);
-            conform(value, ty).map_err(|why| {
-                SqlError::bind(format!(
-                    "column `{}` of `{}`: the value {why}",
-                    column.name, table.name
-                ))
-            })
-        })
-        .collect()
-}
-
-/// Refuses a null in a NOT NULL column of `row`, naming the constraint as PostgreSQL does.
-fn not_null(table: &Table, row: &[Value]) -> SqlResult<()> {
-    for (value, column) in row.iter().zip(&table.columns) {
-        let nullable = column.ty.is_none_or(|t| t.nullable);
-        if value.is_null() && !nullable {
-            return Err(SqlError::constraint(ConstraintKind::NotNull, format!(
-                "null value in column \"{}\" of relation \"{}\" violates not-null constraint {}_{}_not_null",
-                column.name, table.name, table.name, column.name
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// How many rows `tuple` (a target row, a bag's with its `_count` after the columns)
 /// stands for.
 fn copies(table: &Table, tuple: &[Value]) -> u64 {
@@ -733,26 +692,6 @@ fn change(sign: Sign, table: &Table, values: Vec<Value>) -> Change {
         line: 1,
         source: None,
     }
-}
-
-fn pkey_violation(table: &Table, key: &[Value]) -> SqlError {
-    let names: Vec<&str> = table.keys[0]
-        .iter()
-        .map(|&c| table.columns[c].name.as_str())
-        .collect();
-    let values: Vec<String> = key
-        .iter()
-        .map(|v| rnt_lang::diagnostic::clip(&v.to_string()).into_owned())
-        .collect();
-    SqlError::constraint(
-        ConstraintKind::PrimaryKey,
-        format!(
-            "duplicate key value violates unique constraint \"{}_pkey\": ({})=({}) already exists",
-            table.name,
-            names.join(", "),
-            values.join(", ")
-        ),
-    )
 }
 
 /// The rows of `VALUES (…), …` when every value is a literal or `DEFAULT` (read here, so

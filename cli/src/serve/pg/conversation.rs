@@ -499,7 +499,16 @@ fn is_read(text: &str) -> bool {
     let first = first_word(text);
     matches!(
         first.as_str(),
-        "SELECT" | "WITH" | "VALUES" | "TABLE" | "BEGIN" | "START" | "ROLLBACK" | "SHOW"
+        "SELECT"
+            | "WITH"
+            | "VALUES"
+            | "TABLE"
+            | "BEGIN"
+            | "START"
+            | "ROLLBACK"
+            | "SHOW"
+            | "DESCRIBE"
+            | "DESC"
     )
 }
 
