@@ -690,6 +690,62 @@ fn psycopg_reads_the_catalog_with_parameters() {
     );
 }
 
+/// Every parameter in binary (`%b`): int2, int4, int8, numeric, bool, date, timestamp,
+/// timestamptz, float8, text; then psycopg's defaults (`%s`).
+const BINARY_SCRIPT: &str = r#"
+import sys, datetime
+from decimal import Decimal
+import psycopg
+from psycopg.types.numeric import Int2, Int4, Int8
+port = int(sys.argv[1])
+with psycopg.connect(host="127.0.0.1", port=port, user="u", dbname="d", autocommit=True) as conn:
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, small INT, four INT, amount DECIMAL(12, 3), ok BOOLEAN, day DATE, at TIMESTAMP, atz TIMESTAMP, ratio DECIMAL(10, 3), note TEXT)")
+    utc = datetime.timezone.utc
+    rows = [
+        (Int8(1), Int2(-7), Int4(70000), Decimal("-12345.678"), True, datetime.date(2013, 1, 1),
+         datetime.datetime(2013, 1, 1, 5, 30, 0, 250000), datetime.datetime(2013, 6, 1, 12, 0, tzinfo=utc), 0.125, "it's"),
+        (Int8(2), Int2(0), Int4(-1), Decimal("0.001"), False, datetime.date(1999, 12, 31),
+         datetime.datetime(1970, 1, 1), datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=2))), 2.5, None),
+    ]
+    for row in rows:
+        cur.execute("INSERT INTO t VALUES (%b, %b, %b, %b, %b, %b, %b, %b, %b, %b)", row)
+    cur.execute("SELECT * FROM t WHERE day >= %b AND amount < %b ORDER BY id", (datetime.date(1990, 1, 1), Decimal("1")))
+    for row in cur.fetchall():
+        print(row)
+    cur.execute("SELECT id FROM t WHERE at = %b", (datetime.datetime(2013, 1, 1, 5, 30, 0, 250000),))
+    print("at", cur.fetchall())
+    cur.execute("SELECT id FROM t WHERE id = %s AND day = %s", (1, datetime.date(2013, 1, 1)))
+    print("default", cur.fetchall())
+"#;
+
+#[test]
+fn psycopg_binary_parameters_of_every_type_drivers_send() {
+    if skip("psycopg") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let script = s.shop.write("binary.py", BINARY_SCRIPT);
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg(&s.port)
+        .output()
+        .expect("python3");
+    let out = text(&run.stdout);
+    assert!(run.status.success(), "{out}{}", text(&run.stderr));
+    assert_eq!(
+        out,
+        "(1, -7, 70000, Decimal('-12345.678'), True, datetime.date(2013, 1, 1), \
+         datetime.datetime(2013, 1, 1, 5, 30, 0, 250000), datetime.datetime(2013, 6, 1, 12, 0), \
+         Decimal('0.125'), \"it's\")\n\
+         (2, 0, -1, Decimal('0.001'), False, datetime.date(1999, 12, 31), \
+         datetime.datetime(1970, 1, 1, 0, 0), datetime.datetime(1999, 12, 31, 22, 0), \
+         Decimal('2.500'), None)\n\
+         at [(1,)]\n\
+         default [(1,)]\n"
+    );
+}
+
 /// A startup packet for protocol 3.0.
 fn startup() -> Vec<u8> {
     let mut body = 196_608i32.to_be_bytes().to_vec();
