@@ -78,6 +78,7 @@ fn psql_with(
 ) -> Output {
     let mut command = Command::new("psql");
     command
+        .current_dir(served.shop.dir())
         .args(options)
         .args([
             "-X",
@@ -744,6 +745,66 @@ fn psycopg_binary_parameters_of_every_type_drivers_send() {
          at [(1,)]\n\
          default [(1,)]\n"
     );
+}
+
+#[test]
+fn psql_copies_in_and_out_as_text_and_csv() {
+    if skip("psql") {
+        return;
+    }
+    let s = served(&[], &[]);
+    s.shop.write(
+        "in.csv",
+        "id,name,amount,day,ok\n1,\"Smith, J\",10.50,2013-01-01,t\n\
+         2,\"say \"\"hi\"\"\",,2013-01-02,f\n3,\"two\nlines\",-1,,true\n",
+    );
+    s.shop.write("in.txt", "4\tfour\t\\N\t2013-02-01\tt\n");
+    let run = psql_with(
+        &s,
+        None,
+        &[],
+        &[
+            "CREATE TABLE t (id INT PRIMARY KEY, name TEXT, amount DECIMAL(8, 2), day DATE, \
+             ok BOOLEAN)",
+            "\\copy t from 'in.csv' with (format csv, header)",
+            "\\copy t from 'in.txt'",
+            "\\copy t to 'out.csv' csv header",
+            "\\copy (SELECT id, name FROM t WHERE id > 1 ORDER BY id) to 'out.txt'",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(
+        text(&run.stdout),
+        "CREATE TABLE\nCOPY 3\nCOPY 1\nCOPY 4\nCOPY 3\n"
+    );
+    // CREATE, then one commit per COPY FROM.
+    assert_eq!(s.shop.log().len(), 3);
+    let read = |name: &str| std::fs::read_to_string(s.shop.dir().join(name)).unwrap();
+    assert_eq!(
+        read("out.csv"),
+        "id,name,amount,day,ok\n1,\"Smith, J\",10.50,2013-01-01,t\n\
+         2,\"say \"\"hi\"\"\",,2013-01-02,f\n3,\"two\nlines\",-1.00,,t\n4,four,,2013-02-01,t\n"
+    );
+    assert_eq!(read("out.txt"), "2\tsay \"hi\"\n3\ttwo\\nlines\n4\tfour\n");
+    // A refused COPY commits nothing; a path on the server is never opened.
+    let head = s.shop.head();
+    let again = psql(
+        &s,
+        None,
+        &["\\copy t from 'in.csv' with (format csv, header)"],
+    );
+    assert!(
+        text(&again.stderr).contains("23505"),
+        "{}",
+        text(&again.stderr)
+    );
+    let file = psql(&s, None, &["COPY t FROM '/etc/hostname'"]);
+    assert!(
+        text(&file.stderr).contains("0A000"),
+        "{}",
+        text(&file.stderr)
+    );
+    assert_eq!(s.shop.head(), head);
 }
 
 /// A startup packet for protocol 3.0.

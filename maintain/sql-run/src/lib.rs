@@ -11,6 +11,7 @@
 //! The compiler reads the database only through the traits it names (`rnt_sql::dml::Reads`,
 //! `rnt_sql::history::History`), answered here ([`reads`], [`history`]).
 
+pub mod copy;
 pub mod error;
 pub mod history;
 mod overlay;

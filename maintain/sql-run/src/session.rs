@@ -128,6 +128,26 @@ impl<'d> Session<'d> {
         self.transaction.is_some()
     }
 
+    /// The columns (names and types) of table `name` in the state statements write (the
+    /// transaction's, else the head); `None` when no table has the name.
+    pub fn table_columns(&self, name: &str) -> SqlResult<Option<Vec<(String, rnt_db::Type)>>> {
+        let head = self.working_db().head().sql()?;
+        let catalog = Catalog::of(&head.program);
+        let Some(table) = catalog
+            .get(name)
+            .filter(|t| t.kind == RelationKind::Relation && !rnt_lang::is_internal(name))
+        else {
+            return Ok(None);
+        };
+        Ok(Some(
+            table
+                .columns
+                .iter()
+                .map(|c| (c.name.clone(), c.ty.map_or(rnt_db::Type::Str, |t| t.ty)))
+                .collect(),
+        ))
+    }
+
     /// Runs every statement of `text` in order; stops at the first error, returning what
     /// ran before it.
     pub fn run(&mut self, text: &str) -> Result<Vec<Outcome>, (Vec<Outcome>, SqlError)> {

@@ -5,6 +5,7 @@
 //! server's one writer (`gate`). After an error in the extended protocol, messages are
 //! skipped until `Sync`, as Postgres does.
 
+use super::copy;
 use super::values;
 use super::wire::{self, Message, Reader};
 use super::{begun, Tracked};
@@ -15,7 +16,7 @@ use rnt_sql_run::{ConstraintKind, SqlErrorKind};
 use rnt_sql_run::{Outcome, Session, SqlError};
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::net::TcpStream;
 
 /// A parsed statement: its text and its parameters' type OIDs.
@@ -149,7 +150,7 @@ impl<'s> Conversation<'s> {
                 _ if failed => continue,
                 b'Q' => {
                     let text = Reader::new(&body).string()?;
-                    self.simple_query(&mut out, &mut session, &text)?;
+                    self.simple_query(&mut input, &mut out, &mut session, &text)?;
                     ready(&mut out, self.status(&session))?;
                     continue;
                 }
@@ -180,6 +181,7 @@ impl<'s> Conversation<'s> {
     /// A simple query: each statement answered in turn; the first error ends it.
     fn simple_query(
         &self,
+        input: &mut impl Read,
         out: &mut impl Write,
         session: &mut Session,
         text: &str,
@@ -189,6 +191,12 @@ impl<'s> Conversation<'s> {
             return Message::new(b'I').write_to(out);
         }
         for piece in pieces {
+            if first_word(&piece.text) == "COPY" {
+                if let Err(failure) = self.copy(input, out, session, &piece.text)? {
+                    return error_message(failure.code, &failure.message).write_to(out);
+                }
+                continue;
+            }
             match self.run_statement(session, &piece.text) {
                 Ok(outcomes) => {
                     for outcome in &outcomes {
@@ -203,6 +211,100 @@ impl<'s> Conversation<'s> {
             }
         }
         Ok(())
+    }
+
+    /// COPY … TO STDOUT (its rows as CopyData) or COPY … FROM STDIN (the client's CopyData,
+    /// then one INSERT of its rows); the tag is `COPY n`.
+    fn copy(
+        &self,
+        input: &mut impl Read,
+        out: &mut impl Write,
+        session: &mut Session,
+        text: &str,
+    ) -> std::io::Result<Result<(), Failure>> {
+        let failure = |error: SqlError| Failure::new(sqlstate(&error.kind), error.message);
+        let plan = match rnt_sql_run::copy::plan(text) {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return Ok(Err(Failure::new("42601", "not a COPY statement"))),
+            Err(error) => return Ok(Err(failure(error))),
+        };
+        if plan.to {
+            let (names, rows) = match self.run_statement(session, &plan.query) {
+                Ok(outcomes) => match outcomes.into_iter().next() {
+                    Some(Outcome::Rows { schema, rows }) => (
+                        schema
+                            .attribute_names()
+                            .map(str::to_string)
+                            .collect::<Vec<_>>(),
+                        rows,
+                    ),
+                    _ => return Ok(Err(Failure::new("XX000", "COPY's query gave no rows"))),
+                },
+                Err(f) => return Ok(Err(f)),
+            };
+            copy::response(b'H', names.len()).write_to(out)?;
+            for line in copy::lines(&plan, &names, &rows) {
+                line.write_to(out)?;
+            }
+            Message::new(b'c').write_to(out)?;
+            return Message::new(b'C')
+                .string(&format!("COPY {}", rows.len()))
+                .write_to(out)
+                .map(Ok);
+        }
+        self.copy_in(input, out, session, &plan)
+    }
+
+    /// COPY … FROM STDIN: asks for the data, reads it, inserts its rows.
+    fn copy_in(
+        &self,
+        input: &mut impl Read,
+        out: &mut impl Write,
+        session: &mut Session,
+        plan: &rnt_sql_run::copy::CopyPlan,
+    ) -> std::io::Result<Result<(), Failure>> {
+        let failure = |error: SqlError| Failure::new(sqlstate(&error.kind), error.message);
+        let table = plan.table.as_deref().unwrap_or_default();
+        let width = match session.table_columns(table) {
+            Ok(Some(columns)) if plan.columns.is_empty() => columns.len(),
+            Ok(Some(_)) => plan.columns.len(),
+            Ok(None) => {
+                let unknown = SqlError::unknown_relation(format!("unknown table `{table}`"));
+                return Ok(Err(failure(unknown)));
+            }
+            Err(error) => return Ok(Err(failure(error))),
+        };
+        copy::response(b'G', width).write_to(out)?;
+        out.flush()?;
+        let data = match copy::receive(input)? {
+            Ok(data) => data,
+            Err(why) => return Ok(Err(Failure::new("57014", why))),
+        };
+        let rows = match copy::rows(plan, &data) {
+            Ok(rows) => rows,
+            Err(why) => return Ok(Err(Failure::new("22P04", why))),
+        };
+        let mut written = 0;
+        if !rows.is_empty() {
+            let sql = match rnt_sql_run::copy::insert_sql(session, plan, &rows) {
+                Ok(sql) => sql,
+                Err(error) => return Ok(Err(failure(error))),
+            };
+            match self.run_statement(session, &sql) {
+                Ok(outcomes) => {
+                    written = match outcomes.first() {
+                        Some(Outcome::Committed { rows: Some(n), .. })
+                        | Some(Outcome::Changed { rows: n, .. }) => *n,
+                        _ => 0,
+                    };
+                }
+                Err(f) => return Ok(Err(Failure::new(f.code, clip_sql(&f.message)))),
+            }
+        }
+        Message::new(b'C')
+            .string(&format!("COPY {written}"))
+            .write_to(out)
+            .map(Ok)
     }
 
     /// The transaction status ReadyForQuery reports: idle, in a transaction, or in a
@@ -402,6 +504,12 @@ impl<'s> Conversation<'s> {
         };
         Ok(())
     }
+}
+
+/// An error's message without the statement it points into (COPY's INSERT is the
+/// server's, not the user's).
+fn clip_sql(message: &str) -> String {
+    message.lines().next().unwrap_or_default().to_string()
 }
 
 /// `ReadyForQuery`, with the transaction status, and a flush.

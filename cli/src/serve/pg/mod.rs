@@ -16,6 +16,7 @@
 //! shutting its socket down.
 
 mod conversation;
+mod copy;
 mod values;
 mod wire;
 
