@@ -807,6 +807,40 @@ fn psql_copies_in_and_out_as_text_and_csv() {
     assert_eq!(s.shop.head(), head);
 }
 
+/// psycopg's `cursor.copy()`: rows written in, the table read out as CSV.
+const COPY_SCRIPT: &str = r#"
+import sys
+import psycopg
+port = int(sys.argv[1])
+with psycopg.connect(host="127.0.0.1", port=port, user="u", dbname="d", autocommit=True) as conn:
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE c (id INT PRIMARY KEY, name TEXT)")
+    with cur.copy("COPY c (id, name) FROM STDIN") as copy:
+        copy.write_row((1, "one"))
+        copy.write_row((2, None))
+    print("in", cur.rowcount)
+    with cur.copy("COPY c TO STDOUT (FORMAT csv)") as copy:
+        print("out", b"".join(bytes(b) for b in copy).decode())
+"#;
+
+#[test]
+fn psycopg_copies_rows_in_and_out() {
+    if skip("psycopg") {
+        return;
+    }
+    let s = served(&[], &[]);
+    let script = s.shop.write("copy_rows.py", COPY_SCRIPT);
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg(&s.port)
+        .output()
+        .expect("python3");
+    let out = text(&run.stdout);
+    assert!(run.status.success(), "{out}{}", text(&run.stderr));
+    assert_eq!(out, "in 2\nout 1,one\n2,\n\n");
+    assert_eq!(s.shop.log().len(), 2, "CREATE, then the COPY: one commit");
+}
+
 /// A startup packet for protocol 3.0.
 fn startup() -> Vec<u8> {
     let mut body = 196_608i32.to_be_bytes().to_vec();

@@ -119,10 +119,10 @@ fn rewrite_select(select: &mut Select, cx: &Cx<'_>) -> SqlResult<()> {
     for item in &mut select.projection {
         // A function rewritten keeps its name as the column's (`version`).
         if let SelectItem::UnnamedExpr(e @ Expr::Function(_)) = item {
-            let Expr::Function(function) = &*e else {
-                unreachable!("matched as a function")
+            let name = match &*e {
+                Expr::Function(function) => function.name.0.last().map(|part| part.to_string()),
+                _ => None,
             };
-            let name = function.name.0.last().map(|part| part.to_string());
             let before = e.clone();
             rewrite_expr(e, cx)?;
             if let (Some(name), true) = (name, *e != before) {
