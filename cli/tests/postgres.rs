@@ -1,8 +1,11 @@
 //! The Postgres protocol of `rnt serve --pg`, with real clients: Debian's `psql` (the simple
 //! protocol) and `psycopg` from PyPI (the extended protocol: parameters, prepared
 //! statements). DDL and DML are commits, `BEGIN … COMMIT` is one, a refused statement
-//! carries PostgreSQL's SQLSTATE for its error class and leaves HEAD where it was, `AS OF` and `SET rnt.at` read the
-//! past, tokens are passwords, and malformed messages never stop the server.
+//! carries PostgreSQL's SQLSTATE for its error class and leaves HEAD where it was, `AS OF`
+//! and `SET rnt.at` read the past, tokens are passwords, and malformed messages never stop
+//! the server. Command tags count rows (`INSERT 0 n`, psycopg's `rowcount`), parameters
+//! come in binary, psql's `\dt \dv \dm \d \l \d TABLE` read a catalog that lists no
+//! helper relation, and `\copy` goes both ways (`docs/postgres.md`).
 //!
 //! `.ci/run` installs both clients; without them the tests fail saying so, unless
 //! `RNT_SKIP_PG_CLIENT_TESTS=1` skips them (loudly).
