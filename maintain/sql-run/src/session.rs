@@ -69,6 +69,7 @@ const DESCRIBE: &str = "SELECT c.column_name, \
     CASE c.data_type WHEN 'bigint' THEN 'BIGINT' WHEN 'text' THEN 'VARCHAR' \
     WHEN 'boolean' THEN 'BOOLEAN' WHEN 'date' THEN 'DATE' \
     WHEN 'timestamp without time zone' THEN 'TIMESTAMP' \
+    WHEN 'double precision' THEN 'DOUBLE' WHEN 'real' THEN 'FLOAT' \
     WHEN 'numeric' THEN 'DECIMAL(' || CAST(c.numeric_precision AS TEXT) || ',' \
     || CAST(c.numeric_scale AS TEXT) || ')' ELSE upper(c.data_type) END AS column_type, \
     c.is_nullable AS \"null\", \
