@@ -134,6 +134,7 @@ fn write_outcome(out: &mut dyn Write, outcome: &Outcome, format: Format) -> anyh
             commit,
             state,
             what,
+            ..
         } => {
             writeln!(
                 out,
@@ -141,8 +142,15 @@ fn write_outcome(out: &mut dyn Write, outcome: &Outcome, format: Format) -> anyh
                 crate::output::committed_line(commit, state, &[], Some(what))
             )?;
         }
-        Outcome::NothingToCommit => writeln!(out, "nothing to commit")?,
-        Outcome::Note(note) => writeln!(out, "{note}")?,
+        Outcome::NothingToCommit | Outcome::Changed { pending: false, .. } => {
+            writeln!(out, "nothing to commit")?
+        }
+        Outcome::Note(note)
+        | Outcome::Changed {
+            what: note,
+            pending: true,
+            ..
+        } => writeln!(out, "{note}")?,
     }
     Ok(())
 }

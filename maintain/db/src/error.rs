@@ -14,6 +14,15 @@ pub enum DbError {
     /// type error, a refused schema change. Exit code 1.
     #[error("{0}")]
     User(String),
+    /// Arithmetic with no answer in its type (`fault`: a division by zero, an overflow).
+    /// Exit code 1.
+    #[error("{message}")]
+    Arithmetic {
+        /// What went wrong.
+        fault: rnt_engine::ArithmeticFault,
+        /// The message, naming the rule and the operands.
+        message: String,
+    },
     /// A program with errors; `rendered` holds every diagnostic with its source snippet.
     /// Exit code 1.
     #[error("{rendered}")]
@@ -128,6 +137,7 @@ impl From<EngineError> for DbError {
     fn from(error: EngineError) -> DbError {
         match error {
             EngineError::User(message) => DbError::User(message),
+            EngineError::Arithmetic { fault, message } => DbError::Arithmetic { fault, message },
             EngineError::Program { rendered, errors } => DbError::Program { rendered, errors },
             EngineError::DenialViolated {
                 denial,

@@ -78,7 +78,7 @@ pub use rnt_engine::explain::{
     TermExplanation,
 };
 pub use rnt_engine::provenance::{Fact, Instance, Why, WindowRows, WHY_LIMIT_DEFAULT};
-pub use rnt_engine::Violation;
+pub use rnt_engine::{ArithmeticFault, Violation};
 pub use rnt_lang::alter::{parse_column_type, Alteration};
 pub use rnt_lang::change::{Change, ChangeError, ChangeSet, Sign};
 pub use rnt_lang::csv::CsvError;

@@ -14,6 +14,16 @@ pub enum EngineError {
     /// tuple over the size limit, a query that does not check, the memory budget.
     #[error("{0}")]
     User(String),
+    /// Arithmetic with no answer in its type (a division by zero, an overflow): bad input
+    /// from the user, as `User` is, with what went wrong typed for callers that classify
+    /// it (the Postgres server's SQLSTATE).
+    #[error("{message}")]
+    Arithmetic {
+        /// What went wrong.
+        fault: ArithmeticFault,
+        /// The message, naming the rule and the operands.
+        message: String,
+    },
     /// A program (a query) with errors; `rendered` holds every diagnostic with its source
     /// snippet.
     #[error("{rendered}")]
@@ -44,6 +54,15 @@ pub enum EngineError {
     /// A tree could not be read or written (damage, or the store failed).
     #[error(transparent)]
     Merkle(#[from] MerkleError),
+}
+
+/// What arithmetic went wrong ([`EngineError::Arithmetic`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithmeticFault {
+    /// A division or remainder by zero.
+    DivisionByZero,
+    /// A result out of its type's range.
+    Overflow,
 }
 
 impl EngineError {

@@ -19,4 +19,4 @@ pub mod eval;
 pub mod explain;
 pub mod provenance;
 
-pub use error::{violations_text, EngineError, EngineResult, Violation};
+pub use error::{violations_text, ArithmeticFault, EngineError, EngineResult, Violation};

@@ -1,8 +1,8 @@
 //! The database's errors as SQL errors: what a statement reports when the database refuses
 //! it (a denial, a missing reference, a damaged store) keeps the database's exit code.
 
-use rnt_db::{DbError, DbResult};
-use rnt_sql::error::SqlErrorKind;
+use rnt_db::{ArithmeticFault, DbError, DbResult};
+use rnt_sql::error::{ConstraintKind, SqlErrorKind};
 use rnt_sql::SqlError;
 
 /// `error` as the SQL session reports it.
@@ -12,10 +12,24 @@ pub fn from_db(error: DbError) -> SqlError {
         // the user's error, and never shown as rules.
         return SqlError::uncompiled(rendered);
     }
-    let code = error.exit_code();
+    let kind = match &error {
+        DbError::DenialViolated { denial, .. } => {
+            SqlErrorKind::Constraint(ConstraintKind::of_denial(denial))
+        }
+        DbError::Arithmetic {
+            fault: ArithmeticFault::DivisionByZero,
+            ..
+        } => SqlErrorKind::DivisionByZero,
+        DbError::Arithmetic {
+            fault: ArithmeticFault::Overflow,
+            ..
+        } => SqlErrorKind::Overflow,
+        DbError::Conflict(_) => SqlErrorKind::Conflict,
+        other => SqlErrorKind::Db(other.exit_code()),
+    };
     let text = error.to_string();
     let message = text.strip_prefix("error: ").unwrap_or(&text).to_string();
-    SqlError::new(SqlErrorKind::Db(code), message)
+    SqlError::new(kind, message)
 }
 
 /// A database result read as a SQL one (`db.head().sql()?`).

@@ -16,6 +16,7 @@ use rnt_lang::value::{ColumnType, Type};
 use rnt_sql::catalog::{Catalog, Column, Table};
 use rnt_sql::history::fact_rule;
 use rnt_sql::history::History;
+use rnt_sql::pg_catalog::PgCatalog;
 use rnt_sql::{SqlError, SqlResult};
 use rnt_store::Address;
 use std::cell::RefCell;
@@ -258,6 +259,15 @@ impl History for Reader<'_> {
 }
 
 impl Reader<'_> {
+    /// A table of PostgreSQL's catalog (`pg_catalog.pg_class`, `information_schema.tables`,
+    /// …) of the state read, its rows lent as facts.
+    fn catalog_table(&self, name: &str) -> Option<Table> {
+        let table = PgCatalog::of(&self.snapshot.program).table(name)?;
+        let relation = self.fresh_name("pg");
+        self.facts(&relation, &table.columns, &table.rows, false);
+        Some(sql_table(&relation, &table.columns, false))
+    }
+
     /// A plain (ephemeral) view as it was at state `there`, which keeps no rows: evaluated
     /// there, its rows lent to the query as facts (the cost of the view, as `--at` reads it).
     fn evaluated_at(&self, relation: &str, there: &Snapshot) -> SqlResult<Table> {
@@ -320,7 +330,8 @@ impl Reader<'_> {
             ("rnt_diff", None) => Err(SqlError::bind(
                 "rnt_diff is a table function: FROM rnt_diff('FROM', 'TO', 'relation')",
             )),
-            _ => Ok(None),
+            (_, None) => Ok(self.catalog_table(name)),
+            (_, Some(_)) => Ok(None),
         }
     }
 }

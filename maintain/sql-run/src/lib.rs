@@ -12,12 +12,13 @@
 //! The compiler reads the database only through the traits it names (`rnt_sql::dml::Reads`,
 //! `rnt_sql::history::History`), answered here ([`reads`], [`history`]).
 
+pub mod copy;
 pub mod error;
 pub mod history;
 pub mod parse;
 pub mod reads;
 pub mod session;
 
-pub use rnt_sql::error::SqlErrorKind;
+pub use rnt_sql::error::{ConstraintKind, SqlErrorKind};
 pub use rnt_sql::{split, SqlError, SqlResult};
 pub use session::{Outcome, Session};

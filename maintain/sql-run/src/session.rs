@@ -9,7 +9,6 @@ use crate::error::Sql;
 use crate::history::Reader;
 use crate::parse::{parse, Stmt};
 use crate::reads::StateReads;
-use rnt_db::change::Change;
 use rnt_db::{
     Attribute, ChangeVec, CommitOutcome, Database, DbError, RelationSchema, Snapshot, Transaction,
     Value, COMMIT_ATTEMPTS_MAX,
@@ -17,11 +16,12 @@ use rnt_db::{
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_sql::as_of::AsOf;
 use rnt_sql::catalog::Catalog;
-use rnt_sql::dml::Target;
-use rnt_sql::error::{SqlError, SqlResult};
+use rnt_sql::dml::{Target, Written};
+use rnt_sql::error::{SqlError, SqlErrorKind, SqlResult};
+use rnt_sql::pg_catalog::PgCatalog;
 use rnt_sql::{ddl, names, output};
 use rnt_store::Address;
-use sqlparser::ast::{CreateView, ObjectType, Spanned, Statement};
+use sqlparser::ast::{CreateView, DescribeAlias, ObjectType, Spanned, Statement};
 
 /// What one statement did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,12 +41,47 @@ pub enum Outcome {
         state: Address,
         /// What it was (`INSERT`, `CREATE TABLE`, …).
         what: String,
+        /// The rows a DML statement wrote (PostgreSQL's count in `INSERT 0 n`); `None`
+        /// for other statements.
+        rows: Option<u64>,
+    },
+    /// A DML statement that made no commit of its own: inside a transaction (`pending`:
+    /// its change waits for COMMIT), or outside one when it changed no tuple.
+    Changed {
+        /// What it was (`INSERT`, `UPDATE`, `DELETE`).
+        what: String,
+        /// The rows it wrote, as [`Outcome::Committed`] counts them.
+        rows: u64,
+        /// Whether a transaction holds its change.
+        pending: bool,
     },
     /// The statement changed nothing: no commit.
     NothingToCommit,
     /// A transaction statement (`BEGIN`, a statement inside one, `ROLLBACK`).
     Note(String),
 }
+
+/// DuckDB's `SHOW TABLES`: the tables and views, by name.
+const SHOW_TABLES: &str = "SELECT table_name AS name FROM information_schema.tables \
+    WHERE table_schema = 'public' ORDER BY table_name";
+
+/// DuckDB's `DESCRIBE t` (`NAME` the table's name, checked): `column_name`, `column_type`
+/// (DuckDB's names), `null`, `key`, `default`, `extra`.
+const DESCRIBE: &str = "SELECT c.column_name, \
+    CASE c.data_type WHEN 'bigint' THEN 'BIGINT' WHEN 'text' THEN 'VARCHAR' \
+    WHEN 'boolean' THEN 'BOOLEAN' WHEN 'date' THEN 'DATE' \
+    WHEN 'timestamp without time zone' THEN 'TIMESTAMP' \
+    WHEN 'double precision' THEN 'DOUBLE' WHEN 'real' THEN 'FLOAT' \
+    WHEN 'numeric' THEN 'DECIMAL(' || CAST(c.numeric_precision AS TEXT) || ',' \
+    || CAST(c.numeric_scale AS TEXT) || ')' ELSE upper(c.data_type) END AS column_type, \
+    c.is_nullable AS \"null\", \
+    (SELECT max('PRI') FROM information_schema.key_column_usage k \
+     JOIN information_schema.table_constraints t ON t.constraint_name = k.constraint_name \
+     WHERE k.table_name = c.table_name AND k.column_name = c.column_name \
+     AND t.constraint_type = 'PRIMARY KEY') AS \"key\", \
+    c.column_default AS \"default\", CAST(NULL AS TEXT) AS extra \
+    FROM information_schema.columns c WHERE c.table_name = 'NAME' \
+    ORDER BY c.ordinal_position";
 
 /// A sequence of statements against one database.
 pub struct Session<'d> {
@@ -88,6 +123,29 @@ impl<'d> Session<'d> {
     /// Whether a transaction is open.
     pub fn in_transaction(&self) -> bool {
         self.transaction.is_some()
+    }
+
+    /// The columns (names and types) of table `name` in the state statements write (the
+    /// transaction's, else the head); `None` when no table has the name.
+    pub fn table_columns(&self, name: &str) -> SqlResult<Option<Vec<(String, rnt_db::Type)>>> {
+        let head = match &self.transaction {
+            Some(transaction) => transaction.snapshot().clone(),
+            None => self.db.head().sql()?,
+        };
+        let catalog = Catalog::of(&head.program);
+        let Some(table) = catalog
+            .get(name)
+            .filter(|t| t.kind == RelationKind::Relation && !rnt_lang::is_internal(name))
+        else {
+            return Ok(None);
+        };
+        Ok(Some(
+            table
+                .columns
+                .iter()
+                .map(|c| (c.name.clone(), c.ty.map_or(rnt_db::Type::Str, |t| t.ty)))
+                .collect(),
+        ))
     }
 
     /// Runs every statement of `text` in order; stops at the first error, returning what
@@ -154,7 +212,8 @@ impl<'d> Session<'d> {
 
     fn statement(&mut self, statement: &Statement, as_of: &[AsOf]) -> SqlResult<Outcome> {
         if self.at.is_some() && !matches!(statement, Statement::Query(_)) {
-            return Err(SqlError::bind(
+            return Err(SqlError::new(
+                SqlErrorKind::ReadOnly,
                 "--at reads a past state: only queries may run there",
             ));
         }
@@ -169,7 +228,10 @@ impl<'d> Session<'d> {
             Statement::Commit { .. } => self.commit_transaction(),
             Statement::Rollback { .. } => match self.transaction.take() {
                 Some(_) => Ok(Outcome::Note("ROLLBACK".into())),
-                None => Err(SqlError::bind("ROLLBACK outside a transaction")),
+                None => Err(SqlError::new(
+                    SqlErrorKind::NoActiveTransaction,
+                    "ROLLBACK outside a transaction",
+                )),
             },
             Statement::Insert(insert) => self.dml(statement, "INSERT", &|t| t.insert(insert)),
             Statement::Update(update) => self.dml(statement, "UPDATE", &|t| t.update(update)),
@@ -189,6 +251,24 @@ impl<'d> Session<'d> {
             } => self.drop(*object_type, dropped, *cascade, *if_exists, statement),
             Statement::AlterTable(alter) => self.alter_table(alter, statement),
             Statement::AlterView(alter) => self.alter_view(alter, statement),
+            Statement::ShowTables { .. } => self.catalog_query(SHOW_TABLES),
+            Statement::ShowVariable { variable } => {
+                let name = variable
+                    .iter()
+                    .map(|part| part.value.replace('\'', ""))
+                    .collect::<Vec<_>>()
+                    .join(".");
+                self.catalog_query(&format!(
+                    "SELECT setting AS \"{}\" FROM pg_catalog.pg_settings WHERE lower(name) = '{}'",
+                    name.replace('"', ""),
+                    name.to_lowercase()
+                ))
+            }
+            Statement::ExplainTable {
+                describe_alias: DescribeAlias::Describe | DescribeAlias::Desc,
+                table_name,
+                ..
+            } => self.describe(table_name),
             other => Err(SqlError::unsupported(format!(
                 "the statement `{}`",
                 rnt_sql::error::clip(other)
@@ -262,6 +342,7 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: "ALTER TABLE".into(),
+                rows: None,
             },
             CommitOutcome::NothingToCommit => Outcome::NothingToCommit,
         })
@@ -291,7 +372,7 @@ impl<'d> Session<'d> {
         let Some(view) = catalog.get(&name) else {
             return match alter.if_exists {
                 true => Ok(Outcome::NothingToCommit),
-                false => Err(SqlError::bind(format!("unknown view `{name}`"))),
+                false => Err(SqlError::unknown_relation(format!("unknown view `{name}`"))),
             };
         };
         let wanted = match alter.materialized {
@@ -305,9 +386,10 @@ impl<'d> Session<'d> {
             )));
         }
         if catalog.get(&new).is_some() {
-            return Err(SqlError::bind(format!(
-                "the relation `{new}` exists already"
-            )));
+            return Err(SqlError::new(
+                SqlErrorKind::DuplicateRelation,
+                format!("the relation `{new}` exists already"),
+            ));
         }
         let renamed = rnt_sql::owned::renamed(&head.program, &name, &new);
         let program = rnt_lang::canonical::canonical_text(&renamed);
@@ -317,7 +399,8 @@ impl<'d> Session<'d> {
     /// CREATE ASSERTION: a denial holding the query's rows.
     fn assertion(&mut self, name: &str, query: &sqlparser::ast::Query) -> SqlResult<Outcome> {
         if self.at.is_some() {
-            return Err(SqlError::bind(
+            return Err(SqlError::new(
+                SqlErrorKind::ReadOnly,
                 "--at reads a past state: only queries may run there",
             ));
         }
@@ -333,6 +416,7 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: "CREATE ASSERTION".into(),
+                rows: None,
             }),
             CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
         }
@@ -354,7 +438,9 @@ impl<'d> Session<'d> {
         let catalog = Catalog::of(&snapshot.program);
         let db = self.db;
         let reader = Reader::new(db, &snapshot);
-        let lowered = rnt_sql::pipeline::lower_query(&catalog, query, Some((&reader, as_of)))?;
+        let mut query = query.clone();
+        let shown = rnt_sql::pg_catalog::rewrite(&mut query, &PgCatalog::of(&snapshot.program))?;
+        let lowered = rnt_sql::pipeline::lower_query(&catalog, &query, Some((&reader, as_of)))?;
         let extra = reader.into_extra();
         let rules = format!("{}\n{}", lowered.rules, extra.text);
         let snapshot = crate::reads::readable(&snapshot, db);
@@ -370,13 +456,41 @@ impl<'d> Session<'d> {
         let attributes = lowered.answer.columns[..lowered.visible]
             .iter()
             .zip(&answer.schema.attributes)
-            .map(|(column, inferred)| Attribute {
-                name: column.name.clone(),
+            .enumerate()
+            .map(|(at, (column, inferred))| Attribute {
+                name: shown
+                    .iter()
+                    .find(|(position, _)| *position == at)
+                    .map_or_else(|| column.name.clone(), |(_, name)| name.clone()),
                 ..inferred.clone()
             })
             .collect();
         let schema = RelationSchema::new("answer", attributes);
         Ok(Outcome::Rows { schema, rows })
+    }
+
+    /// A query of the catalog (`SHOW TABLES`, `DESCRIBE`), as if the user had written it.
+    fn catalog_query(&self, text: &str) -> SqlResult<Outcome> {
+        let parsed = parse(text)?;
+        match parsed.first().map(|p| &p.stmt) {
+            Some(Stmt::Sql(statement)) => match &**statement {
+                Statement::Query(query) => self.query(query, &[]),
+                _ => Err(SqlError::new(SqlErrorKind::Db(70), "a catalog query")),
+            },
+            _ => Err(SqlError::new(SqlErrorKind::Db(70), "a catalog query")),
+        }
+    }
+
+    /// DuckDB's `DESCRIBE t`: each column's name, type, nullability and key.
+    fn describe(&self, name: &sqlparser::ast::ObjectName) -> SqlResult<Outcome> {
+        let name = names::object(name)?;
+        let snapshot = self.read_snapshot()?;
+        if Catalog::of(&snapshot.program).get(&name).is_none() || rnt_lang::is_internal(&name) {
+            return Err(SqlError::unknown_relation(format!(
+                "unknown table `{name}`"
+            )));
+        }
+        self.catalog_query(&DESCRIBE.replace("NAME", &name))
     }
 
     /// A DML statement: its change set computed by `compute` on the state the statement
@@ -389,12 +503,18 @@ impl<'d> Session<'d> {
         &mut self,
         statement: &Statement,
         what: &str,
-        compute: &dyn Fn(&Target<'_>) -> SqlResult<Vec<Change>>,
+        compute: &dyn Fn(&Target<'_>) -> SqlResult<Written>,
     ) -> SqlResult<Outcome> {
         if let Some(transaction) = &mut self.transaction {
-            let changes = changes_on(self.db, transaction.snapshot(), compute)?;
-            transaction.apply(&mut ChangeVec::new(changes)).sql()?;
-            return Ok(Outcome::Note(what.to_string()));
+            let written = written_on(self.db, transaction.snapshot(), compute)?;
+            transaction
+                .apply(&mut ChangeVec::new(written.changes))
+                .sql()?;
+            return Ok(Outcome::Changed {
+                what: what.to_string(),
+                rows: written.rows,
+                pending: true,
+            });
         }
         let message = self.message_for(statement);
         for _ in 1..COMMIT_ATTEMPTS_MAX {
@@ -415,14 +535,22 @@ impl<'d> Session<'d> {
         &self,
         message: &str,
         what: &str,
-        compute: &dyn Fn(&Target<'_>) -> SqlResult<Vec<Change>>,
+        compute: &dyn Fn(&Target<'_>) -> SqlResult<Written>,
     ) -> SqlResult<Option<Outcome>> {
         let mut transaction = self.db.begin().sql()?;
-        let changes = changes_on(self.db, transaction.start(), compute)?;
-        if changes.is_empty() {
-            return Ok(Some(Outcome::NothingToCommit));
+        let written = written_on(self.db, transaction.start(), compute)?;
+        let rows = written.rows;
+        let unchanged = Outcome::Changed {
+            what: what.to_string(),
+            rows,
+            pending: false,
+        };
+        if written.changes.is_empty() {
+            return Ok(Some(unchanged));
         }
-        transaction.apply(&mut ChangeVec::new(changes)).sql()?;
+        transaction
+            .apply(&mut ChangeVec::new(written.changes))
+            .sql()?;
         match transaction.commit(message) {
             Err(DbError::Conflict(_)) => Ok(None),
             Err(error) => Err(crate::error::from_db(error)),
@@ -430,8 +558,9 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: what.to_string(),
+                rows: Some(rows),
             })),
-            Ok(CommitOutcome::NothingToCommit) => Ok(Some(Outcome::NothingToCommit)),
+            Ok(CommitOutcome::NothingToCommit) => Ok(Some(unchanged)),
         }
     }
 
@@ -469,6 +598,7 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: what.to_string(),
+                rows: None,
             }),
             CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
         }
@@ -492,7 +622,11 @@ impl<'d> Session<'d> {
             let name = names::object(name)?;
             match (catalog.get(&name), object_type) {
                 (None, _) if if_exists => continue,
-                (None, _) => return Err(SqlError::bind(format!("unknown relation `{name}`"))),
+                (None, _) => {
+                    return Err(SqlError::unknown_relation(format!(
+                        "unknown relation `{name}`"
+                    )))
+                }
                 (Some(t), ObjectType::Table) if t.kind != RelationKind::Relation => {
                     return Err(SqlError::bind(format!(
                         "`{name}` is a view: DROP VIEW drops it"
@@ -568,7 +702,8 @@ impl<'d> Session<'d> {
     /// BEGIN: a transaction of the database's commit path on the head as it is now.
     fn begin(&mut self) -> SqlResult<Outcome> {
         if self.transaction.is_some() {
-            return Err(SqlError::bind(
+            return Err(SqlError::new(
+                SqlErrorKind::ActiveTransaction,
                 "a transaction is open already (COMMIT or ROLLBACK it first)",
             ));
         }
@@ -580,7 +715,10 @@ impl<'d> Session<'d> {
     /// another writer moved the branch since BEGIN (nothing is committed).
     fn commit_transaction(&mut self) -> SqlResult<Outcome> {
         let Some(transaction) = self.transaction.take() else {
-            return Err(SqlError::bind("COMMIT outside a transaction"));
+            return Err(SqlError::new(
+                SqlErrorKind::NoActiveTransaction,
+                "COMMIT outside a transaction",
+            ));
         };
         let message = self.message.clone().unwrap_or_else(|| "transaction".into());
         match transaction.commit(&message).sql()? {
@@ -588,6 +726,7 @@ impl<'d> Session<'d> {
                 commit,
                 state,
                 what: "COMMIT".into(),
+                rows: None,
             }),
             CommitOutcome::NothingToCommit => Ok(Outcome::NothingToCommit),
         }
@@ -602,11 +741,11 @@ impl<'d> Session<'d> {
 }
 
 /// The change set `compute` makes of a DML statement on `snapshot`.
-fn changes_on(
+fn written_on(
     db: &Database,
     snapshot: &Snapshot,
-    compute: &dyn Fn(&Target<'_>) -> SqlResult<Vec<Change>>,
-) -> SqlResult<Vec<Change>> {
+    compute: &dyn Fn(&Target<'_>) -> SqlResult<Written>,
+) -> SqlResult<Written> {
     let catalog = Catalog::of(&snapshot.program);
     compute(&Target {
         reads: &StateReads { db, snapshot },

@@ -140,7 +140,8 @@ fn a_commit_whose_branch_moved_since_begin_is_a_conflict() {
         .expect("another writer lands first");
     let landed = head(&db);
     let (_, error) = session.run("COMMIT").unwrap_err();
-    assert_eq!(error.kind, SqlErrorKind::Db(1), "{error:?}");
+    assert_eq!(error.kind, SqlErrorKind::Conflict, "{error:?}");
+    assert_eq!(error.exit_code(), 1, "{error:?}");
     assert!(
         error.message.contains("moved since this transaction began"),
         "{}",
@@ -184,6 +185,10 @@ fn constraints_are_judged_once_on_the_net_change() {
     let (_, error) = session
         .run("BEGIN; INSERT INTO c VALUES (2, 8); INSERT INTO t VALUES (8, 80); DELETE FROM t WHERE id = 8; COMMIT;")
         .unwrap_err();
-    assert_eq!(error.kind, SqlErrorKind::Db(2), "{error:?}");
+    assert!(
+        matches!(error.kind, SqlErrorKind::Constraint(_)),
+        "{error:?}"
+    );
+    assert_eq!(error.exit_code(), 2, "{error:?}");
     assert_eq!(head(&db), before, "the refused transaction changed nothing");
 }

@@ -238,12 +238,10 @@ impl Lowerer<'_> {
         let empty = Scope::default();
         let grouped = |e: &Expr, body: &Body| {
             expr::lower(e, &empty, &cx, body).map_err(|error| match error.kind {
-                crate::error::SqlErrorKind::Bind if error.message.starts_with("unknown column") => {
-                    SqlError::bind(format!(
-                        "`{}` must appear in GROUP BY or be used in an aggregate",
-                        crate::error::clip(e)
-                    ))
-                }
+                crate::error::SqlErrorKind::UnknownColumn => SqlError::bind(format!(
+                    "`{}` must appear in GROUP BY or be used in an aggregate",
+                    crate::error::clip(e)
+                )),
                 _ => error,
             })
         };

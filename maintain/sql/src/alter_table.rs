@@ -43,7 +43,7 @@ pub fn plan(alter: &AlterTable, catalog: &Catalog) -> SqlResult<Planned> {
     let table = catalog
         .get(&relation)
         .filter(|t| t.kind == rnt_lang::syntax::ast::RelationKind::Relation)
-        .ok_or_else(|| SqlError::bind(format!("unknown table `{relation}`")))?;
+        .ok_or_else(|| SqlError::unknown_relation(format!("unknown table `{relation}`")))?;
     let [operation] = alter.operations.as_slice() else {
         return Err(SqlError::unsupported(
             "ALTER TABLE with more than one operation (write one statement each: each is a commit)",
@@ -154,7 +154,7 @@ fn existing(table: &Table, ident: &sqlparser::ast::Ident) -> SqlResult<String> {
     let name = names::ident(ident)?;
     match table.column(&name) {
         Some(_) => Ok(name),
-        None => Err(SqlError::bind(format!(
+        None => Err(SqlError::unknown_column(format!(
             "`{}` has no column `{name}`",
             table.name
         ))),

@@ -52,9 +52,10 @@ pub fn create_table(create: &CreateTable, catalog: &Catalog) -> SqlResult<String
         // IF NOT EXISTS and a relation of that name: nothing to add (PostgreSQL's notice).
         Some(_) if create.if_not_exists => return Ok(String::new()),
         Some(_) => {
-            return Err(SqlError::bind(format!(
-                "the relation `{name}` exists already"
-            )))
+            return Err(SqlError::new(
+                crate::error::SqlErrorKind::DuplicateRelation,
+                format!("the relation `{name}` exists already"),
+            ))
         }
         None => {}
     }
@@ -280,9 +281,9 @@ fn positions(table: &Table, columns: &[String]) -> SqlResult<Vec<usize>> {
     columns
         .iter()
         .map(|c| {
-            table
-                .column(c)
-                .ok_or_else(|| SqlError::bind(format!("`{c}` is not a column of `{}`", table.name)))
+            table.column(c).ok_or_else(|| {
+                SqlError::unknown_column(format!("`{c}` is not a column of `{}`", table.name))
+            })
         })
         .collect()
 }
@@ -437,7 +438,7 @@ fn foreign_denial(
     let parent = match parent_name == table.name {
         true => table.clone(),
         false => catalog.get(parent_name).cloned().ok_or_else(|| {
-            SqlError::bind(format!("REFERENCES an unknown table `{parent_name}`"))
+            SqlError::unknown_relation(format!("REFERENCES an unknown table `{parent_name}`"))
         })?,
     };
     let referred = match referred.is_empty() {

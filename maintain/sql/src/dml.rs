@@ -15,11 +15,11 @@ use crate::expr::{self, Context};
 use crate::from::add_source;
 use crate::insert_conflict::{on_present, refuse_insert_clauses, OnPresent};
 use crate::names;
+use crate::row_check::{conformed, not_null, pkey_violation, typed};
 use crate::scope::Scope;
 use crate::select::{split_and, Lowerer};
 use crate::top;
 use rnt_lang::change::{Change, Sign};
-use rnt_lang::conform::conform;
 use rnt_lang::syntax::ast::RelationKind;
 use rnt_lang::value::Value;
 use sqlparser::ast::{
@@ -44,6 +44,18 @@ pub trait Reads {
     ) -> SqlResult<Option<Option<Vec<Value>>>>;
 }
 
+/// A DML statement's change set and the rows it wrote, as PostgreSQL counts them in its
+/// command tag (`INSERT 0 n`, `UPDATE n`, `DELETE n`): rows inserted (a conflict's update
+/// included, a skipped one not), rows the WHERE matched (updated to the same values or
+/// not), rows deleted; a bag's row counts as many times as its copies.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// The change set.
+    pub changes: Vec<Change>,
+    /// The rows written.
+    pub rows: u64,
+}
+
 /// What DML statements read and write: the state they run on and its catalog.
 pub struct Target<'a> {
     /// The state's rows.
@@ -60,7 +72,9 @@ impl Target<'_> {
             Some(_) => Err(SqlError::bind(format!(
                 "`{name}` is a view: only a table takes INSERT, UPDATE and DELETE"
             ))),
-            None => Err(SqlError::bind(format!("unknown table `{name}`"))),
+            None => Err(SqlError::unknown_relation(format!(
+                "unknown table `{name}`"
+            ))),
         }
     }
 
@@ -70,7 +84,7 @@ impl Target<'_> {
     }
 
     /// The change set of an INSERT.
-    pub fn insert(&self, insert: &Insert) -> SqlResult<Vec<Change>> {
+    pub fn insert(&self, insert: &Insert) -> SqlResult<Written> {
         let TableObject::TableName(name) = &insert.table else {
             return Err(SqlError::unsupported("INSERT into a table function"));
         };
@@ -87,7 +101,7 @@ impl Target<'_> {
                 .map(|c| {
                     let c = names::object(c)?;
                     table.column(&c).ok_or_else(|| {
-                        SqlError::bind(format!("`{}` has no column `{c}`", table.name))
+                        SqlError::unknown_column(format!("`{}` has no column `{c}`", table.name))
                     })
                 })
                 .collect::<SqlResult<_>>()?,
@@ -149,9 +163,16 @@ impl Target<'_> {
                 for row in &full {
                     not_null(&table, row)?;
                 }
-                self.bag_additions(&table, full, Vec::new())
+                let rows = count(full.len());
+                let changes = self.bag_additions(&table, full, Vec::new())?;
+                Ok(Written { changes, rows })
             }
-            false => self.keyed_insert(&table, full, on_present(insert, &table)?),
+            false => {
+                let changes = self.keyed_insert(&table, full, on_present(insert, &table)?)?;
+                // One row in per insertion (an OR REPLACE's deletion is its row's way out).
+                let rows = count(changes.iter().filter(|c| c.sign == Sign::Insert).count());
+                Ok(Written { changes, rows })
+            }
         }
     }
 
@@ -398,7 +419,7 @@ impl Target<'_> {
     }
 
     /// The change set of a DELETE.
-    pub fn delete(&self, delete: &Delete) -> SqlResult<Vec<Change>> {
+    pub fn delete(&self, delete: &Delete) -> SqlResult<Written> {
         let from = match &delete.from {
             FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from) => from,
         };
@@ -414,14 +435,19 @@ impl Target<'_> {
         }
         let (table, alias) = self.target(&from[0].relation)?;
         let rows = self.target_rows(&table, &alias, delete.selection.as_ref(), &[])?;
-        Ok(rows
+        let deleted = rows.iter().map(|tuple| copies(&table, tuple)).sum();
+        let changes = rows
             .into_iter()
             .map(|tuple| change(Sign::Delete, &table, tuple))
-            .collect())
+            .collect();
+        Ok(Written {
+            changes,
+            rows: deleted,
+        })
     }
 
     /// The change set of an UPDATE.
-    pub fn update(&self, update: &Update) -> SqlResult<Vec<Change>> {
+    pub fn update(&self, update: &Update) -> SqlResult<Written> {
         if update.from.is_some() || update.returning.is_some() || !update.table.joins.is_empty() {
             return Err(SqlError::unsupported(
                 "UPDATE with FROM, RETURNING or a join",
@@ -435,6 +461,7 @@ impl Target<'_> {
             &update.assignments,
         )?;
         let width = table.columns.len() + usize::from(table.bag);
+        let matched = rows.iter().map(|tuple| copies(&table, tuple)).sum();
         let mut olds = Vec::new();
         let mut news = Vec::new();
         for tuple in rows {
@@ -459,6 +486,10 @@ impl Target<'_> {
             }
             false => self.keyed_update(&table, olds, news),
         }
+        .map(|changes| Written {
+            changes,
+            rows: matched,
+        })
     }
 
     /// Moves rows of a keyed table: old keys out, new rows in; a new key that another row
@@ -606,9 +637,9 @@ fn assigned(
             return Err(SqlError::unsupported("SET (a, b) = …"));
         };
         let column = names::object(column)?;
-        let at = table
-            .column(&column)
-            .ok_or_else(|| SqlError::bind(format!("`{}` has no column `{column}`", table.name)))?;
+        let at = table.column(&column).ok_or_else(|| {
+            SqlError::unknown_column(format!("`{}` has no column `{column}`", table.name))
+        })?;
         let ty = table.columns[at].ty.map(|t| t.ty);
         let value = match is_default(&assignment.value) {
             true => Ex::Lit(lowerer.catalog.default_of(&table.name, at).to_string()),
@@ -634,45 +665,17 @@ fn assigned(
         .collect())
 }
 
-/// `row` read into the table's column types; a null in a NOT NULL column is a violation.
-/// `row` in the table's column types, its NOT NULL columns checked.
-fn conformed(table: &Table, row: Vec<Value>) -> SqlResult<Vec<Value>> {
-    let row = typed(table, row)?;
-    not_null(table, &row)?;
-    Ok(row)
-}
-
-/// `row` in the table's column types; nulls anywhere (NOT NULL is judged on the row that is
-/// written: an INSERT's proposed row that only updates a present one may hold a null in a
-/// column the update leaves, as in DuckDB).
-fn typed(table: &Table, row: Vec<Value>) -> SqlResult<Vec<Value>> {
-    row.into_iter()
-        .zip(&table.columns)
-        .map(|(value, column)| {
-            let ty = column.ty.expect("a table's columns have types");
-            let ty = rnt_lang::value::ColumnType::nullable(ty.ty);
-            conform(value, ty).map_err(|why| {
-                SqlError::bind(format!(
-                    "column `{}` of `{}`: the value {why}",
-                    column.name, table.name
-                ))
-            })
-        })
-        .collect()
-}
-
-/// Refuses a null in a NOT NULL column of `row`, naming the constraint as PostgreSQL does.
-fn not_null(table: &Table, row: &[Value]) -> SqlResult<()> {
-    for (value, column) in row.iter().zip(&table.columns) {
-        let nullable = column.ty.is_none_or(|t| t.nullable);
-        if value.is_null() && !nullable {
-            return Err(SqlError::constraint(format!(
-                "null value in column \"{}\" of relation \"{}\" violates not-null constraint {}_{}_not_null",
-                column.name, table.name, table.name, column.name
-            )));
-        }
+/// How many rows `tuple` (a target row, a bag's with its `_count` after the columns)
+/// stands for.
+fn copies(table: &Table, tuple: &[Value]) -> u64 {
+    match (table.bag, tuple.get(table.columns.len())) {
+        (true, Some(Value::Int(n))) => u64::try_from(*n).unwrap_or(0),
+        _ => 1,
     }
-    Ok(())
+}
+
+fn count(rows: usize) -> u64 {
+    u64::try_from(rows).unwrap_or(u64::MAX)
 }
 
 fn with_count(row: &[Value], count: i64) -> Vec<Value> {
@@ -691,23 +694,6 @@ fn change(sign: Sign, table: &Table, values: Vec<Value>) -> Change {
         line: 1,
         source: None,
     }
-}
-
-fn pkey_violation(table: &Table, key: &[Value]) -> SqlError {
-    let names: Vec<&str> = table.keys[0]
-        .iter()
-        .map(|&c| table.columns[c].name.as_str())
-        .collect();
-    let values: Vec<String> = key
-        .iter()
-        .map(|v| rnt_lang::diagnostic::clip(&v.to_string()).into_owned())
-        .collect();
-    SqlError::constraint(format!(
-        "duplicate key value violates unique constraint \"{}_pkey\": ({})=({}) already exists",
-        table.name,
-        names.join(", "),
-        values.join(", ")
-    ))
 }
 
 /// The rows of `VALUES (…), …` when every value is a literal or `DEFAULT` (read here, so

@@ -9,15 +9,70 @@ use std::fmt;
 pub enum SqlErrorKind {
     /// The text does not parse.
     Parse,
-    /// A name or a type does not bind (unknown table, column, type mismatch).
+    /// A name or a type does not bind (a type mismatch, a misplaced clause); the names
+    /// that are missing have kinds of their own.
     Bind,
+    /// A name that names no table or view.
+    UnknownRelation,
+    /// A column name that no table in scope has.
+    UnknownColumn,
+    /// A relation of the name exists already.
+    DuplicateRelation,
     /// A construct rnt does not support: "not supported: …".
     Unsupported,
-    /// A constraint refused the statement (PRIMARY KEY, NOT NULL, UNIQUE, CHECK, FOREIGN
-    /// KEY): exit 2, naming it.
-    Constraint,
+    /// A constraint refused the statement: exit 2, naming it.
+    Constraint(ConstraintKind),
+    /// Arithmetic with no answer in its type: a division by zero.
+    DivisionByZero,
+    /// Arithmetic out of its type's range.
+    Overflow,
+    /// Another writer moved the head while the statement's commit was prepared.
+    Conflict,
+    /// BEGIN while a transaction is open.
+    ActiveTransaction,
+    /// COMMIT or ROLLBACK without an open transaction.
+    NoActiveTransaction,
+    /// A write where only reads may run (`--at`, `SET rnt.at`).
+    ReadOnly,
     /// The database refused or failed; its own exit code.
     Db(i32),
+}
+
+/// Which constraint refused a statement (PostgreSQL's SQLSTATE tells them apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstraintKind {
+    /// PRIMARY KEY.
+    PrimaryKey,
+    /// UNIQUE.
+    Unique,
+    /// NOT NULL.
+    NotNull,
+    /// FOREIGN KEY … REFERENCES.
+    ForeignKey,
+    /// CHECK.
+    Check,
+    /// A denial that is no SQL constraint (CREATE ASSERTION, a rule-language denial).
+    Denial,
+}
+
+impl ConstraintKind {
+    /// The kind of the constraint behind denial `name`, by the names CREATE TABLE gives
+    /// its constraints' denials (PostgreSQL's: `t_c_key`, `t_c_fkey`, `t_check`,
+    /// `t_c_check`, `t_checkN`); [`ConstraintKind::Denial`] for any other.
+    pub fn of_denial(name: &str) -> ConstraintKind {
+        let numbered_check = name
+            .rsplit_once("_check")
+            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if name.ends_with("_fkey") {
+            ConstraintKind::ForeignKey
+        } else if name.ends_with("_key") {
+            ConstraintKind::Unique
+        } else if name.ends_with("_check") || numbered_check {
+            ConstraintKind::Check
+        } else {
+            ConstraintKind::Denial
+        }
+    }
 }
 
 /// An error with the place it points at (1-based line and column), when known.
@@ -66,9 +121,19 @@ impl SqlError {
         ))
     }
 
-    /// A violated constraint, named.
-    pub fn constraint(message: impl Into<String>) -> SqlError {
-        SqlError::new(SqlErrorKind::Constraint, message)
+    /// A violated constraint of `kind`, named in `message`.
+    pub fn constraint(kind: ConstraintKind, message: impl Into<String>) -> SqlError {
+        SqlError::new(SqlErrorKind::Constraint(kind), message)
+    }
+
+    /// A name that names no table or view.
+    pub fn unknown_relation(message: impl Into<String>) -> SqlError {
+        SqlError::new(SqlErrorKind::UnknownRelation, message)
+    }
+
+    /// A column name no table in scope has.
+    pub fn unknown_column(message: impl Into<String>) -> SqlError {
+        SqlError::new(SqlErrorKind::UnknownColumn, message)
     }
 
     /// The error pointing at `at` (1-based line and column; 0 means unknown), unless it
@@ -83,7 +148,7 @@ impl SqlError {
     /// The process exit code the error stands for.
     pub fn exit_code(&self) -> i32 {
         match self.kind {
-            SqlErrorKind::Constraint => 2,
+            SqlErrorKind::Constraint(_) => 2,
             SqlErrorKind::Db(code) => code,
             _ => 1,
         }

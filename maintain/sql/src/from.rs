@@ -126,7 +126,9 @@ impl Lowerer<'_> {
             } if with_hints.is_empty() => {
                 let table_name = names::object(name)?;
                 let table = self.source_table(name, &table_name, args.as_ref())?;
-                aliased(table, &table_name, alias.as_ref())
+                // A catalog table is named without its schema (`pg_class.relname`).
+                let unqualified = table_name.rsplit('.').next().unwrap_or(&table_name);
+                aliased(table, unqualified, alias.as_ref())
             }
             TableFactor::Table {
                 version: Some(_), ..
@@ -187,7 +189,8 @@ impl Lowerer<'_> {
         }
         let shadowed = self.catalog.get(table_name).is_some()
             || self.ctes.iter().any(|(cte, _)| cte == table_name);
-        if !shadowed && table_name.starts_with("rnt_") {
+        let system = table_name.starts_with("rnt_") || crate::pg_catalog::is_system(table_name);
+        if !shadowed && system {
             let args = args.map(function_strings).transpose()?;
             if let Some(table) = from_history(table_name)?.system(table_name, args.as_deref())? {
                 self.made(table.clone());

@@ -48,8 +48,10 @@ pub fn new_object(name: &ObjectName) -> SqlResult<String> {
     new_name(&Ident::new(object(name)?))
 }
 
-/// The last part of an object name (`schema.table` is read as `table`; a schema other than
-/// `main` or `public` is refused).
+/// The last part of an object name (`schema.table` is read as `table`); a table of
+/// PostgreSQL's catalog keeps its schema (`pg_catalog.pg_class`,
+/// `information_schema.tables`: no relation of rnt can take such a name); another schema
+/// than `main` or `public` is refused.
 pub fn object(name: &ObjectName) -> SqlResult<String> {
     let parts: Vec<&Ident> = name
         .0
@@ -63,6 +65,18 @@ pub fn object(name: &ObjectName) -> SqlResult<String> {
         [one] => self::ident(one),
         [schema, one] if matches!(schema.value.to_lowercase().as_str(), "main" | "public") => {
             self::ident(one)
+        }
+        [schema, one]
+            if matches!(
+                schema.value.to_lowercase().as_str(),
+                "pg_catalog" | "information_schema"
+            ) =>
+        {
+            Ok(format!(
+                "{}.{}",
+                schema.value.to_lowercase(),
+                self::ident(one)?
+            ))
         }
         _ => Err(SqlError::unsupported(format!(
             "the qualified name `{name}`"

@@ -118,11 +118,7 @@ fn owner_of_constraint(relation: &str, program: &Program) -> Option<String> {
 
 /// Whether `name` ends as a constraint's denial does.
 fn is_constraint_name(name: &str) -> bool {
-    if name.ends_with("_key") || name.ends_with("_fkey") || name.ends_with("_check") {
-        return true;
-    }
-    name.rsplit_once("_check")
-        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    crate::error::ConstraintKind::of_denial(name) != crate::error::ConstraintKind::Denial
 }
 
 #[cfg(test)]

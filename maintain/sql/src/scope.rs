@@ -78,7 +78,7 @@ impl Scope {
             })
             .take(12)
             .collect();
-        Err(SqlError::bind(format!(
+        Err(SqlError::unknown_column(format!(
             "unknown column `{name}` (the columns in scope are {})",
             if known.is_empty() {
                 "none".to_string()

@@ -114,7 +114,9 @@ impl<'c> Lowerer<'c> {
                 "`{name}` is a constraint (a denial), not a table"
             ))),
             Some(table) => Ok(table.clone()),
-            None => Err(SqlError::bind(format!("unknown table `{name}`"))),
+            None => Err(SqlError::unknown_relation(format!(
+                "unknown table `{name}`"
+            ))),
         }
     }
 
@@ -581,7 +583,7 @@ fn expand_items(items: &[SelectItem], scope: &Scope) -> SqlResult<Vec<(Expr, Str
                     }
                 };
                 let source = scope.source(&alias).ok_or_else(|| {
-                    SqlError::bind(format!("unknown table `{alias}` in `{text}`"))
+                    SqlError::unknown_relation(format!("unknown table `{alias}` in `{text}`"))
                 })?;
                 star(source, &mut out);
             }

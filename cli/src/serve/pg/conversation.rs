@@ -5,16 +5,18 @@
 //! server's one writer (`gate`). After an error in the extended protocol, messages are
 //! skipped until `Sync`, as Postgres does.
 
+use super::copy;
 use super::values;
 use super::wire::{self, Message, Reader};
 use super::{begun, Tracked};
 use crate::serve::access::Access;
 use crate::serve::connections::{Activity, Phase};
 use crate::serve::Server;
-use rnt_sql_run::SqlErrorKind;
+use rnt_sql_run::{ConstraintKind, SqlErrorKind};
 use rnt_sql_run::{Outcome, Session, SqlError};
+use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::net::TcpStream;
 
 /// A parsed statement: its text and its parameters' type OIDs.
@@ -45,18 +47,42 @@ impl Failure {
 
     /// An rnt SQL error with its SQLSTATE.
     fn of(error: &SqlError, text: &str) -> Failure {
-        let message = error.render(text);
-        let code = match error.kind {
-            SqlErrorKind::Parse => "42601",
-            SqlErrorKind::Bind => "42000",
-            SqlErrorKind::Unsupported => "0A000",
-            SqlErrorKind::Constraint | SqlErrorKind::Db(2) => "23000",
-            SqlErrorKind::Db(_) if message.contains("moved while") => "40001",
-            SqlErrorKind::Db(3) => "XX001",
-            SqlErrorKind::Db(70) => "XX000",
-            SqlErrorKind::Db(_) => "22000",
-        };
-        Failure { code, message }
+        Failure {
+            code: sqlstate(&error.kind),
+            message: error.render(text),
+        }
+    }
+}
+
+/// The SQLSTATE of an error kind, from PostgreSQL's table (Appendix A, "PostgreSQL Error
+/// Codes"); a kind PostgreSQL has no code for takes its class's general one.
+pub fn sqlstate(kind: &SqlErrorKind) -> &'static str {
+    match kind {
+        SqlErrorKind::Parse => "42601",
+        SqlErrorKind::Bind => "42000",
+        SqlErrorKind::UnknownRelation => "42P01",
+        SqlErrorKind::UnknownColumn => "42703",
+        SqlErrorKind::DuplicateRelation => "42P07",
+        SqlErrorKind::Unsupported => "0A000",
+        SqlErrorKind::Constraint(kind) => match kind {
+            ConstraintKind::PrimaryKey | ConstraintKind::Unique => "23505",
+            ConstraintKind::NotNull => "23502",
+            ConstraintKind::ForeignKey => "23503",
+            ConstraintKind::Check => "23514",
+            ConstraintKind::Denial => "23000",
+        },
+        SqlErrorKind::DivisionByZero => "22012",
+        SqlErrorKind::Overflow => "22003",
+        SqlErrorKind::Conflict => "40001",
+        SqlErrorKind::ActiveTransaction => "25001",
+        SqlErrorKind::NoActiveTransaction => "25P01",
+        SqlErrorKind::ReadOnly => "25006",
+        // Exit codes: 2 a refused commit, 3 damaged data, 70 a bug in rnt, else the
+        // database refused the input.
+        SqlErrorKind::Db(2) => "23000",
+        SqlErrorKind::Db(3) => "XX001",
+        SqlErrorKind::Db(70) => "XX000",
+        SqlErrorKind::Db(_) => "22000",
     }
 }
 
@@ -80,6 +106,9 @@ pub struct Conversation<'s> {
     access: Access,
     prepared: BTreeMap<String, Prepared>,
     portals: BTreeMap<String, Portal>,
+    /// A statement failed inside the open transaction: until it ends, every statement but
+    /// COMMIT and ROLLBACK (both roll it back) is refused with 25P02, as in PostgreSQL.
+    aborted: Cell<bool>,
 }
 
 impl<'s> Conversation<'s> {
@@ -89,6 +118,7 @@ impl<'s> Conversation<'s> {
             access,
             prepared: BTreeMap::new(),
             portals: BTreeMap::new(),
+            aborted: Cell::new(false),
         }
     }
 
@@ -98,7 +128,7 @@ impl<'s> Conversation<'s> {
         let mut session = Session::new(&db);
         let mut input = Tracked::new(stream.try_clone()?, activity);
         let mut out = BufWriter::new(Tracked::new(stream, activity));
-        ready(&mut out, &session)?;
+        ready(&mut out, self.status(&session))?;
         let mut failed = false;
         loop {
             activity.enter(Phase::Idle);
@@ -110,7 +140,7 @@ impl<'s> Conversation<'s> {
                 b'S' => {
                     failed = false;
                     self.portals.remove("");
-                    ready(&mut out, &session)?;
+                    ready(&mut out, self.status(&session))?;
                     continue;
                 }
                 b'H' => {
@@ -120,8 +150,8 @@ impl<'s> Conversation<'s> {
                 _ if failed => continue,
                 b'Q' => {
                     let text = Reader::new(&body).string()?;
-                    self.simple_query(&mut out, &mut session, &text)?;
-                    ready(&mut out, &session)?;
+                    self.simple_query(&mut input, &mut out, &mut session, &text)?;
+                    ready(&mut out, self.status(&session))?;
                     continue;
                 }
                 b'P' => self.parse(&body).map(|()| vec![Message::new(b'1')]),
@@ -151,6 +181,7 @@ impl<'s> Conversation<'s> {
     /// A simple query: each statement answered in turn; the first error ends it.
     fn simple_query(
         &self,
+        input: &mut impl Read,
         out: &mut impl Write,
         session: &mut Session,
         text: &str,
@@ -160,6 +191,12 @@ impl<'s> Conversation<'s> {
             return Message::new(b'I').write_to(out);
         }
         for piece in pieces {
+            if first_word(&piece.text) == "COPY" {
+                if let Err(failure) = self.copy(input, out, session, &piece.text)? {
+                    return error_message(failure.code, &failure.message).write_to(out);
+                }
+                continue;
+            }
             match self.run_statement(session, &piece.text) {
                 Ok(outcomes) => {
                     for outcome in &outcomes {
@@ -176,9 +213,140 @@ impl<'s> Conversation<'s> {
         Ok(())
     }
 
+    /// COPY … TO STDOUT (its rows as CopyData) or COPY … FROM STDIN (the client's CopyData,
+    /// then one INSERT of its rows); the tag is `COPY n`.
+    fn copy(
+        &self,
+        input: &mut impl Read,
+        out: &mut impl Write,
+        session: &mut Session,
+        text: &str,
+    ) -> std::io::Result<Result<(), Failure>> {
+        let failure = |error: SqlError| Failure::new(sqlstate(&error.kind), error.message);
+        let plan = match rnt_sql_run::copy::plan(text) {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return Ok(Err(Failure::new("42601", "not a COPY statement"))),
+            Err(error) => return Ok(Err(failure(error))),
+        };
+        if plan.to {
+            let (names, rows) = match self.run_statement(session, &plan.query) {
+                Ok(outcomes) => match outcomes.into_iter().next() {
+                    Some(Outcome::Rows { schema, rows }) => (
+                        schema
+                            .attribute_names()
+                            .map(str::to_string)
+                            .collect::<Vec<_>>(),
+                        rows,
+                    ),
+                    _ => return Ok(Err(Failure::new("XX000", "COPY's query gave no rows"))),
+                },
+                Err(f) => return Ok(Err(f)),
+            };
+            copy::response(b'H', names.len()).write_to(out)?;
+            for line in copy::lines(&plan, &names, &rows) {
+                line.write_to(out)?;
+            }
+            Message::new(b'c').write_to(out)?;
+            return Message::new(b'C')
+                .string(&format!("COPY {}", rows.len()))
+                .write_to(out)
+                .map(Ok);
+        }
+        self.copy_in(input, out, session, &plan)
+    }
+
+    /// COPY … FROM STDIN: asks for the data, reads it, inserts its rows.
+    fn copy_in(
+        &self,
+        input: &mut impl Read,
+        out: &mut impl Write,
+        session: &mut Session,
+        plan: &rnt_sql_run::copy::CopyPlan,
+    ) -> std::io::Result<Result<(), Failure>> {
+        let failure = |error: SqlError| Failure::new(sqlstate(&error.kind), error.message);
+        let table = plan.table.as_deref().unwrap_or_default();
+        let width = match session.table_columns(table) {
+            Ok(Some(columns)) if plan.columns.is_empty() => columns.len(),
+            Ok(Some(_)) => plan.columns.len(),
+            Ok(None) => {
+                let unknown = SqlError::unknown_relation(format!("unknown table `{table}`"));
+                return Ok(Err(failure(unknown)));
+            }
+            Err(error) => return Ok(Err(failure(error))),
+        };
+        copy::response(b'G', width).write_to(out)?;
+        out.flush()?;
+        let data = match copy::receive(input)? {
+            Ok(data) => data,
+            Err(why) => return Ok(Err(Failure::new("57014", why))),
+        };
+        let rows = match copy::rows(plan, &data) {
+            Ok(rows) => rows,
+            Err(why) => return Ok(Err(Failure::new("22P04", why))),
+        };
+        let mut written = 0;
+        if !rows.is_empty() {
+            let sql = match rnt_sql_run::copy::insert_sql(session, plan, &rows) {
+                Ok(sql) => sql,
+                Err(error) => return Ok(Err(failure(error))),
+            };
+            match self.run_statement(session, &sql) {
+                Ok(outcomes) => {
+                    written = match outcomes.first() {
+                        Some(Outcome::Committed { rows: Some(n), .. })
+                        | Some(Outcome::Changed { rows: n, .. }) => *n,
+                        _ => 0,
+                    };
+                }
+                Err(f) => return Ok(Err(Failure::new(f.code, clip_sql(&f.message)))),
+            }
+        }
+        Message::new(b'C')
+            .string(&format!("COPY {written}"))
+            .write_to(out)
+            .map(Ok)
+    }
+
+    /// The transaction status ReadyForQuery reports: idle, in a transaction, or in a
+    /// failed one.
+    fn status(&self, session: &Session) -> u8 {
+        match (session.in_transaction(), self.aborted.get()) {
+            (false, _) => b'I',
+            (true, false) => b'T',
+            (true, true) => b'E',
+        }
+    }
+
+    /// Runs one statement, refusing it in a failed transaction; an error inside a
+    /// transaction fails it.
+    fn run_statement(&self, session: &mut Session, text: &str) -> Result<Vec<Outcome>, Failure> {
+        if self.aborted.get() && session.in_transaction() {
+            if !matches!(
+                first_word(text).as_str(),
+                "ROLLBACK" | "COMMIT" | "END" | "ABORT"
+            ) {
+                return Err(Failure::new(
+                    "25P02",
+                    "current transaction is aborted, commands ignored until end of transaction block",
+                ));
+            }
+            self.aborted.set(false);
+            session
+                .run("ROLLBACK")
+                .map_err(|(_, error)| Failure::of(&error, text))?;
+            return Ok(vec![Outcome::Note("ROLLBACK".into())]);
+        }
+        self.aborted.set(false);
+        let result = self.run_one(session, text);
+        if result.is_err() && session.in_transaction() {
+            self.aborted.set(true);
+        }
+        result
+    }
+
     /// Runs one statement: `SET rnt.at` here, a read as it is, anything else as the
     /// server's one writer (refused for a read-only token or server).
-    fn run_statement(&self, session: &mut Session, text: &str) -> Result<Vec<Outcome>, Failure> {
+    fn run_one(&self, session: &mut Session, text: &str) -> Result<Vec<Outcome>, Failure> {
         if let Some(outcome) = set_statement(session, text)? {
             return Ok(vec![outcome]);
         }
@@ -190,10 +358,16 @@ impl<'s> Conversation<'s> {
         if is_read(text) {
             return run(session);
         }
-        if self.access == Access::Read || self.server.read_only {
+        if self.server.read_only {
+            return Err(Failure::new(
+                "25006",
+                "this server may only read (rnt serve --read-only)",
+            ));
+        }
+        if self.access == Access::Read {
             return Err(Failure::new(
                 "42501",
-                "this connection may only read (a read token, or rnt serve --read-only)",
+                "this connection may only read (a read token)",
             ));
         }
         self.server
@@ -332,9 +506,14 @@ impl<'s> Conversation<'s> {
     }
 }
 
+/// An error's message without the statement it points into (COPY's INSERT is the
+/// server's, not the user's).
+fn clip_sql(message: &str) -> String {
+    message.lines().next().unwrap_or_default().to_string()
+}
+
 /// `ReadyForQuery`, with the transaction status, and a flush.
-fn ready(out: &mut impl Write, session: &Session) -> std::io::Result<()> {
-    let status = if session.in_transaction() { b'T' } else { b'I' };
+fn ready(out: &mut impl Write, status: u8) -> std::io::Result<()> {
     Message::new(b'Z').byte(status).write_to(out)?;
     out.flush()
 }
@@ -357,10 +536,18 @@ fn answer(outcome: &Outcome, text: &str, describe: bool) -> Vec<Message> {
             }
             messages.push(Message::new(b'C').string(&format!("SELECT {}", rows.len())));
         }
-        Outcome::Committed { what, .. } => messages.push(Message::new(b'C').string(what)),
-        Outcome::NothingToCommit | Outcome::Note(_) => {
-            messages.push(Message::new(b'C').string(&command_tag(text)));
+        Outcome::Committed {
+            what,
+            rows: Some(rows),
+            ..
         }
+        | Outcome::Changed { what, rows, .. } => {
+            messages.push(Message::new(b'C').string(&counted_tag(what, *rows)));
+        }
+        Outcome::Committed { what, .. } | Outcome::Note(what) => {
+            messages.push(Message::new(b'C').string(what));
+        }
+        Outcome::NothingToCommit => messages.push(Message::new(b'C').string(&command_tag(text))),
     }
     messages
 }
@@ -383,6 +570,15 @@ fn row_description(schema: &rnt_db::RelationSchema) -> Message {
     message
 }
 
+/// The command tag of a DML statement with the rows it wrote: `INSERT 0 n` (the 0 is the
+/// OID PostgreSQL no longer gives), `UPDATE n`, `DELETE n`.
+fn counted_tag(what: &str, rows: u64) -> String {
+    match what {
+        "INSERT" => format!("INSERT 0 {rows}"),
+        other => format!("{other} {rows}"),
+    }
+}
+
 /// The command tag of a statement that made no commit: its first words.
 fn command_tag(text: &str) -> String {
     let words: Vec<String> = text
@@ -398,16 +594,29 @@ fn command_tag(text: &str) -> String {
     }
 }
 
-/// Whether a statement only reads (runs outside the writers' gate).
-fn is_read(text: &str) -> bool {
-    let first = text
-        .split(|c: char| c.is_whitespace() || c == '(')
+/// A statement's first word, in capitals.
+fn first_word(text: &str) -> String {
+    text.split(|c: char| c.is_whitespace() || c == '(' || c == ';')
         .find(|w| !w.is_empty())
         .unwrap_or("")
-        .to_ascii_uppercase();
+        .to_ascii_uppercase()
+}
+
+/// Whether a statement only reads (runs outside the writers' gate).
+fn is_read(text: &str) -> bool {
+    let first = first_word(text);
     matches!(
         first.as_str(),
-        "SELECT" | "WITH" | "VALUES" | "TABLE" | "BEGIN" | "START" | "ROLLBACK" | "SHOW"
+        "SELECT"
+            | "WITH"
+            | "VALUES"
+            | "TABLE"
+            | "BEGIN"
+            | "START"
+            | "ROLLBACK"
+            | "SHOW"
+            | "DESCRIBE"
+            | "DESC"
     )
 }
 

@@ -2,8 +2,11 @@
 //! SQL of `rnt sql`, in the simple and the extended query protocols. A DML statement
 //! outside a transaction is a commit, `BEGIN … COMMIT` is one commit, `SET rnt.at = 'REF'`
 //! reads a past state. With `--token-file`, the password is the token (any user and
-//! database name). Errors carry SQLSTATE codes: 42601 syntax, 23000 a violated constraint
-//! or denial, 40001 a lost race, 0A000 not supported.
+//! database name). Errors carry PostgreSQL's SQLSTATE for their kind
+//! (`conversation::sqlstate`: 23505 a duplicate key, 23502 NOT NULL, 23503 a foreign key,
+//! 23514 CHECK, 42P01 an unknown table, 42703 an unknown column, 22012 a division by
+//! zero, …); after an error inside a transaction, statements are refused with 25P02 until
+//! ROLLBACK (or COMMIT, which rolls back), as PostgreSQL does.
 //!
 //! One thread per connection, blocking IO: a connection is a conversation, and the
 //! statements it runs are blocking calls on the warm database anyway. Until its password is
@@ -13,6 +16,7 @@
 //! shutting its socket down.
 
 mod conversation;
+mod copy;
 mod values;
 mod wire;
 

@@ -167,6 +167,12 @@ impl Message {
         self
     }
 
+    /// Bytes as they are (CopyData's).
+    pub fn bytes(mut self, bytes: &[u8]) -> Message {
+        self.body.extend_from_slice(bytes);
+        self
+    }
+
     /// A length-prefixed value (`None`: null).
     pub fn value(mut self, value: Option<&[u8]>) -> Message {
         match value {

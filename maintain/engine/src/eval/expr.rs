@@ -10,7 +10,7 @@
 //!   `/` by zero ±inf or NaN, `%` C's `fmod`, the result made canonical (`rnt_lang::float`).
 
 use crate::eval::{cast, condition};
-use crate::{EngineError, EngineResult};
+use crate::{ArithmeticFault, EngineError, EngineResult};
 use rnt_lang::decimal::Decimal;
 use rnt_lang::syntax::ast::{ArithOp, Comparison, Expr, ExprKind, Function};
 use rnt_lang::time::{civil_from_days, date_of, MICROS_PER_SECOND, SECONDS_PER_DAY};
@@ -126,7 +126,14 @@ fn arithmetic(op: ArithOp, a: Value, b: Value, rule: &str) -> EngineResult<Value
         } else {
             format!("{kind}{what}")
         };
-        EngineError::user(format!("rule `{rule}`: {what} in {a} {symbol} {b}"))
+        let fault = match zero {
+            true => ArithmeticFault::DivisionByZero,
+            false => ArithmeticFault::Overflow,
+        };
+        EngineError::Arithmetic {
+            fault,
+            message: format!("rule `{rule}`: {what} in {a} {symbol} {b}"),
+        }
     };
     let result = match (&a, &b) {
         (Value::Null, _) | (_, Value::Null) => return Ok(Value::Null),
