@@ -192,3 +192,18 @@ pub fn arguments(function: &sqlparser::ast::Function) -> SqlResult<Vec<&Expr>> {
         FunctionArguments::Subquery(_) => Err(SqlError::unsupported("a subquery as an argument")),
     }
 }
+
+/// Gives each output column a name of its own: a repeated name gets `_2`, `_3`, … (a
+/// relation's attributes are named apart).
+pub fn named_apart(items: &mut [(Expr, String)]) {
+    let mut seen: Vec<String> = Vec::new();
+    for (_, name) in items.iter_mut() {
+        let base = name.clone();
+        let mut n = 2;
+        while seen.contains(name) {
+            *name = format!("{base}_{n}");
+            n += 1;
+        }
+        seen.push(name.clone());
+    }
+}

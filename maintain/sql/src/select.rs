@@ -592,18 +592,7 @@ fn expand_items(items: &[SelectItem], scope: &Scope) -> SqlResult<Vec<(Expr, Str
             }
         }
     }
-    // Each output column a name of its own: repeats get `_2`, `_3` (a relation's
-    // attributes are named apart).
-    let mut seen: Vec<String> = Vec::new();
-    for (_, name) in &mut out {
-        let base = name.clone();
-        let mut n = 2;
-        while seen.contains(name) {
-            *name = format!("{base}_{n}");
-            n += 1;
-        }
-        seen.push(name.clone());
-    }
+    crate::clauses::named_apart(&mut out);
     Ok(out)
 }
 

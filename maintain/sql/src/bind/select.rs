@@ -272,16 +272,7 @@ fn items(projection: &[SelectItem], scope: &Scope) -> Bound<Vec<(Expr, String)>>
             _ => return Err(NotYet("a select item of this kind")),
         }
     }
-    let mut seen: Vec<String> = Vec::new();
-    for (_, name) in &mut out {
-        let base = name.clone();
-        let mut n = 2;
-        while seen.contains(name) {
-            *name = format!("{base}_{n}");
-            n += 1;
-        }
-        seen.push(name.clone());
-    }
+    crate::clauses::named_apart(&mut out);
     Ok(out)
 }
 
