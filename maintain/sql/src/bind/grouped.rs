@@ -6,9 +6,18 @@ use super::expr::{scalar, Columns, InputColumns};
 use super::scope::Scope;
 use super::{Bound, NotYet};
 use crate::clauses::contains_aggregate;
-use crate::ir::{aggregate_type, AggregateFn, Scalar, Ty};
+use crate::ir::{aggregate_type, AggregateFn, Scalar, ScalarOp, Ty};
+use rnt_lang::syntax::ast::{ArithOp, Function};
+use rnt_lang::value::{Type, Value};
 use sqlparser::ast::{
-    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectNamePart,
+    Expr, Function as SqlFunction, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
+    ObjectNamePart,
+};
+
+/// The type of SQL's `avg` of an int or a decimal.
+const AVERAGE: Type = Type::Decimal {
+    precision: 38,
+    scale: 6,
 };
 
 /// A grouped block's groups and the aggregates its expressions call so far.
@@ -40,6 +49,61 @@ impl<'s> Grouping<'s> {
             .collect()
     }
 
+    /// The output column of `function` over `argument`, one column per distinct call.
+    fn call(&mut self, function: AggregateFn, argument: Option<Scalar>) -> Scalar {
+        let entry = (function, argument);
+        let position = match self.calls.iter().position(|c| *c == entry) {
+            Some(position) => position,
+            None => {
+                self.calls.push(entry);
+                self.calls.len() - 1
+            }
+        };
+        Scalar::Column {
+            index: self.group.len() + position,
+            ty: self.call_types()[position],
+        }
+    }
+
+    /// `avg(x)` of an int or a decimal: `sum / count` as a `decimal(38, 6)` truncated
+    /// toward zero (DESIGN, SQL: the one exception to DuckDB's double); null over no value.
+    fn average(&mut self, x: Scalar) -> Bound<Scalar> {
+        let scale = match x.ty().ty {
+            Some(Type::Int) => 0,
+            Some(Type::Decimal { scale, .. }) => scale,
+            _ => return Err(NotYet("avg of a value that is no int or decimal")),
+        };
+        let sum = self.call(AggregateFn::Sum, Some(x.clone()));
+        let count = self.call(AggregateFn::Count, Some(x));
+        let ty = Ty {
+            ty: Some(AVERAGE),
+            nullable: true,
+        };
+        let sum = match scale {
+            0..=6 => Scalar::Op {
+                op: ScalarOp::Cast(AVERAGE),
+                args: vec![sum],
+                ty,
+            },
+            _ => {
+                let six = Scalar::Literal {
+                    value: Value::Int(6),
+                    ty: Ty::of(Type::Int),
+                };
+                Scalar::Op {
+                    op: ScalarOp::Call(Function::Trunc),
+                    args: vec![sum, six],
+                    ty,
+                }
+            }
+        };
+        Ok(Scalar::Op {
+            op: ScalarOp::Arith(ArithOp::Div),
+            args: vec![sum, count],
+            ty,
+        })
+    }
+
     fn group_column(&self, bound: &Scalar) -> Option<Scalar> {
         let index = self.group.iter().position(|g| g == bound)?;
         Some(Scalar::Column {
@@ -56,24 +120,26 @@ impl Columns for Grouping<'_> {
             .ok_or(NotYet("a column neither grouped nor aggregated"))
     }
 
-    fn aggregate(&mut self, call: &Function) -> Bound<Scalar> {
-        let (function, argument) = aggregate_of(call)?;
+    fn aggregate(&mut self, call: &SqlFunction) -> Bound<Scalar> {
+        let (name, argument) = aggregate_of(call)?;
         let argument = match argument {
             Some(expr) => Some(scalar(expr, &mut InputColumns(self.scope))?),
             None => None,
         };
-        let entry = (function, argument);
-        let position = match self.calls.iter().position(|c| *c == entry) {
-            Some(position) => position,
-            None => {
-                self.calls.push(entry);
-                self.calls.len() - 1
+        match (name.as_str(), argument) {
+            ("avg", Some(x)) => self.average(x),
+            (name, argument) => {
+                let function = match (name, &argument) {
+                    ("count", None) => AggregateFn::CountRows,
+                    ("count", Some(_)) => AggregateFn::Count,
+                    ("sum", Some(_)) => AggregateFn::Sum,
+                    ("min", Some(_)) => AggregateFn::Min,
+                    ("max", Some(_)) => AggregateFn::Max,
+                    _ => return Err(NotYet("an aggregate of this name")),
+                };
+                Ok(self.call(function, argument))
             }
-        };
-        Ok(Scalar::Column {
-            index: self.group.len() + position,
-            ty: self.call_types()[position],
-        })
+        }
     }
 
     fn whole(&mut self, expr: &Expr) -> Bound<Option<Scalar>> {
@@ -86,8 +152,8 @@ impl Columns for Grouping<'_> {
     }
 }
 
-/// The aggregate a call names, and its argument (`None` for `count(*)`).
-fn aggregate_of(call: &Function) -> Bound<(AggregateFn, Option<&Expr>)> {
+/// The aggregate a call names (lower case), and its argument (`None` for `count(*)`).
+fn aggregate_of(call: &SqlFunction) -> Bound<(String, Option<&Expr>)> {
     let plain = call.filter.is_none()
         && call.over.is_none()
         && call.null_treatment.is_none()
@@ -112,13 +178,5 @@ fn aggregate_of(call: &Function) -> Bound<(AggregateFn, Option<&Expr>)> {
         [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => Some(e),
         _ => return Err(NotYet("an aggregate of these arguments")),
     };
-    let function = match (name.as_str(), argument) {
-        ("count", None) => AggregateFn::CountRows,
-        ("count", Some(_)) => AggregateFn::Count,
-        ("sum", Some(_)) => AggregateFn::Sum,
-        ("min", Some(_)) => AggregateFn::Min,
-        ("max", Some(_)) => AggregateFn::Max,
-        _ => return Err(NotYet("an aggregate of this name")),
-    };
-    Ok((function, argument))
+    Ok((name, argument))
 }
