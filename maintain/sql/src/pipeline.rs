@@ -194,6 +194,22 @@ mod tests {
     }
 
     #[test]
+    fn a_side_joined_on_the_other_sides_key_keeps_its_own_keys() {
+        // `t` joined on its key `k`: each row of `d` meets at most one `t`, so `d`'s key `id`
+        // identifies the output (ON or WHERE alike): a set rule, no count.
+        for sql in [
+            "SELECT d.id, t.a FROM d JOIN t ON t.k = d.id",
+            "SELECT d.id, t.a FROM d, t WHERE d.id = t.k",
+        ] {
+            let lowered = lowered(sql).expect("taken");
+            assert!(!lowered.answer.bag, "{sql}: {}", lowered.rules);
+        }
+        // Joined on a column that is no key: rows may repeat.
+        let lowered = lowered("SELECT d.id FROM d JOIN t ON t.a = d.id").expect("taken");
+        assert!(lowered.answer.bag, "{}", lowered.rules);
+    }
+
+    #[test]
     fn an_aggregate_without_groups_has_one_row_over_no_input() {
         let text = rules("SELECT count(*), max(y) FROM u");
         assert!(text.contains("not _q2(_, _)"), "{text}");
