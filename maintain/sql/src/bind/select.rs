@@ -295,7 +295,8 @@ fn star(alias: &str, fields: &[Field], out: &mut Vec<(Expr, String)>) {
     }
 }
 
-/// FROM: each item's relation joined to the ones before it.
+/// FROM: each item's relation joined to the ones before it; one row of no columns without
+/// FROM.
 fn from(catalog: &Catalog, items: &[TableWithJoins]) -> Bound<(Rel, Scope)> {
     let mut scope = Scope::default();
     let mut rel: Option<Rel> = None;
@@ -315,7 +316,7 @@ fn from(catalog: &Catalog, items: &[TableWithJoins]) -> Bound<(Rel, Scope)> {
             rel = Some(joined(rel, right, on));
         }
     }
-    let rel = rel.ok_or(NotYet("a SELECT without FROM"))?;
+    let rel = rel.unwrap_or(Rel::One);
     Ok((rel, scope))
 }
 

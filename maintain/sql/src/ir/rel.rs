@@ -32,6 +32,8 @@ pub struct AggregateCall {
 /// A relational expression: a multiset of rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rel {
+    /// One row of no columns: what a SELECT without FROM reads.
+    One,
     /// A stored or derived relation of the catalog, read whole.
     Get {
         /// The relation's name.
@@ -90,6 +92,10 @@ impl Rel {
     /// The relation's columns and keys.
     pub fn schema(&self) -> Schema {
         match self {
+            Rel::One => Schema {
+                fields: Vec::new(),
+                keys: vec![Vec::new()],
+            },
             Rel::Get { schema, .. } => schema.clone(),
             Rel::Filter { input, predicate } => {
                 let mut schema = input.schema();

@@ -40,6 +40,7 @@ impl Lowering {
     /// body reads.
     pub(super) fn block(&mut self, rel: &Rel, builder: &mut RuleBuilder) -> Values {
         match rel {
+            Rel::One => Values::default(),
             Rel::Get { relation, schema } => {
                 let mut vars = builder.atom(AtomKind::Plain, relation, stored_width(schema));
                 let weights = match schema.is_bag() {
