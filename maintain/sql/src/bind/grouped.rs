@@ -126,6 +126,9 @@ impl Columns for Grouping<'_> {
             Some(expr) => Some(scalar(expr, &mut InputColumns(self.scope))?),
             None => None,
         };
+        if argument.as_ref().is_some_and(|a| a.ty().ty.is_none()) {
+            return Err(NotYet("an aggregate of a bare NULL"));
+        }
         match (name.as_str(), argument) {
             ("avg", Some(x)) => self.average(x),
             (name, argument) => {

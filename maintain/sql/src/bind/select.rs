@@ -107,6 +107,9 @@ fn grouped(
     exprs: &[Expr],
 ) -> Bound<(Rel, Vec<Scalar>)> {
     let group = bind_all(group, &mut InputColumns(scope))?;
+    if group.iter().any(|g| g.ty().ty.is_none()) {
+        return Err(NotYet("GROUP BY a bare NULL"));
+    }
     let mut grouping = Grouping::new(scope, group);
     let scalars = bind_all(exprs, &mut grouping)?;
     let having = having.map(|h| scalar(h, &mut grouping)).transpose()?;

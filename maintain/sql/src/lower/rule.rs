@@ -136,10 +136,14 @@ impl RuleBuilder {
         if let ExprKind::Var(v) = value.kind {
             return v;
         }
-        debug_assert!(
-            !matches!(value.kind, ExprKind::Const(ref c) if *c == Value::Null),
-            "an untyped null has no variable"
-        );
+        // A bare null takes DuckDB's type for it, INTEGER, so that the variable has one.
+        let value = match value.kind {
+            ExprKind::Const(Value::Null) => node(ExprKind::Cast {
+                expr: Box::new(value),
+                to: rnt_lang::value::Type::Int,
+            }),
+            _ => value,
+        };
         let v = self.var();
         self.assignments.push((v, value));
         v
